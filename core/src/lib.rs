@@ -1,0 +1,32 @@
+//! Chatflow's pure domain.
+//!
+//! Everything here is a decision: functions from state and input to new state and effects.
+//! The core does no I/O: no tokio, no database, no HTTP, no wall clock and no randomness except
+//! through the ports in [`ports`], which adapters implement and hosts wire together. It builds for
+//! `wasm32-unknown-unknown`.
+//!
+//! Modules:
+//! - [`ids`]: typed identifiers and the tenant scope every repository call takes.
+//! - [`error`]: the one error catalogue (`ERR_*` codes of the specification).
+//! - [`tenancy`]: companies, plans and their flags, subscription state and renewal math.
+//! - [`identity`]: users, profiles, per-user flags, the acting user.
+//! - [`policy`]: the permission table and the one policy function.
+//! - [`ticket`]: the ticket state machine.
+//! - [`validation`]: form and payload rules, password strength.
+//! - [`settings`]: the catalogue of platform and company settings with their defaults.
+//! - [`ports`]: the traits adapters implement.
+//! - [`service`]: use cases that combine rules and ports, shared by the server and the CLI.
+
+pub mod error;
+pub mod identity;
+pub mod ids;
+pub mod policy;
+pub mod ports;
+pub mod service;
+pub mod settings;
+pub mod tenancy;
+pub mod ticket;
+pub mod validation;
+
+pub use error::{Error, ErrorCode, FieldError, Result};
+pub use ids::{CompanyId, PlanId, QueueId, TenantScope, UserId, WhatsappId};

@@ -1,0 +1,334 @@
+//! Ports: the traits adapters implement and hosts wire together.
+//!
+//! Tenant repositories take a [`TenantScope`] on every call. The few calls that cross companies
+//! by nature (sign-in by e-mail, the platform's company list, refresh-token lookup) say so in
+//! their names and documentation.
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::error::Result;
+use crate::identity::{AllTicket, MenuMode, Profile, Theme, Toggle, User};
+use crate::ids::{CompanyId, PlanId, QueueId, TenantScope, UserId, WhatsappId};
+use crate::tenancy::{Company, Money, Plan, PlanFlags, Recurrence};
+
+/// One page of a list, under the specification's `pageNumber` / `hasMore` contract.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// Total rows matching the filter.
+    pub count: i64,
+    pub has_more: bool,
+}
+
+/// Paging request: `page_number` starts at 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRequest {
+    pub page_number: u32,
+    pub page_size: u32,
+}
+
+impl PageRequest {
+    /// Rows to skip.
+    pub fn offset(self) -> u64 {
+        u64::from(self.page_number.max(1) - 1) * u64::from(self.page_size)
+    }
+}
+
+// ---------------------------------------------------------------- system ports
+
+/// The wall clock.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// Identifiers and random tokens.
+pub trait IdGenerator: Send + Sync {
+    /// A random (v4) uuid.
+    fn uuid(&self) -> Uuid;
+    /// A random alphanumeric token of `len` characters (connection tokens, refresh tokens).
+    fn token(&self, len: usize) -> String;
+}
+
+/// Password hashing (argon2id in the adapter). Async so the adapter can move the work off the
+/// request threads.
+#[async_trait]
+pub trait PasswordHasher: Send + Sync {
+    async fn hash(&self, password: &str) -> Result<String>;
+    /// False on mismatch or on an unreadable hash.
+    async fn verify(&self, password: &str, hash: &str) -> bool;
+}
+
+/// A realtime event for the clients of one company.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RealtimeEvent {
+    pub company_id: CompanyId,
+    /// Which sockets of the company receive it.
+    pub audience: Audience,
+    /// The event name on the wire, e.g. `company-3-user`.
+    pub name: String,
+    /// The payload, `{action, ...}`.
+    pub payload: serde_json::Value,
+}
+
+/// Who inside a company receives an event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Audience {
+    /// Every socket of the company.
+    Company,
+    /// Sockets of one user.
+    User(UserId),
+    /// Sockets that joined a named room of the company (`notification`, a ticket status...).
+    Room(String),
+}
+
+/// Publishes realtime events (socket.io in-process; Redis when several servers share a database).
+#[async_trait]
+pub trait EventBus: Send + Sync {
+    async fn publish(&self, event: RealtimeEvent);
+}
+
+/// A unit of deferred work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub company_id: CompanyId,
+    /// What to run, e.g. `ticket.autoClose`.
+    pub kind: String,
+    pub payload: serde_json::Value,
+    /// Not before this instant.
+    pub run_at: DateTime<Utc>,
+}
+
+/// Durable jobs: nothing is lost on restart and no job runs twice.
+#[async_trait]
+pub trait JobQueue: Send + Sync {
+    async fn enqueue(&self, job: Job) -> Result<i64>;
+}
+
+/// Stored media (avatars, attachments): a local directory by default.
+#[async_trait]
+pub trait MediaStore: Send + Sync {
+    /// Stores bytes under the company's area and returns the stored name.
+    async fn put(&self, scope: TenantScope, file_name: &str, bytes: &[u8]) -> Result<String>;
+    /// Reads a stored file of the company.
+    async fn get(&self, scope: TenantScope, stored_name: &str) -> Result<Option<Vec<u8>>>;
+    async fn delete(&self, scope: TenantScope, stored_name: &str) -> Result<()>;
+}
+
+/// The kind of channel a connection speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChannelKind {
+    Whatsapp,
+    Whatsappapi,
+    Facebook,
+    Instagram,
+}
+
+/// An outbound text to a contact over a connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutboundText {
+    pub connection: WhatsappId,
+    /// The contact's address on the channel (number or page-scoped id).
+    pub to: String,
+    pub body: String,
+    /// The channel's id of the quoted message, if any.
+    pub quoted: Option<String>,
+}
+
+/// A messaging channel (WhatsApp Web, Cloud API, Messenger, Instagram, sandbox). The inbox issue
+/// extends it with media, reactions, edits, deletes and the inbound event type.
+#[async_trait]
+pub trait Channel: Send + Sync {
+    fn kind(&self) -> ChannelKind;
+    /// Sends a text and returns the channel's message id.
+    async fn send_text(&self, scope: TenantScope, message: &OutboundText) -> Result<String>;
+}
+
+// ---------------------------------------------------------------- repositories
+
+/// A new company, for signup, the CLI and the super user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCompany {
+    pub name: String,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub plan_id: PlanId,
+    pub status: bool,
+    pub due_date: NaiveDate,
+    pub recurrence: Recurrence,
+    pub document: Option<String>,
+}
+
+/// Companies. Listing and creating companies is platform-level (super user, CLI, signup).
+#[async_trait]
+pub trait CompanyRepo: Send + Sync {
+    /// The scope's own company.
+    async fn get(&self, scope: TenantScope) -> Result<Option<Company>>;
+    /// Platform-level: every company, by id.
+    async fn list_all(&self) -> Result<Vec<Company>>;
+    /// Platform-level: creates a company.
+    async fn create(&self, company: &NewCompany) -> Result<Company>;
+    /// Moves the scope's company's due date.
+    async fn set_due_date(&self, scope: TenantScope, due_date: NaiveDate) -> Result<()>;
+    /// Records a sign-in.
+    async fn touch_last_login(&self, scope: TenantScope, at: DateTime<Utc>) -> Result<()>;
+}
+
+/// A new plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPlan {
+    pub name: String,
+    pub users: i64,
+    pub connections: i64,
+    pub queues: i64,
+    pub amount: Money,
+    pub is_public: bool,
+    pub flags: PlanFlags,
+}
+
+/// Plans are platform-level rows (no company).
+#[async_trait]
+pub trait PlanRepo: Send + Sync {
+    async fn get(&self, id: PlanId) -> Result<Option<Plan>>;
+    /// Every plan, or only the public ones (signup).
+    async fn list(&self, public_only: bool) -> Result<Vec<Plan>>;
+    async fn create(&self, plan: &NewPlan) -> Result<Plan>;
+}
+
+/// Fields of a new user. `password_hash` is already hashed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewUser {
+    pub name: String,
+    pub email: String,
+    pub password_hash: String,
+    pub profile: Profile,
+    pub is_super: bool,
+    pub settings: UserSettings,
+}
+
+/// The editable settings of a user besides identity and password.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserSettings {
+    pub all_ticket: AllTicket,
+    pub allow_group: bool,
+    pub all_historic: Toggle,
+    pub all_user_chat: Toggle,
+    pub user_close_pending_ticket: Toggle,
+    pub show_dashboard: Toggle,
+    pub allow_real_time: Toggle,
+    pub allow_connections: Toggle,
+    pub start_work: String,
+    pub end_work: String,
+    pub farewell_message: Option<String>,
+    pub default_theme: Theme,
+    pub default_menu: MenuMode,
+    pub whatsapp_id: Option<WhatsappId>,
+    pub queue_ids: Vec<QueueId>,
+}
+
+/// A change to an existing user; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UserChanges {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub password_hash: Option<String>,
+    pub profile: Option<Profile>,
+    pub settings: Option<UserSettings>,
+    pub profile_image: Option<Option<String>>,
+    pub default_tickets_manager_width: Option<i64>,
+}
+
+/// A user with the password hash, for sign-in only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserLogin {
+    pub user: User,
+    pub password_hash: String,
+}
+
+/// Users of a company.
+#[async_trait]
+pub trait UserRepo: Send + Sync {
+    /// Cross-company by nature: sign-in looks a user up by (lower-cased) e-mail.
+    async fn find_for_login(&self, email: &str) -> Result<Option<UserLogin>>;
+    async fn get(&self, scope: TenantScope, id: UserId) -> Result<Option<User>>;
+    /// Search (lower-cased, on name and e-mail) with paging, ordered by name.
+    async fn search(&self, scope: TenantScope, search: &str, page: PageRequest) -> Result<Page<User>>;
+    /// Every user of the company, ordered by name.
+    async fn list_all(&self, scope: TenantScope) -> Result<Vec<User>>;
+    async fn count(&self, scope: TenantScope) -> Result<i64>;
+    /// Creates a user; an e-mail already used anywhere gives `ERR_DUPLICATED_EMAIL`.
+    async fn create(&self, scope: TenantScope, user: &NewUser) -> Result<User>;
+    /// Applies changes; `None` when the user is not in the scope's company.
+    async fn update(&self, scope: TenantScope, id: UserId, changes: &UserChanges) -> Result<Option<User>>;
+    /// Deletes; false when the user is not in the scope's company.
+    async fn delete(&self, scope: TenantScope, id: UserId) -> Result<bool>;
+    async fn set_online(&self, scope: TenantScope, id: UserId, online: bool) -> Result<()>;
+}
+
+/// Platform-level (super user) and company-level key/value settings.
+#[async_trait]
+pub trait SettingsRepo: Send + Sync {
+    /// Stored company settings (keys never set are absent; the catalogue supplies defaults).
+    async fn company_settings(&self, scope: TenantScope) -> Result<Vec<(String, String)>>;
+    async fn set_company_setting(&self, scope: TenantScope, key: &str, value: &str) -> Result<()>;
+    /// Stored platform settings.
+    async fn platform_settings(&self) -> Result<Vec<(String, String)>>;
+    async fn set_platform_setting(&self, key: &str, value: &str) -> Result<()>;
+}
+
+/// A refresh-token session: one family per sign-in, one row per rotation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefreshSession {
+    pub id: Uuid,
+    /// All rotations of one sign-in share the family; reuse revokes it whole.
+    pub family: Uuid,
+    pub company_id: CompanyId,
+    pub user_id: UserId,
+    /// SHA-256 (hex) of the token; the token itself is never stored.
+    pub token_hash: String,
+    pub expires_at: DateTime<Utc>,
+    /// Set when this token was rotated (used) or revoked.
+    pub used_at: Option<DateTime<Utc>>,
+    pub revoked: bool,
+}
+
+/// Refresh-token sessions.
+#[async_trait]
+pub trait SessionRepo: Send + Sync {
+    async fn create(&self, scope: TenantScope, session: &RefreshSession) -> Result<()>;
+    /// Cross-company by nature: the cookie carries only the token.
+    async fn find_by_token_hash(&self, token_hash: &str) -> Result<Option<RefreshSession>>;
+    /// Atomically marks `old` used (only if it was unused and not revoked) and stores `new`.
+    /// Returns false, storing nothing, when `old` was already used or revoked.
+    async fn rotate(&self, scope: TenantScope, old: Uuid, new: &RefreshSession, at: DateTime<Utc>) -> Result<bool>;
+    /// Revokes every token of a family.
+    async fn revoke_family(&self, scope: TenantScope, family: Uuid) -> Result<()>;
+    /// Revokes every session of a user (password change, deletion).
+    async fn revoke_user(&self, scope: TenantScope, user: UserId) -> Result<()>;
+}
+
+/// A queue, as other entities reference it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct QueueSummary {
+    pub id: QueueId,
+    pub name: String,
+    pub color: String,
+}
+
+/// Queues of a company (read side needed by users; the queues issue adds the rest).
+#[async_trait]
+pub trait QueueRepo: Send + Sync {
+    async fn list(&self, scope: TenantScope) -> Result<Vec<QueueSummary>>;
+}
+
+/// Help entries are platform-level (super user); every company reads them.
+#[async_trait]
+pub trait HelpRepo: Send + Sync {
+    async fn count(&self) -> Result<i64>;
+}

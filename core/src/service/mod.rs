@@ -1,0 +1,1 @@
+//! Use cases that combine the rules with the ports; shared by the server and the CLI.

@@ -1,0 +1,1 @@
+//! The catalogue of platform and company settings with their defaults.

@@ -1,0 +1,1 @@
+//! The ticket state machine of spec 1 §4.
