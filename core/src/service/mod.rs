@@ -1,1 +1,28 @@
 //! Use cases that combine the rules with the ports; shared by the server and the CLI.
+//!
+//! A use case takes [`Ports`] and the [`crate::identity::Actor`] (or, for platform work, says so)
+//! and returns domain values or a catalogue [`crate::Error`]. Hosts translate transport to and
+//! from these calls and hold no rules of their own.
+
+use std::sync::Arc;
+
+use crate::ports::{
+    Clock, CompanyRepo, EventBus, HelpRepo, IdGenerator, PasswordHasher, PlanRepo, QueueRepo,
+    SessionRepo, SettingsRepo, UserRepo,
+};
+
+/// Everything a use case may reach, as trait objects.
+#[derive(Clone)]
+pub struct Ports {
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+    pub hasher: Arc<dyn PasswordHasher>,
+    pub events: Arc<dyn EventBus>,
+    pub companies: Arc<dyn CompanyRepo>,
+    pub plans: Arc<dyn PlanRepo>,
+    pub users: Arc<dyn UserRepo>,
+    pub settings: Arc<dyn SettingsRepo>,
+    pub sessions: Arc<dyn SessionRepo>,
+    pub queues: Arc<dyn QueueRepo>,
+    pub helps: Arc<dyn HelpRepo>,
+}
