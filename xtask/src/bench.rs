@@ -1,0 +1,226 @@
+//! `cargo xtask bench`: numbers for the closing notes, measured in one run on this machine.
+//!
+//! Each scenario starts from a release server on a fresh SQLite database. The load generator runs
+//! in this process on the same machine, so absolute numbers include its own CPU use; ratios
+//! between scenarios of one run are the fair comparison.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use crate::util::{cmd, project_root, run_step, start_server, target_dir};
+
+/// Latency and throughput of one scenario.
+struct Measured {
+    requests: usize,
+    errors: usize,
+    elapsed: Duration,
+    latencies: Vec<Duration>,
+}
+
+impl Measured {
+    fn per_second(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn percentile(&self, p: f64) -> Duration {
+        if self.latencies.is_empty() {
+            return Duration::ZERO;
+        }
+        let mut sorted = self.latencies.clone();
+        sorted.sort_unstable();
+        let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+        sorted[rank.min(sorted.len() - 1)]
+    }
+
+    fn print(&self, name: &str, concurrency: usize) {
+        println!(
+            "{name:<38} c={concurrency:<3} {:>9.0} req/s   p50 {:>7.2} ms   p99 {:>7.2} ms   ({} requests, {} errors)",
+            self.per_second(),
+            self.percentile(50.0).as_secs_f64() * 1000.0,
+            self.percentile(99.0).as_secs_f64() * 1000.0,
+            self.requests,
+            self.errors,
+        );
+    }
+}
+
+/// Runs `make_request` from `concurrency` workers for `duration`.
+async fn load<F, Fut>(concurrency: usize, duration: Duration, make_request: F) -> Measured
+where
+    F: Fn(reqwest::Client) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = bool> + Send,
+{
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(concurrency)
+        .build()
+        .unwrap_or_default();
+    let make_request = Arc::new(make_request);
+    let started = Instant::now();
+    let deadline = started + duration;
+    let mut workers = Vec::with_capacity(concurrency);
+    for _ in 0..concurrency {
+        let client = client.clone();
+        let make_request = Arc::clone(&make_request);
+        workers.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut errors = 0usize;
+            while Instant::now() < deadline {
+                let sent = Instant::now();
+                if make_request(client.clone()).await {
+                    latencies.push(sent.elapsed());
+                } else {
+                    errors += 1;
+                }
+            }
+            (latencies, errors)
+        }));
+    }
+    let mut measured = Measured {
+        requests: 0,
+        errors: 0,
+        elapsed: Duration::ZERO,
+        latencies: Vec::new(),
+    };
+    for worker in workers {
+        if let Ok((latencies, errors)) = worker.await {
+            measured.requests += latencies.len();
+            measured.errors += errors;
+            measured.latencies.extend(latencies);
+        }
+    }
+    measured.elapsed = started.elapsed();
+    measured
+}
+
+/// True for a 2xx response whose body was read whole (so the connection is reused).
+async fn succeeded(response: reqwest::Result<reqwest::Response>) -> bool {
+    match response {
+        Ok(response) if response.status().is_success() => response.bytes().await.is_ok(),
+        _ => false,
+    }
+}
+
+/// Resident memory of a process in KiB, from /proc.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+}
+
+pub fn bench(seconds: u64) -> Result<()> {
+    let root = project_root();
+    run_step(
+        "build release server",
+        cmd(
+            "cargo",
+            &["build", "--release", "--package", "chatflow-server"],
+        )
+        .current_dir(&root),
+    )?;
+    let binary = target_dir(&root).join("release").join("chatflow-server");
+    let runtime = tokio::runtime::Runtime::new().context("starting tokio")?;
+    runtime.block_on(scenarios(&binary, Duration::from_secs(seconds)))
+}
+
+async fn scenarios(binary: &std::path::Path, duration: Duration) -> Result<()> {
+    println!(
+        "\nChatflow benchmark ({} s per scenario, {} cores)",
+        duration.as_secs(),
+        num_cpus()
+    );
+
+    // Cold start: spawn to first 200 on a fresh database (migrations and seeding included).
+    let mut cold = Vec::new();
+    for _ in 0..3 {
+        let (server, took) = start_server(binary, &[])?;
+        cold.push(took);
+        drop(server);
+    }
+    cold.sort_unstable();
+    println!(
+        "{:<38}       {:>9.1} ms median of 3 (min {:.1}, max {:.1})",
+        "cold start to first 200",
+        cold[1].as_secs_f64() * 1000.0,
+        cold[0].as_secs_f64() * 1000.0,
+        cold[2].as_secs_f64() * 1000.0
+    );
+
+    let (server, _) = start_server(binary, &[("CHATFLOW_LOGIN_RATE_PER_MINUTE", "100000000")])?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let idle = rss_kib(server.pid()).unwrap_or_default();
+    println!(
+        "{:<38}       {:>9.1} MiB",
+        "idle memory (RSS)",
+        idle as f64 / 1024.0
+    );
+
+    let base = format!("http://127.0.0.1:{}", server.port);
+    let credentials = json!({"email": server.admin_email, "password": server.admin_password});
+    let login_url = format!("{base}/auth/login");
+
+    let client = reqwest::Client::new();
+    let response = client.post(&login_url).json(&credentials).send().await?;
+    if !response.status().is_success() {
+        bail!("login failed: {}", response.status());
+    }
+    let body: serde_json::Value = response.json().await?;
+    let token = body["token"]
+        .as_str()
+        .context("login response without token")?
+        .to_owned();
+
+    for concurrency in [1usize, 8] {
+        let url = login_url.clone();
+        let credentials = credentials.clone();
+        let measured = load(concurrency, duration, move |client| {
+            let url = url.clone();
+            let credentials = credentials.clone();
+            async move { succeeded(client.post(&url).json(&credentials).send().await).await }
+        })
+        .await;
+        measured.print("POST /auth/login (argon2id)", concurrency);
+    }
+
+    let me_url = format!("{base}/auth/me");
+    for concurrency in [1usize, 32] {
+        let url = me_url.clone();
+        let bearer = format!("Bearer {token}");
+        let measured = load(concurrency, duration, move |client| {
+            let url = url.clone();
+            let bearer = bearer.clone();
+            async move {
+                succeeded(
+                    client
+                        .get(&url)
+                        .header("authorization", bearer)
+                        .send()
+                        .await,
+                )
+                .await
+            }
+        })
+        .await;
+        measured.print("GET /auth/me", concurrency);
+    }
+
+    let loaded = rss_kib(server.pid()).unwrap_or_default();
+    println!(
+        "{:<38}       {:>9.1} MiB",
+        "memory after load (RSS)",
+        loaded as f64 / 1024.0
+    );
+    drop(server);
+    Ok(())
+}
+
+fn num_cpus() -> usize {
+    std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(1)
+}

@@ -1,0 +1,223 @@
+//! Helpers shared by the xtask commands: paths, child processes, a throwaway server.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+/// The repository root (the parent of this crate).
+pub fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// A command with arguments.
+pub fn cmd(program: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(program);
+    command.args(args);
+    command
+}
+
+/// The value of an environment variable, or a default.
+pub fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_owned())
+}
+
+/// Runs one step, printing its name and duration; fails on a non-zero exit.
+pub fn run_step(name: &str, command: &mut Command) -> Result<()> {
+    println!("\n==> {name}");
+    let started = Instant::now();
+    let status = command
+        .status()
+        .with_context(|| format!("{name}: could not start {command:?}"))?;
+    let took = started.elapsed().as_secs_f64();
+    if !status.success() {
+        bail!("{name} failed ({status}) after {took:.1} s");
+    }
+    println!("<== {name}: ok in {took:.1} s");
+    Ok(())
+}
+
+/// The PostgreSQL URL store and server tests should use: the caller's
+/// `CHATFLOW_TEST_POSTGRES_URL`, or the local server when 127.0.0.1:5432 answers.
+pub fn postgres_test_url() -> Option<String> {
+    if let Ok(url) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") {
+        return (!url.is_empty()).then_some(url);
+    }
+    let addr: SocketAddr = ([127, 0, 0, 1], 5432).into();
+    TcpStream::connect_timeout(&addr, Duration::from_millis(500))
+        .ok()
+        .map(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+/// A free TCP port on the loopback interface.
+pub fn free_port() -> Result<u16> {
+    let listener = TcpListener::bind("127.0.0.1:0").context("binding a free port")?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// The status code of `GET path` on the loopback port, or `None` when nothing answers.
+pub fn http_status(port: u16, path: &str) -> Option<u16> {
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_millis(300)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut head = [0u8; 32];
+    let read = stream.read(&mut head).ok()?;
+    let line = std::str::from_utf8(&head[..read]).ok()?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Cargo's target directory (honours `CARGO_TARGET_DIR`).
+pub fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        }
+        None => root.join("target"),
+    }
+}
+
+/// A server process that is killed when dropped.
+pub struct Server {
+    child: Child,
+    /// The port it listens on.
+    pub port: u16,
+    /// The admin credentials it was seeded with.
+    pub admin_email: String,
+    pub admin_password: String,
+    _data: TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+/// A directory removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// A new empty directory under the system temp dir.
+    pub fn new(prefix: &str) -> Result<Self> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let dir = std::env::temp_dir().join(format!("{prefix}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(Self(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Starts `binary` on a free port with a fresh SQLite database and waits until `/health`
+/// answers 200. Returns the server and the time from spawn to the first 200.
+pub fn start_server(binary: &Path, extra_env: &[(&str, &str)]) -> Result<(Server, Duration)> {
+    let data = TempDir::new("chatflow-xtask")?;
+    let port = free_port()?;
+    let admin_email = "admin@chatflow.test".to_owned();
+    let admin_password = "Adm1n!Chatflow".to_owned();
+    let web_dist = project_root().join("web").join("dist");
+    let mut command = Command::new(binary);
+    command
+        .env(
+            "DATABASE_URL",
+            format!("sqlite://{}/chatflow.db", data.0.display()),
+        )
+        .env("CHATFLOW_HOST", "127.0.0.1")
+        .env("PORT", port.to_string())
+        .env("CHATFLOW_WEB_DIR", &web_dist)
+        .env("CHATFLOW_MEDIA_DIR", data.0.join("media"))
+        .env("CHATFLOW_ADMIN_EMAIL", &admin_email)
+        .env("CHATFLOW_ADMIN_PASSWORD", &admin_password)
+        .env("RUST_LOG", env_or("RUST_LOG", "warn"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    for (key, value) in extra_env {
+        command.env(key, value);
+    }
+    let started = Instant::now();
+    let child = command
+        .spawn()
+        .with_context(|| format!("starting {}", binary.display()))?;
+    let mut server = Server {
+        child,
+        port,
+        admin_email,
+        admin_password,
+        _data: data,
+    };
+    loop {
+        if http_status(port, "/health") == Some(200) {
+            return Ok((server, started.elapsed()));
+        }
+        if let Some(status) = server.child.try_wait()? {
+            bail!("the server exited before answering: {status}");
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            bail!("the server did not answer /health within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Runs the browser end-to-end tests against a real server on a fresh database.
+pub fn e2e(root: &Path) -> Result<()> {
+    let binary = target_dir(root).join("debug").join("chatflow-server");
+    if !binary.exists() {
+        run_step(
+            "e2e: build server",
+            cmd("cargo", &["build", "--package", "chatflow-server"]).current_dir(root),
+        )?;
+    }
+    let chromium = env_or("CHROMIUM_PATH", "/usr/bin/chromium");
+    if !Path::new(&chromium).exists() {
+        bail!(
+            "Chromium not found at {chromium}: install Debian's `chromium` package (.ci/run does) or set CHROMIUM_PATH"
+        );
+    }
+    let (server, took) = start_server(&binary, &[("CHATFLOW_LOGIN_RATE_PER_MINUTE", "600")])?;
+    println!(
+        "e2e: server up on port {} in {:.0} ms",
+        server.port,
+        took.as_secs_f64() * 1000.0
+    );
+    let base = format!("http://127.0.0.1:{}", server.port);
+    run_step(
+        "web: end-to-end tests (Chromium)",
+        cmd("npm", &["run", "e2e"])
+            .current_dir(root.join("web"))
+            .env("CHATFLOW_E2E_BASE_URL", &base)
+            .env("CHATFLOW_E2E_ADMIN_EMAIL", &server.admin_email)
+            .env("CHATFLOW_E2E_ADMIN_PASSWORD", &server.admin_password)
+            .env("CHROMIUM_PATH", &chromium),
+    )?;
+    drop(server);
+    Ok(())
+}
