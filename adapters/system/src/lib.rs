@@ -1,1 +1,21 @@
-//! placeholder
+//! Chatflow's system adapters: the core's ports that touch the machine.
+//!
+//! - [`SystemClock`]: the wall clock ([`chatflow_core::ports::Clock`]).
+//! - [`RandomIds`]: v4 uuids and alphanumeric tokens from the operating system's randomness
+//!   ([`chatflow_core::ports::IdGenerator`]).
+//! - [`Argon2Hasher`]: argon2id password hashes, computed on tokio's blocking pool
+//!   ([`chatflow_core::ports::PasswordHasher`]).
+//! - [`LocalMediaStore`]: media files in a local directory, one sub-directory per company
+//!   ([`chatflow_core::ports::MediaStore`]).
+//!
+//! Hosts build these once and hand them to the core's use cases as trait objects.
+
+mod clock;
+mod hasher;
+mod ids;
+mod media;
+
+pub use clock::SystemClock;
+pub use hasher::Argon2Hasher;
+pub use ids::RandomIds;
+pub use media::LocalMediaStore;

@@ -7,9 +7,13 @@
 use std::sync::Arc;
 
 use crate::ports::{
-    Clock, CompanyRepo, EventBus, HelpRepo, IdGenerator, PasswordHasher, PlanRepo, QueueRepo,
-    SessionRepo, SettingsRepo, UserRepo,
+    Clock, CompanyRepo, EventBus, HelpRepo, IdGenerator, MediaStore, PasswordHasher, PlanRepo,
+    QueueRepo, SessionRepo, SettingsRepo, UserRepo,
 };
+
+pub mod auth;
+pub mod settings;
+pub mod users;
 
 /// Everything a use case may reach, as trait objects.
 #[derive(Clone)]
@@ -25,4 +29,6 @@ pub struct Ports {
     pub sessions: Arc<dyn SessionRepo>,
     pub queues: Arc<dyn QueueRepo>,
     pub helps: Arc<dyn HelpRepo>,
+    /// Stored media (avatars, attachments).
+    pub media: Arc<dyn MediaStore>,
 }

@@ -1,0 +1,230 @@
+//! Opening the database, migrating it, and the pool enum the repositories run on.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use crate::error::{Error, Result};
+
+/// The SQLite migrations, embedded at build time.
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
+/// The PostgreSQL migrations, embedded at build time.
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// How long a SQLite connection waits for another writer before failing.
+const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a caller waits for a free pooled connection.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Which database engine a store speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// One SQLite file (WAL journal): the default for one machine.
+    Sqlite,
+    /// A PostgreSQL server: for several servers or larger companies.
+    Postgres,
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        })
+    }
+}
+
+/// A connection pool to one of the two engines.
+///
+/// Repository code matches on it through [`on_pool!`](crate::on_pool), which runs the same query
+/// code against either pool.
+#[derive(Debug, Clone)]
+pub enum DbPool {
+    /// A SQLite pool.
+    Sqlite(SqlitePool),
+    /// A PostgreSQL pool.
+    Postgres(PgPool),
+}
+
+/// Runs the same query code against whichever pool a [`DbPool`] holds.
+///
+/// `on_pool!(pool_expr, |p| body)` expands `body` twice, once with `p` bound to the
+/// `&SqlitePool` and once to the `&PgPool`, so each query is written once and type-checked for
+/// both engines. Write portable SQL: `$1` placeholders, `RETURNING`, `ON CONFLICT`, no `ILIKE`.
+#[macro_export]
+macro_rules! on_pool {
+    ($pool:expr, |$p:ident| $body:expr) => {
+        match $pool {
+            $crate::DbPool::Sqlite($p) => $body,
+            $crate::DbPool::Postgres($p) => $body,
+        }
+    };
+}
+
+/// Chatflow's storage: implements every repository port of the core.
+///
+/// Cloning is cheap (the pool is shared).
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: DbPool,
+}
+
+impl Store {
+    /// Opens the database named by `url`.
+    ///
+    /// - `sqlite://path/to/file.db` (or `sqlite:path`, `sqlite::memory:`): the parent directory
+    ///   and the file are created when missing; the connection uses the WAL journal, foreign
+    ///   keys, a busy timeout and `synchronous = NORMAL`.
+    /// - `postgres://...` or `postgresql://...`: a PostgreSQL pool.
+    ///
+    /// Nothing is migrated here: call [`Store::migrate`].
+    pub async fn connect(url: &str) -> Result<Store> {
+        if url.starts_with("sqlite:") {
+            Self::connect_sqlite(url).await
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let pool = PgPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(ACQUIRE_TIMEOUT)
+                .connect(url)
+                .await
+                .map_err(Error::Connect)?;
+            Ok(Store { pool: DbPool::Postgres(pool) })
+        } else {
+            Err(Error::UnsupportedUrl(redact(url)))
+        }
+    }
+
+    async fn connect_sqlite(url: &str) -> Result<Store> {
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        let mut options = SqliteConnectOptions::from_str(url)
+            .map_err(Error::Connect)?
+            .create_if_missing(true)
+            .foreign_keys(true)
+            .busy_timeout(SQLITE_BUSY_TIMEOUT)
+            .synchronous(SqliteSynchronous::Normal);
+        if !in_memory {
+            options = options.journal_mode(SqliteJournalMode::Wal);
+            if let Some(parent) = options.get_filename().parent() {
+                if !parent.as_os_str().is_empty() {
+                    std::fs::create_dir_all(parent).map_err(|source| Error::CreateDir {
+                        path: parent.display().to_string(),
+                        source,
+                    })?;
+                }
+            }
+        }
+        let pool = SqlitePoolOptions::new()
+            // WAL lets readers run beside the one writer; writers queue on the busy timeout.
+            .max_connections(if in_memory { 1 } else { 8 })
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(options)
+            .await
+            .map_err(Error::Connect)?;
+        Ok(Store { pool: DbPool::Sqlite(pool) })
+    }
+
+    /// A store over an existing pool (tests and tools that build their own pool).
+    pub fn from_pool(pool: DbPool) -> Store {
+        Store { pool }
+    }
+
+    /// The pool, for adapters that add their own tables through later migrations.
+    pub fn pool(&self) -> &DbPool {
+        &self.pool
+    }
+
+    /// Which engine this store speaks.
+    pub fn backend(&self) -> Backend {
+        match self.pool {
+            DbPool::Sqlite(_) => Backend::Sqlite,
+            DbPool::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    fn migrator(&self) -> &'static Migrator {
+        match self.pool {
+            DbPool::Sqlite(_) => &SQLITE_MIGRATIONS,
+            DbPool::Postgres(_) => &POSTGRES_MIGRATIONS,
+        }
+    }
+
+    /// Applies every embedded migration not yet applied. Safe to call on every start.
+    pub async fn migrate(&self) -> Result<()> {
+        let migrator = self.migrator();
+        on_pool!(&self.pool, |p| migrator.run(p).await)?;
+        Ok(())
+    }
+
+    /// Versions of the embedded migrations that the database has not applied yet (all of them
+    /// on an empty database). Hosts that do not migrate by themselves check this is empty.
+    pub async fn pending_migrations(&self) -> Result<Vec<i64>> {
+        let table_exists: bool = match &self.pool {
+            DbPool::Sqlite(p) => {
+                sqlx::query_scalar::<_, i64>(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
+                )
+                .fetch_one(p)
+                .await?
+                    > 0
+            }
+            DbPool::Postgres(p) => {
+                sqlx::query_scalar::<_, bool>("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
+                    .fetch_one(p)
+                    .await?
+            }
+        };
+        let applied: Vec<i64> = if table_exists {
+            on_pool!(&self.pool, |p| {
+                sqlx::query_scalar::<_, i64>("SELECT version FROM _sqlx_migrations WHERE success")
+                    .fetch_all(p)
+                    .await?
+            })
+        } else {
+            Vec::new()
+        };
+        Ok(self
+            .migrator()
+            .iter()
+            .map(|m| m.version)
+            .filter(|v| !applied.contains(v))
+            .collect())
+    }
+
+    /// Closes every pooled connection (SQLite checkpoints its WAL on the last close).
+    pub async fn close(&self) {
+        on_pool!(&self.pool, |p| p.close().await);
+    }
+}
+
+/// The URL without its password, for error messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let credentials = &url[scheme_end + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _password)) => {
+                    format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..])
+                }
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn redacts_passwords_only() {
+        assert_eq!(redact("mysql://u:secret@host/db"), "mysql://u:***@host/db");
+        assert_eq!(redact("mysql://u@host/db"), "mysql://u@host/db");
+        assert_eq!(redact("nothing"), "nothing");
+    }
+}

@@ -1,0 +1,78 @@
+//! The store's own errors (connecting and migrating), and the translation of sqlx failures into
+//! the core's catalogue errors for repository calls.
+
+use chatflow_core::ErrorCode;
+
+/// Why the store could not be opened or brought up to date.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The database URL names no engine this store speaks (`sqlite:` or `postgres:`).
+    #[error("unsupported database URL (expected sqlite://... or postgres://...): {0}")]
+    UnsupportedUrl(String),
+    /// The directory for a SQLite file could not be created.
+    #[error("cannot create the database directory {path}: {source}")]
+    CreateDir {
+        /// The directory that could not be created.
+        path: String,
+        /// The underlying I/O failure.
+        source: std::io::Error,
+    },
+    /// The database could not be reached or opened.
+    #[error("cannot connect to the database: {0}")]
+    Connect(#[source] sqlx::Error),
+    /// A migration failed.
+    #[error("cannot migrate the database: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A query outside the repositories (schema inspection) failed.
+    #[error("database query failed: {0}")]
+    Query(#[from] sqlx::Error),
+}
+
+/// The result of opening and migrating the store.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<Error> for chatflow_core::Error {
+    fn from(error: Error) -> Self {
+        chatflow_core::Error::internal(error.to_string())
+    }
+}
+
+/// A unique or foreign-key constraint that means something to users, and the catalogue code it
+/// becomes. Anything not listed is an internal error.
+const CONSTRAINT_CODES: &[(&str, ErrorCode)] = &[
+    ("users_email_lower_key", ErrorCode::ERR_DUPLICATED_EMAIL),
+    ("queues_company_color_key", ErrorCode::ERR_QUEUE_COLOR_ALREADY_EXISTS),
+    ("contacts_company_channel_number_key", ErrorCode::ERR_DUPLICATED_CONTACT),
+];
+
+/// Translates a sqlx failure of a repository call into a catalogue error. Database text only
+/// ever lands in the detail of `ERR_INTERNAL`, which is logged and never sent to clients.
+pub(crate) fn db_error(error: sqlx::Error) -> chatflow_core::Error {
+    if let sqlx::Error::Database(db) = &error {
+        if db.is_unique_violation() {
+            let message = db.message();
+            let constraint = db.constraint();
+            for (name, code) in CONSTRAINT_CODES {
+                // PostgreSQL names the index; SQLite names it in the message of expression
+                // indexes ("index 'users_email_lower_key'") and lists the columns otherwise.
+                if constraint == Some(*name) || message.contains(name) {
+                    return chatflow_core::Error::new(*code);
+                }
+            }
+            if message.contains("users.email") {
+                return chatflow_core::Error::new(ErrorCode::ERR_DUPLICATED_EMAIL);
+            }
+        }
+    }
+    chatflow_core::Error::internal(format!("database: {error}"))
+}
+
+/// Like [`db_error`], but a foreign-key violation becomes `code` (the referenced row is missing).
+pub(crate) fn db_error_missing(error: sqlx::Error, code: ErrorCode) -> chatflow_core::Error {
+    if let sqlx::Error::Database(db) = &error {
+        if db.is_foreign_key_violation() {
+            return chatflow_core::Error::new(code);
+        }
+    }
+    db_error(error)
+}

@@ -1,0 +1,74 @@
+//! [`SettingsRepo`] on the store: platform and company key/value settings.
+
+use async_trait::async_trait;
+use chatflow_core::ports::SettingsRepo;
+use chatflow_core::{ErrorCode, Result, TenantScope};
+
+use crate::Store;
+use crate::error::{db_error, db_error_missing};
+use crate::repo::now;
+
+#[async_trait]
+impl SettingsRepo for Store {
+    async fn company_settings(&self, scope: TenantScope) -> Result<Vec<(String, String)>> {
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as::<_, (String, String)>(
+                "SELECT key, value FROM company_settings WHERE company_id = $1 ORDER BY key",
+            )
+            .bind(scope.company_id().0)
+            .fetch_all(p)
+            .await
+            .map_err(db_error)
+        })
+    }
+
+    async fn set_company_setting(&self, scope: TenantScope, key: &str, value: &str) -> Result<()> {
+        let at = now();
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "INSERT INTO company_settings (company_id, key, value, updated_at) \
+                 VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (company_id, key) \
+                 DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+            )
+            .bind(scope.company_id().0)
+            .bind(key)
+            .bind(value)
+            .bind(at)
+            .execute(p)
+            .await
+            .map_err(|e| db_error_missing(e, ErrorCode::ERR_NO_COMPANY_FOUND))
+                .map(|_| ())
+        })?;
+        Ok(())
+    }
+
+    async fn platform_settings(&self) -> Result<Vec<(String, String)>> {
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as::<_, (String, String)>(
+                "SELECT key, value FROM platform_settings ORDER BY key",
+            )
+            .fetch_all(p)
+            .await
+            .map_err(db_error)
+        })
+    }
+
+    async fn set_platform_setting(&self, key: &str, value: &str) -> Result<()> {
+        let at = now();
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "INSERT INTO platform_settings (key, value, updated_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+            )
+            .bind(key)
+            .bind(value)
+            .bind(at)
+            .execute(p)
+            .await
+            .map_err(db_error)
+                .map(|_| ())
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,16 @@
+//! The store's test suite: every test is an async function taking a fresh, migrated [`Store`],
+//! run once on SQLite (a temporary file) and once on PostgreSQL when
+//! `CHATFLOW_TEST_POSTGRES_URL` names a server (each PostgreSQL test creates its own uniquely
+//! named database and drops it at the end).
+//!
+//! [`Store`]: chatflow_store::Store
+
+mod support;
+
+mod companies;
+mod plans;
+mod queues_helps;
+mod schema;
+mod sessions;
+mod settings;
+mod users;

@@ -1,0 +1,215 @@
+//! The harness: runs one test function on SQLite and on PostgreSQL, and shared fixtures.
+
+use std::future::Future;
+use std::panic::resume_unwind;
+use std::str::FromStr;
+
+use chatflow_core::ports::{CompanyRepo, NewCompany, NewPlan, PlanRepo};
+use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
+use chatflow_core::{CompanyId, PlanId, TenantScope};
+use chatflow_store::{DbPool, Store};
+use chrono::NaiveDate;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+/// The environment variable naming the PostgreSQL server to test against.
+pub const POSTGRES_ENV: &str = "CHATFLOW_TEST_POSTGRES_URL";
+
+/// Declares, for each listed async test function `fn(Store)`, one `#[tokio::test]` on SQLite and
+/// one on PostgreSQL, both on a migrated database.
+#[macro_export]
+macro_rules! store_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::support::on_sqlite(true, super::$name).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::support::on_postgres(true, super::$name).await;
+                }
+            )*
+        }
+    };
+}
+
+/// Like [`store_tests!`], on a database that has not been migrated.
+#[macro_export]
+macro_rules! unmigrated_store_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite_unmigrated {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::support::on_sqlite(false, super::$name).await;
+                }
+            )*
+        }
+        mod postgres_unmigrated {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::support::on_postgres(false, super::$name).await;
+                }
+            )*
+        }
+    };
+}
+
+/// Runs `test` on a store over a new SQLite file in a temporary directory (in a sub-directory
+/// that does not exist yet, so connecting must create it).
+pub async fn on_sqlite<F, Fut>(migrate: bool, test: F)
+where
+    F: FnOnce(Store) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("nested").join("chatflow.db");
+    let url = format!("sqlite://{}", path.display());
+    let store = Store::connect(&url).await.expect("SQLite opens");
+    assert!(path.is_file(), "the database file is created");
+    if migrate {
+        store.migrate().await.expect("migrations apply");
+    }
+    let outcome = tokio::spawn(test(store.clone())).await;
+    store.close().await;
+    if let Err(failure) = outcome {
+        resume_unwind(failure.into_panic());
+    }
+}
+
+/// Runs `test` on a store over a new PostgreSQL database, dropped afterwards (also when the
+/// test fails). Without `CHATFLOW_TEST_POSTGRES_URL` the test is reported and skipped.
+pub async fn on_postgres<F, Fut>(migrate: bool, test: F)
+where
+    F: FnOnce(Store) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let Ok(server_url) = std::env::var(POSTGRES_ENV) else {
+        eprintln!("skipped: set {POSTGRES_ENV} to run the PostgreSQL half of the store suite");
+        return;
+    };
+    let server = PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
+    let admin = PgPoolOptions::new()
+        .max_connections(1)
+        .connect_with(server.clone())
+        .await
+        .expect("the PostgreSQL server answers");
+    let name = format!("chatflow_test_{}", uuid::Uuid::new_v4().simple());
+    // The name is generated above from hex digits only.
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&admin)
+        .await
+        .expect("test database created");
+    let pool = PgPoolOptions::new()
+        .max_connections(8)
+        .connect_with(server.database(&name))
+        .await
+        .expect("test database reachable");
+    let store = Store::from_pool(DbPool::Postgres(pool));
+    let outcome = async {
+        if migrate {
+            store.migrate().await.expect("migrations apply");
+        }
+        tokio::spawn(test(store.clone())).await
+    }
+    .await;
+    store.close().await;
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
+        .execute(&admin)
+        .await
+        .expect("test database dropped");
+    admin.close().await;
+    if let Err(failure) = outcome {
+        resume_unwind(failure.into_panic());
+    }
+}
+
+/// A date, for fixtures.
+pub fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).expect("a valid date")
+}
+
+/// A plan with every feature on.
+pub async fn plan(store: &Store, name: &str) -> PlanId {
+    store
+        .create(&NewPlan {
+            name: name.to_owned(),
+            users: 10,
+            connections: 5,
+            queues: 8,
+            amount: Money(4990),
+            is_public: true,
+            flags: PlanFlags::ALL,
+        })
+        .await
+        .expect("plan created")
+        .id
+}
+
+/// A company on `plan`, returned as its scope.
+pub async fn company(store: &Store, plan: PlanId, name: &str) -> TenantScope {
+    let company = CompanyRepo::create(
+        store,
+        &NewCompany {
+            name: name.to_owned(),
+            email: Some(format!("{}@example.com", name.to_lowercase().replace(' ', "-"))),
+            phone: None,
+            plan_id: plan,
+            status: true,
+            due_date: date(2030, 1, 31),
+            recurrence: Recurrence::Mensal,
+            document: None,
+        },
+    )
+    .await
+    .expect("company created");
+    TenantScope::new(company.id)
+}
+
+/// Two companies, A and B, on one plan.
+pub async fn two_companies(store: &Store) -> (TenantScope, TenantScope) {
+    let plan = plan(store, "Basic").await;
+    let a = company(store, plan, "Company A").await;
+    let b = company(store, plan, "Company B").await;
+    (a, b)
+}
+
+/// A queue of a company, inserted directly (the queues port grows with its own issue).
+pub async fn queue(store: &Store, scope: TenantScope, name: &str, color: &str, order: Option<i64>) -> i64 {
+    let company = scope.company_id().0;
+    chatflow_store::on_pool!(store.pool(), |p| {
+        sqlx::query_scalar::<_, i64>(
+            "INSERT INTO queues (company_id, name, color, order_queue) VALUES ($1, $2, $3, $4) RETURNING id",
+        )
+        .bind(company)
+        .bind(name)
+        .bind(color)
+        .bind(order)
+        .fetch_one(p)
+        .await
+        .expect("queue inserted")
+    })
+}
+
+/// A connection of a company, inserted directly.
+pub async fn connection(store: &Store, scope: TenantScope, name: &str) -> i64 {
+    let company = scope.company_id().0;
+    chatflow_store::on_pool!(store.pool(), |p| {
+        sqlx::query_scalar::<_, i64>("INSERT INTO whatsapps (company_id, name) VALUES ($1, $2) RETURNING id")
+            .bind(company)
+            .bind(name)
+            .fetch_one(p)
+            .await
+            .expect("connection inserted")
+    })
+}
+
+/// The platform's company id, for readability in assertions.
+#[allow(dead_code)]
+pub const PLATFORM: CompanyId = CompanyId::PLATFORM;

@@ -1,0 +1,277 @@
+//! The server's configuration: command-line flags, each with an environment variable.
+//!
+//! Precedence, highest first: a command-line flag, an environment variable, a line of the
+//! optional configuration file (`--config FILE` or `CHATFLOW_CONFIG`, `KEY=VALUE` lines read
+//! with dotenvy before parsing, never overriding a variable already set), the default. Secrets
+//! are wrapped in [`Secret`] so `Debug` output and logs never show them. The table of variables
+//! lives in `bin-server/CONFIG.md`.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use clap::{ArgAction, Parser, ValueEnum};
+
+/// A value that must not appear in logs: `Debug` and `Display` print `[redacted]`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The secret itself, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl FromStr for Secret {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Self(s.to_owned()))
+    }
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// Chatflow's HTTP + socket.io server.
+#[derive(Clone, Parser)]
+#[command(name = "chatflow-server", version, about = "Chatflow's HTTP API, realtime events and web app")]
+pub struct Config {
+    /// An optional file of `KEY=VALUE` lines, loaded before the other settings are read;
+    /// variables already set in the environment win over the file.
+    #[arg(long = "config", env = "CHATFLOW_CONFIG", value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+
+    /// The database: `sqlite://path` (created on first start) or `postgres://...`.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/chatflow.db")]
+    pub database_url: Secret,
+
+    /// The address to listen on.
+    #[arg(long, env = "CHATFLOW_HOST", default_value = "0.0.0.0")]
+    pub host: IpAddr,
+
+    /// The port to listen on (0 picks a free one).
+    #[arg(long, env = "PORT", default_value_t = 8080)]
+    pub port: u16,
+
+    /// The key that signs access tokens. When absent, one is generated on first start and kept
+    /// in the platform settings, so restarts keep sessions.
+    #[arg(long, env = "CHATFLOW_JWT_SECRET")]
+    pub jwt_secret: Option<Secret>,
+
+    /// Lifetime of an access token, in seconds.
+    #[arg(long, env = "CHATFLOW_ACCESS_TOKEN_TTL", default_value_t = 900)]
+    pub access_token_ttl: u64,
+
+    /// Lifetime of a refresh token (the `jrt` cookie), in seconds; each use renews it.
+    #[arg(long, env = "CHATFLOW_REFRESH_TOKEN_TTL", default_value_t = 7 * 24 * 3600)]
+    pub refresh_token_ttl: u64,
+
+    /// The e-mail of the super admin created on first start (default admin@chatflow.local).
+    #[arg(long, env = "CHATFLOW_ADMIN_EMAIL")]
+    pub admin_email: Option<String>,
+
+    /// The password of the super admin created on first start; generated and printed once when
+    /// absent.
+    #[arg(long, env = "CHATFLOW_ADMIN_PASSWORD")]
+    pub admin_password: Option<Secret>,
+
+    /// The built web app, served on the same port with a fallback to its index.html.
+    #[arg(long, env = "CHATFLOW_WEB_DIR", default_value = "web/dist")]
+    pub web_dir: PathBuf,
+
+    /// Where uploaded media (avatars, attachments) are stored.
+    #[arg(long, env = "CHATFLOW_MEDIA_DIR", default_value = "data/media")]
+    pub media_dir: PathBuf,
+
+    /// The largest request body accepted on upload routes, in bytes; JSON routes accept 1 MiB.
+    #[arg(long, env = "CHATFLOW_MAX_BODY_BYTES", default_value_t = 20 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+
+    /// Sign-in attempts allowed per minute, per client address and per account.
+    #[arg(long, env = "CHATFLOW_LOGIN_RATE_PER_MINUTE", default_value_t = 10)]
+    pub login_rate_per_minute: u32,
+
+    /// Mark the refresh cookie `Secure` (sent over HTTPS only). Turn on behind HTTPS.
+    #[arg(long, env = "CHATFLOW_COOKIE_SECURE", default_value_t = false, action = ArgAction::Set)]
+    pub cookie_secure: bool,
+
+    /// Take the client address from the last `X-Forwarded-For` entry (only behind a trusted
+    /// reverse proxy that sets it).
+    #[arg(long, env = "CHATFLOW_TRUST_PROXY", default_value_t = false, action = ArgAction::Set)]
+    pub trust_proxy: bool,
+
+    /// Log line format.
+    #[arg(long, env = "CHATFLOW_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The database URL may carry a password: show only its scheme.
+        let database = self.database_url.expose().split("://").next().unwrap_or("?");
+        f.debug_struct("Config")
+            .field("config_file", &self.config_file)
+            .field("database_url", &format_args!("{database}://[redacted]"))
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("jwt_secret", &self.jwt_secret)
+            .field("access_token_ttl", &self.access_token_ttl)
+            .field("refresh_token_ttl", &self.refresh_token_ttl)
+            .field("admin_email", &self.admin_email)
+            .field("admin_password", &self.admin_password)
+            .field("web_dir", &self.web_dir)
+            .field("media_dir", &self.media_dir)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("login_rate_per_minute", &self.login_rate_per_minute)
+            .field("cookie_secure", &self.cookie_secure)
+            .field("trust_proxy", &self.trust_proxy)
+            .field("log_format", &self.log_format)
+            .finish()
+    }
+}
+
+/// The largest JSON body accepted, in bytes.
+pub const JSON_BODY_LIMIT: usize = 1024 * 1024;
+
+impl Config {
+    /// Reads the configuration from the process's arguments and environment, after loading the
+    /// configuration file named by `--config` or `CHATFLOW_CONFIG` (if any).
+    pub fn load() -> anyhow::Result<Self> {
+        Self::load_from(std::env::args_os())
+    }
+
+    /// Like [`Config::load`], with explicit arguments (the first is the program name).
+    pub fn load_from<I, T>(args: I) -> anyhow::Result<Self>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        if let Some(file) = config_file_named(&args) {
+            load_env_file(&file)?;
+        }
+        Ok(Self::try_parse_from(args)?)
+    }
+
+    /// A configuration with every default, for tests and embedding: nothing is read from the
+    /// environment.
+    pub fn defaults() -> Self {
+        Self {
+            config_file: None,
+            database_url: Secret::new("sqlite://data/chatflow.db"),
+            host: IpAddr::from([0, 0, 0, 0]),
+            port: 8080,
+            jwt_secret: None,
+            access_token_ttl: 900,
+            refresh_token_ttl: 7 * 24 * 3600,
+            admin_email: None,
+            admin_password: None,
+            web_dir: PathBuf::from("web/dist"),
+            media_dir: PathBuf::from("data/media"),
+            max_body_bytes: 20 * 1024 * 1024,
+            login_rate_per_minute: 10,
+            cookie_secure: false,
+            trust_proxy: false,
+            log_format: LogFormat::Text,
+        }
+    }
+}
+
+/// The configuration file named on the command line (`--config F` or `--config=F`), else in
+/// `CHATFLOW_CONFIG`.
+fn config_file_named(args: &[OsString]) -> Option<PathBuf> {
+    let mut iter = args.iter().skip(1);
+    while let Some(arg) = iter.next() {
+        let text = arg.to_string_lossy();
+        if text == "--config" {
+            return iter.next().map(PathBuf::from);
+        }
+        if let Some(value) = text.strip_prefix("--config=") {
+            return Some(PathBuf::from(value));
+        }
+    }
+    std::env::var_os("CHATFLOW_CONFIG").map(PathBuf::from)
+}
+
+/// Loads `KEY=VALUE` lines into the environment without overriding variables already set.
+fn load_env_file(path: &Path) -> anyhow::Result<()> {
+    dotenvy::from_path(path)
+        .map_err(|e| anyhow::anyhow!("cannot read the configuration file {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_in_debug() {
+        let mut config = Config::defaults();
+        config.jwt_secret = Some(Secret::new("top-secret-key"));
+        config.admin_password = Some(Secret::new("hunter2-password"));
+        config.database_url = Secret::new("postgres://app:db-password@db/chatflow");
+        let printed = format!("{config:?}");
+        assert!(!printed.contains("top-secret-key"), "{printed}");
+        assert!(!printed.contains("hunter2-password"), "{printed}");
+        assert!(!printed.contains("db-password"), "{printed}");
+        assert!(printed.contains("postgres://[redacted]"), "{printed}");
+    }
+
+    #[test]
+    fn flags_parse_and_defaults_match() {
+        let parsed = Config::try_parse_from([
+            "chatflow-server",
+            "--port",
+            "9000",
+            "--cookie-secure",
+            "true",
+            "--log-format",
+            "json",
+        ])
+        .expect("valid flags");
+        assert_eq!(parsed.port, 9000);
+        assert!(parsed.cookie_secure);
+        assert_eq!(parsed.log_format, LogFormat::Json);
+        assert_eq!(parsed.access_token_ttl, Config::defaults().access_token_ttl);
+    }
+
+    #[test]
+    fn config_file_is_found_in_either_flag_form() {
+        let args = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            config_file_named(&args(&["x", "--config", "a.env"])),
+            Some(PathBuf::from("a.env"))
+        );
+        assert_eq!(
+            config_file_named(&args(&["x", "--config=b.env"])),
+            Some(PathBuf::from("b.env"))
+        );
+    }
+}

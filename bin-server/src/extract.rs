@@ -1,0 +1,177 @@
+//! Extractors: request bodies and parameters with catalogue errors, and the signed-in caller.
+//!
+//! [`Json`], [`Path`] and [`Query`] wrap axum's extractors so a malformed request becomes
+//! `400 ERR_BAD_REQUEST` (or `413 ERR_PAYLOAD_TOO_LARGE`) in the one error format. [`Session`]
+//! is any signed-in user: the bearer token is verified and the user re-read from the store, so
+//! deleted users and changed profiles take effect at once. [`Tenant`] is a signed-in user whose
+//! company's subscription has not expired (`402 ERR_SUBSCRIPTION_EXPIRED` otherwise); handlers
+//! that stay open to expired companies (auth, settings reads, the company's own record) take a
+//! [`Session`] instead.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts};
+use axum::http::StatusCode;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use chatflow_core::identity::{Actor, User};
+use chatflow_core::service::auth;
+use chatflow_core::tenancy::SubscriptionStatus;
+use chatflow_core::{ErrorCode, TenantScope};
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::tokens::{Claims, TokenError};
+
+/// A JSON body; unreadable JSON is `400 ERR_BAD_REQUEST`, an oversized one `413`.
+#[derive(Debug, Clone, Copy, Default, FromRequest)]
+#[from_request(via(axum::Json), rejection(ApiError))]
+pub struct Json<T>(pub T);
+
+/// Path parameters; unreadable ones (`/users/abc`) are `400 ERR_BAD_REQUEST`.
+#[derive(Debug, Clone, Copy, Default, FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(ApiError))]
+pub struct Path<T>(pub T);
+
+/// Query parameters; unreadable ones are `400 ERR_BAD_REQUEST`.
+#[derive(Debug, Clone, Copy, Default, FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(ApiError))]
+pub struct Query<T>(pub T);
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> Self {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::code(ErrorCode::ERR_PAYLOAD_TOO_LARGE)
+        } else {
+            tracing::debug!(%rejection, "unreadable JSON body");
+            ApiError::code(ErrorCode::ERR_BAD_REQUEST)
+        }
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> Self {
+        tracing::debug!(%rejection, "unreadable path parameters");
+        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(rejection: QueryRejection) -> Self {
+        tracing::debug!(%rejection, "unreadable query parameters");
+        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
+    }
+}
+
+/// A signed-in user, whatever the state of the company's subscription.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The user as stored now.
+    pub user: User,
+    /// The user as the policy sees them.
+    pub actor: Actor,
+    /// The access token's claims (session family in `sid`).
+    pub claims: Claims,
+}
+
+impl Session {
+    /// The tenant scope of the user's company.
+    pub fn scope(&self) -> TenantScope {
+        self.actor.scope()
+    }
+}
+
+/// The bearer token of a request, if any.
+pub fn bearer_token(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+}
+
+/// Resolves an access token to the user it names: `401 ERR_SESSION_EXPIRED` for a missing,
+/// invalid or orphaned token, `403 ERR_TOKEN_EXPIRED` for an expired one.
+pub async fn authenticate(state: &AppState, token: Option<&str>) -> Result<Session, ApiError> {
+    let token = token.ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
+    let claims = state.tokens.verify(token).map_err(|e| match e {
+        TokenError::Expired => ApiError::code(ErrorCode::ERR_TOKEN_EXPIRED),
+        TokenError::Invalid => ApiError::code(ErrorCode::ERR_SESSION_EXPIRED),
+    })?;
+    let user_id = claims.user_id().ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
+    let user = state
+        .ports
+        .users
+        .get(TenantScope::new(claims.company_id), user_id)
+        .await?
+        .ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
+    Ok(Session { actor: Actor::of(&user), user, claims })
+}
+
+impl FromRequestParts<AppState> for Session {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if let Some(session) = parts.extensions.get::<Session>() {
+            return Ok(session.clone());
+        }
+        let session = authenticate(state, bearer_token(parts)).await?;
+        parts.extensions.insert(session.clone());
+        Ok(session)
+    }
+}
+
+/// A signed-in user of a company whose subscription has not expired.
+#[derive(Debug, Clone)]
+pub struct Tenant(pub Session);
+
+impl std::ops::Deref for Tenant {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        &self.0
+    }
+}
+
+impl FromRequestParts<AppState> for Tenant {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let session = Session::from_request_parts(parts, state).await?;
+        let now = state.ports.clock.now();
+        let subscription = auth::subscription(&state.ports, session.scope(), now).await?;
+        if subscription.status == SubscriptionStatus::Expired {
+            return Err(ErrorCode::ERR_SUBSCRIPTION_EXPIRED.into());
+        }
+        Ok(Tenant(session))
+    }
+}
+
+/// The client's address: the peer, or the last `X-Forwarded-For` entry behind a trusted proxy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientIp(pub IpAddr);
+
+impl FromRequestParts<AppState> for ClientIp {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if state.trust_proxy {
+            let forwarded = parts
+                .headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .filter_map(|entry| entry.trim().parse::<IpAddr>().ok())
+                .last();
+            if let Some(ip) = forwarded {
+                return Ok(ClientIp(ip));
+            }
+        }
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip())
+            .unwrap_or(IpAddr::from([0, 0, 0, 0]));
+        Ok(ClientIp(peer))
+    }
+}

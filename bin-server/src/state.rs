@@ -1,0 +1,57 @@
+//! The state every handler shares: the core's ports and the server's own machinery.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use chatflow_core::service::Ports;
+use chatflow_core::service::auth::SessionPolicy;
+
+use crate::rate_limit::LoginLimiter;
+use crate::tokens::TokenKeys;
+
+/// What handlers share, behind one `Arc`.
+pub struct Shared {
+    /// The core's ports (repositories, clock, ids, hasher, events, media).
+    pub ports: Ports,
+    /// Signs and verifies access tokens.
+    pub tokens: TokenKeys,
+    /// Refresh-token lifetime.
+    pub sessions: SessionPolicy,
+    /// Sign-in attempts per address and per account.
+    pub limiter: LoginLimiter,
+    /// Mark the refresh cookie `Secure`.
+    pub cookie_secure: bool,
+    /// Read the client address from `X-Forwarded-For`.
+    pub trust_proxy: bool,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("tokens", &self.tokens)
+            .field("sessions", &self.sessions)
+            .field("limiter", &self.limiter)
+            .field("cookie_secure", &self.cookie_secure)
+            .field("trust_proxy", &self.trust_proxy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The application state handed to every handler.
+#[derive(Debug, Clone)]
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    /// Wraps the shared parts.
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}

@@ -1,0 +1,332 @@
+//! Sign-in, refresh-token sessions, sign-out, the current user and self-service signup.
+//!
+//! A sign-in opens a session family: one refresh token per rotation, all sharing the family id,
+//! which is also the `sessionId` the access token carries. Tokens are random strings handed to
+//! the client once; only their SHA-256 ([`token_hash`]) is stored. Presenting a token that was
+//! already rotated is taken as theft: the whole family is revoked (reuse detection). Access
+//! tokens themselves (JWTs) are the host's business; this module only decides who is signed in.
+//!
+//! Timing: an unknown e-mail and a wrong password take the same path through the password
+//! hasher, so response times do not reveal which e-mails have accounts.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::identity::{Actor, Profile, User};
+use crate::ids::{CompanyId, PlanId, TenantScope, UserId};
+use crate::policy::{self, CapabilityContext};
+use crate::ports::{Audience, NewCompany, RealtimeEvent, RefreshSession};
+use crate::service::Ports;
+use crate::service::users::{self, NewUserInput, UserView};
+use crate::settings;
+use crate::tenancy::{self, Company, Subscription};
+use crate::validation;
+
+/// Characters of a refresh token (alphanumeric, about 380 bits).
+pub const REFRESH_TOKEN_CHARS: usize = 64;
+
+/// How long sessions last; the host reads it from its configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionPolicy {
+    /// Lifetime of a refresh token from its issue; each rotation starts a new one.
+    pub refresh_ttl: Duration,
+}
+
+/// What a successful sign-in or refresh grants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionGrant {
+    /// The signed-in user, as the web app shows it.
+    pub user: UserView,
+    /// The refresh session just issued; its `family` is the session id of access tokens.
+    pub session: RefreshSession,
+    /// The company's subscription: an expired one still signs in.
+    pub subscription: Subscription,
+    /// Capability names the policy grants the user (menu entries, pages, actions).
+    pub permissions: Vec<String>,
+    /// The refresh token itself, for the client's cookie. It is stored nowhere.
+    pub refresh_token: String,
+}
+
+/// The result of [`login`].
+pub type LoginResult = SessionGrant;
+
+/// Who is signed in, for `GET /auth/me`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub user: UserView,
+    pub permissions: Vec<String>,
+    pub subscription: Subscription,
+}
+
+/// The public signup form (`POST /auth/signup`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", default)]
+pub struct SignupInput {
+    pub company_name: String,
+    pub name: String,
+    pub email: String,
+    pub password: String,
+    /// Digits, or formatted as `(99) 99999-9999`.
+    pub phone: String,
+    pub plan_id: Option<PlanId>,
+}
+
+/// What signup created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SignupResult {
+    pub company_id: CompanyId,
+    pub user_id: UserId,
+}
+
+/// The SHA-256 of a refresh token, in lower-case hexadecimal: the only form ever stored.
+pub fn token_hash(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    let mut hex = String::with_capacity(digest.len() * 2);
+    for byte in digest {
+        hex.push(char::from(HEX[usize::from(byte >> 4)]));
+        hex.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    hex
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The name of a company's session event.
+pub fn auth_event_name(company_id: CompanyId) -> String {
+    format!("company-{company_id}-auth")
+}
+
+/// Signs a user in with e-mail (lower-cased) and password.
+///
+/// Unknown e-mails and wrong passwords both give `ERR_INVALID_CREDENTIALS`. Records the sign-in
+/// on the company, opens a session family and tells the user's other sockets
+/// (`company-{id}-auth`, with the new `sessionId`) so other sessions of the same user sign out.
+pub async fn login(
+    ports: &Ports,
+    email: &str,
+    password: &str,
+    policy: SessionPolicy,
+    now: DateTime<Utc>,
+) -> Result<LoginResult> {
+    let email = validation::normalize_email(email);
+    let Some(found) = ports.users.find_for_login(&email).await? else {
+        // Spend the same work as a verification so timing does not reveal unknown e-mails.
+        let _ = ports.hasher.hash(password).await;
+        return Err(ErrorCode::ERR_INVALID_CREDENTIALS.into());
+    };
+    if !ports.hasher.verify(password, &found.password_hash).await {
+        return Err(ErrorCode::ERR_INVALID_CREDENTIALS.into());
+    }
+    let user = found.user;
+    let scope = TenantScope::new(user.company_id);
+    let company = ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_INVALID_CREDENTIALS)?;
+    if !company.status && company.id != CompanyId::PLATFORM {
+        return Err(Error::with_detail(ErrorCode::ERR_NO_PERMISSION, "the company is blocked"));
+    }
+    ports.companies.touch_last_login(scope, now).await?;
+
+    let (session, refresh_token) = new_session(ports, &user, ports.ids.uuid(), policy, now);
+    ports.sessions.create(scope, &session).await?;
+    ports
+        .events
+        .publish(RealtimeEvent {
+            company_id: user.company_id,
+            audience: Audience::User(user.id),
+            name: auth_event_name(user.company_id),
+            payload: serde_json::json!({
+                "action": "update",
+                "user": { "id": user.id },
+                "sessionId": session.family,
+            }),
+        })
+        .await;
+    grant(ports, user, &company, session, refresh_token, now).await
+}
+
+/// Exchanges a refresh token for a new one (rotation) and a fresh view of the session.
+///
+/// Unknown, expired or revoked tokens give `ERR_SESSION_EXPIRED`. A token that was already used
+/// revokes its whole family first (reuse detection), so the thief's and the owner's tokens both
+/// stop working.
+pub async fn refresh(
+    ports: &Ports,
+    refresh_token: &str,
+    policy: SessionPolicy,
+    now: DateTime<Utc>,
+) -> Result<SessionGrant> {
+    let expired = || Error::from(ErrorCode::ERR_SESSION_EXPIRED);
+    let old = ports.sessions.find_by_token_hash(&token_hash(refresh_token)).await?.ok_or_else(expired)?;
+    let scope = TenantScope::new(old.company_id);
+    if old.revoked || old.expires_at <= now {
+        return Err(expired());
+    }
+    if old.used_at.is_some() {
+        ports.sessions.revoke_family(scope, old.family).await?;
+        return Err(Error::with_detail(ErrorCode::ERR_SESSION_EXPIRED, "refresh token reused"));
+    }
+    let user = ports.users.get(scope, old.user_id).await?.ok_or_else(expired)?;
+    let company = ports.companies.get(scope).await?.ok_or_else(expired)?;
+    let (session, token) = new_session(ports, &user, old.family, policy, now);
+    if !ports.sessions.rotate(scope, old.id, &session, now).await? {
+        // Someone used the token between our read and the rotation: the same theft signal.
+        ports.sessions.revoke_family(scope, old.family).await?;
+        return Err(Error::with_detail(ErrorCode::ERR_SESSION_EXPIRED, "refresh token reused"));
+    }
+    grant(ports, user, &company, session, token, now).await
+}
+
+/// Signs out the session a refresh token belongs to (revokes its family). Unknown tokens are
+/// ignored: signing out is always allowed to succeed.
+pub async fn logout(ports: &Ports, refresh_token: &str) -> Result<()> {
+    if let Some(session) = ports.sessions.find_by_token_hash(&token_hash(refresh_token)).await? {
+        ports.sessions.revoke_family(TenantScope::new(session.company_id), session.family).await?;
+    }
+    Ok(())
+}
+
+/// Signs out a session family of the actor's own company (the access token's session id).
+pub async fn logout_family(ports: &Ports, actor: &Actor, family: uuid::Uuid) -> Result<()> {
+    ports.sessions.revoke_family(actor.scope(), family).await
+}
+
+/// The signed-in user with permissions and subscription (`GET /auth/me`).
+pub async fn me(ports: &Ports, user: User, now: DateTime<Utc>) -> Result<SessionInfo> {
+    let scope = TenantScope::new(user.company_id);
+    let company = ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
+    let permissions = permissions(ports, &Actor::of(&user), &company).await?;
+    let subscription = tenancy::subscription(company.id, company.due_date, now.date_naive());
+    let user = users::view(ports, scope, user).await?;
+    Ok(SessionInfo { user, permissions, subscription })
+}
+
+/// The subscription of the actor's company on `now`'s day.
+pub async fn subscription(ports: &Ports, scope: TenantScope, now: DateTime<Utc>) -> Result<Subscription> {
+    let company = ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    Ok(tenancy::subscription(company.id, company.due_date, now.date_naive()))
+}
+
+/// Creates a company on a public plan with its first user, an admin (`POST /auth/signup`).
+///
+/// Refused with `ERR_SIGNUP_DISABLED` when the platform setting `allowSignup` is disabled and
+/// with `ERR_USER_CREATION_DISABLED` when `userCreation` is. The company starts on the chosen
+/// plan, recurrence MENSAL, due in seven days, active, with campaigns enabled.
+pub async fn signup(ports: &Ports, input: SignupInput, now: DateTime<Utc>) -> Result<SignupResult> {
+    let platform = settings::to_map(&ports.settings.platform_settings().await?);
+    if !settings::is_enabled(&platform, "allowSignup") {
+        return Err(ErrorCode::ERR_SIGNUP_DISABLED.into());
+    }
+    if !settings::is_enabled(&platform, "userCreation") {
+        return Err(ErrorCode::ERR_USER_CREATION_DISABLED.into());
+    }
+    let email = validation::normalize_email(&input.email);
+    validation::validate_signup(&validation::SignupInput {
+        company_name: &input.company_name,
+        name: &input.name,
+        email: &email,
+        password: &input.password,
+        phone: &input.phone,
+        plan_id: input.plan_id.map(|id| id.0),
+    })?;
+    let plan_id = input.plan_id.ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    let plan = ports.plans.get(plan_id).await?.filter(|p| p.is_public).ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    // Checked before the company exists, so a taken e-mail leaves nothing behind.
+    if ports.users.find_for_login(&email).await?.is_some() {
+        return Err(ErrorCode::ERR_DUPLICATED_EMAIL.into());
+    }
+    let phone = validation::number_digits(&input.phone).filter(|d| !d.is_empty());
+    let defaults = tenancy::signup_defaults(now.date_naive());
+    let company = ports
+        .companies
+        .create(&NewCompany {
+            name: input.company_name.trim().to_owned(),
+            email: Some(email.clone()),
+            phone,
+            plan_id: plan.id,
+            status: defaults.status,
+            due_date: defaults.due_date,
+            recurrence: defaults.recurrence,
+            document: None,
+        })
+        .await?;
+    let scope = TenantScope::new(company.id);
+    let campaigns = if defaults.campaigns_enabled { settings::ENABLED } else { settings::DISABLED };
+    ports.settings.set_company_setting(scope, "campaignsEnabled", campaigns).await?;
+    let user = users::create_in_company(
+        ports,
+        scope,
+        NewUserInput {
+            name: input.name,
+            email,
+            password: input.password,
+            profile: Some(Profile::Admin),
+            ..NewUserInput::default()
+        },
+    )
+    .await?;
+    Ok(SignupResult { company_id: company.id, user_id: user.id })
+}
+
+/// The capability names the policy grants `actor` in `company`.
+pub async fn permissions(ports: &Ports, actor: &Actor, company: &Company) -> Result<Vec<String>> {
+    let plan = ports.plans.get(company.plan_id).await?.ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    let helps_exist = ports.helps.count().await? > 0;
+    Ok(policy::capabilities(actor, &plan.flags, &CapabilityContext { helps_exist }))
+}
+
+fn new_session(
+    ports: &Ports,
+    user: &User,
+    family: uuid::Uuid,
+    policy: SessionPolicy,
+    now: DateTime<Utc>,
+) -> (RefreshSession, String) {
+    let token = ports.ids.token(REFRESH_TOKEN_CHARS);
+    let session = RefreshSession {
+        id: ports.ids.uuid(),
+        family,
+        company_id: user.company_id,
+        user_id: user.id,
+        token_hash: token_hash(&token),
+        expires_at: now + policy.refresh_ttl,
+        used_at: None,
+        revoked: false,
+    };
+    (session, token)
+}
+
+async fn grant(
+    ports: &Ports,
+    user: User,
+    company: &Company,
+    session: RefreshSession,
+    refresh_token: String,
+    now: DateTime<Utc>,
+) -> Result<SessionGrant> {
+    let permissions = permissions(ports, &Actor::of(&user), company).await?;
+    let subscription = tenancy::subscription(company.id, company.due_date, now.date_naive());
+    let user = users::view(ports, TenantScope::new(company.id), user).await?;
+    Ok(SessionGrant { user, session, subscription, permissions, refresh_token })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_hash_is_sha256_hex() {
+        // The SHA-256 of "abc" from FIPS 180-2.
+        assert_eq!(
+            token_hash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(token_hash("").len(), 64);
+        assert_ne!(token_hash("a"), token_hash("b"));
+    }
+}

@@ -1,0 +1,147 @@
+//! Company and platform settings: list, read, change, public reads.
+//!
+//! The catalogue ([`crate::settings`]) says what each key is: company or platform, its default,
+//! its allowed values, whether it is public and whether it is a secret. This module adds who may
+//! do what: company keys are changed by the company's admins, platform keys by the super user;
+//! secrets (payment provider keys) are read by the super user only; public keys (appearance and
+//! `allowSignup`) by anyone, signed in or not. Every change is published to the company's
+//! sockets as `company-{id}-settings`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, Result};
+use crate::identity::Actor;
+use crate::ids::{CompanyId, TenantScope};
+use crate::policy::{self, Action};
+use crate::ports::{Audience, RealtimeEvent};
+use crate::service::Ports;
+use crate::settings::{self, Scope, SettingDef};
+
+/// One setting and its value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Setting {
+    pub key: String,
+    pub value: String,
+}
+
+/// The name of a company's settings event.
+pub fn settings_event_name(company_id: CompanyId) -> String {
+    format!("company-{company_id}-settings")
+}
+
+/// Every setting the actor may see (`GET /settings`): the company's keys with their defaults,
+/// and for the super user the platform keys too (secrets included).
+pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<Setting>> {
+    policy::authorize(actor, &Action::ViewCompanySettings(actor.company_id))?;
+    let stored = ports.settings.company_settings(actor.scope()).await?;
+    let mut all = settings::with_defaults(Scope::Company, &stored);
+    if actor.is_super {
+        let platform = ports.settings.platform_settings().await?;
+        all.extend(settings::with_defaults(Scope::Platform, &platform));
+    }
+    Ok(all.into_iter().map(|(key, value)| Setting { key, value }).collect())
+}
+
+/// One setting (`GET /setting/{key}`, `GET /companySettingOne?column=key`).
+///
+/// Any user of a company reads its company keys and the platform's non-secret keys; secrets are
+/// for the super user. Unknown keys give `ERR_NO_SETTING_FOUND`.
+pub async fn get(ports: &Ports, actor: &Actor, key: &str) -> Result<Setting> {
+    let def = known(key)?;
+    policy::authorize(actor, &Action::ReadSetting(actor.company_id, def))?;
+    let value = current_value(ports, actor.scope(), def).await?;
+    Ok(Setting { key: def.key.to_owned(), value })
+}
+
+/// Changes one setting (`PUT /settings/{key}`, `PUT /companySettings`).
+///
+/// The policy's `UpdateSetting` decides: company keys for the company's admins, platform keys for
+/// the super user. The value is checked by the catalogue, including the cross-field
+/// rules (`ERR_INVALID_SETTING`, `ERR_SETTING_MESSAGE_REQUIRED`).
+pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result<Setting> {
+    let Some(def) = settings::lookup(key) else {
+        // The catalogue reports unknown keys with its own error.
+        settings::validate_value(key, value)?;
+        return Err(ErrorCode::ERR_INVALID_SETTING.into());
+    };
+    let scope = actor.scope();
+    policy::authorize(actor, &Action::UpdateSetting(actor.company_id, def))?;
+    match def.scope {
+        Scope::Company => {
+            let current = settings::to_map(&ports.settings.company_settings(scope).await?);
+            settings::check_change(&current, def.key, value)?;
+            ports.settings.set_company_setting(scope, def.key, value).await?;
+        }
+        Scope::Platform => {
+            let current = settings::to_map(&ports.settings.platform_settings().await?);
+            settings::check_change(&current, def.key, value)?;
+            ports.settings.set_platform_setting(def.key, value).await?;
+        }
+    }
+    let setting = Setting { key: def.key.to_owned(), value: value.to_owned() };
+    // Secrets are not broadcast: the company's sockets include users who may not read them.
+    if !def.secret {
+        ports
+            .events
+            .publish(RealtimeEvent {
+                company_id: actor.company_id,
+                audience: Audience::Company,
+                name: settings_event_name(actor.company_id),
+                payload: serde_json::json!({ "action": "update", "setting": &setting }),
+            })
+            .await;
+    }
+    Ok(setting)
+}
+
+/// A public setting for anyone, signed in or not (`GET /public-settings/{key}`): only the
+/// whitelisted appearance keys and `allowSignup`; anything else is `ERR_NOT_FOUND`.
+pub async fn public_get(ports: &Ports, key: &str) -> Result<Setting> {
+    let def = settings::lookup(key).filter(|def| def.public).ok_or(ErrorCode::ERR_NOT_FOUND)?;
+    let stored = ports.settings.platform_settings().await?;
+    let value = value_of(def, &stored);
+    Ok(Setting { key: def.key.to_owned(), value })
+}
+
+/// Every company key of `company_id` with its value (`GET /companySettings/{companyId}`): for
+/// the admins of that company and the super user. Another company's id gives
+/// `ERR_NO_COMPANY_FOUND` to everyone else.
+pub async fn company_settings(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Result<BTreeMap<String, String>> {
+    let own = policy::can(actor, &Action::ViewCompanySettings(company_id));
+    // The super user manages every company, so may read any company's settings.
+    let platform = company_id != actor.company_id && policy::can(actor, &Action::ManageCompanies);
+    if !own && !platform {
+        return Err(if company_id == actor.company_id {
+            ErrorCode::ERR_NO_PERMISSION.into()
+        } else {
+            ErrorCode::ERR_NO_COMPANY_FOUND.into()
+        });
+    }
+    let scope = TenantScope::new(company_id);
+    ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    let stored = ports.settings.company_settings(scope).await?;
+    Ok(settings::with_defaults(Scope::Company, &stored).into_iter().collect())
+}
+
+fn known(key: &str) -> Result<&'static SettingDef> {
+    settings::lookup(key).ok_or_else(|| ErrorCode::ERR_NO_SETTING_FOUND.into())
+}
+
+async fn current_value(ports: &Ports, scope: TenantScope, def: &SettingDef) -> Result<String> {
+    let stored = match def.scope {
+        Scope::Company => ports.settings.company_settings(scope).await?,
+        Scope::Platform => ports.settings.platform_settings().await?,
+    };
+    Ok(value_of(def, &stored))
+}
+
+fn value_of(def: &SettingDef, stored: &[(String, String)]) -> String {
+    stored
+        .iter()
+        .rev()
+        .find(|(key, _)| key == def.key)
+        .map_or_else(|| def.default.to_owned(), |(_, value)| value.clone())
+}

@@ -1,0 +1,135 @@
+/**
+ * The foundation journey against a real server serving the built app (web/dist):
+ * super admin signs in → sees Users and Settings → creates an attendant → signs out → the
+ * attendant signs in → no Users/Settings, /users is the 403 page → English and dark theme →
+ * signs out.
+ *
+ * Environment: CHATFLOW_E2E_BASE_URL, CHATFLOW_E2E_ADMIN_EMAIL, CHATFLOW_E2E_ADMIN_PASSWORD,
+ * optionally CHROMIUM_PATH (default /usr/bin/chromium).
+ */
+import { mkdir } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from './browser';
+
+const BASE_URL = (process.env.CHATFLOW_E2E_BASE_URL ?? '').replace(/\/$/, '');
+const ADMIN_EMAIL = process.env.CHATFLOW_E2E_ADMIN_EMAIL ?? '';
+const ADMIN_PASSWORD = process.env.CHATFLOW_E2E_ADMIN_PASSWORD ?? '';
+
+const stamp = Date.now().toString(36);
+const ATTENDANT = {
+  name: `Atendente ${stamp}`,
+  email: `atendente-${stamp}@e2e.chatflow.test`,
+  password: 'Attend@2024x',
+};
+
+const byTestId = (id: string) => `[data-testid="${id}"]`;
+
+let browser: Browser;
+let page: Page;
+
+async function signIn(email: string, password: string): Promise<void> {
+  await page.goto(`${BASE_URL}/login`);
+  await page.locator(byTestId('login-email')).fill(email);
+  await page.locator(byTestId('login-password')).fill(password);
+  await page.locator(byTestId('login-submit')).click();
+  // A weak password asks first (spec 2 §5): proceed.
+  const shell = page.locator(byTestId('app-shell'));
+  const weak = page.locator(byTestId('weak-password-proceed'));
+  await shell.or(weak).first().waitFor({ timeout: 20_000 });
+  if (await weak.isVisible()) await weak.click();
+  await shell.waitFor({ timeout: 20_000 });
+}
+
+async function signOut(): Promise<void> {
+  await page.locator(byTestId('user-menu-button')).click();
+  await page.locator(byTestId('menu-logout')).click();
+  await page.waitForURL(/\/login$/, { timeout: 20_000 });
+  await page.locator(byTestId('login-page')).waitFor();
+}
+
+describe('foundation journey', () => {
+  beforeAll(async () => {
+    if (!BASE_URL || !ADMIN_EMAIL || !ADMIN_PASSWORD) {
+      throw new Error('set CHATFLOW_E2E_BASE_URL, CHATFLOW_E2E_ADMIN_EMAIL and CHATFLOW_E2E_ADMIN_PASSWORD');
+    }
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+    page.on('pageerror', (error) => console.error('[page error]', error.message));
+  });
+
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail' && page) {
+      await mkdir('test-results', { recursive: true });
+      await page.screenshot({ path: `test-results/${context.task.name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('the super admin signs in and sees Users and Settings in the menu', async () => {
+    await signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+    await expect(page.locator(byTestId('menu-users')).isVisible()).resolves.toBe(true);
+    await expect(page.locator(byTestId('menu-settings')).isVisible()).resolves.toBe(true);
+    await page.locator(byTestId('users-page')).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/users');
+  });
+
+  it('the settings page opens on the Options tab', async () => {
+    await page.locator(byTestId('menu-settings')).click();
+    await page.locator(byTestId('settings-options')).waitFor();
+    await page.locator(byTestId('settings-section-general')).waitFor();
+    await page.locator(byTestId('menu-users')).click();
+    await page.locator(byTestId('users-page')).waitFor();
+  });
+
+  it('creates an attendant (profile user) on /users', async () => {
+    await page.locator(byTestId('users-add')).click();
+    const modal = page.locator(byTestId('user-modal'));
+    await modal.waitFor();
+    await modal.locator(byTestId('user-modal-name')).fill(ATTENDANT.name);
+    await modal.locator(byTestId('user-modal-email')).fill(ATTENDANT.email);
+    await modal.locator(byTestId('user-modal-password')).fill(ATTENDANT.password);
+    await expect(modal.locator(byTestId('user-modal-profile')).textContent()).resolves.toMatch(/Usuário|User/);
+    await modal.locator(byTestId('user-modal-save')).click();
+    await modal.waitFor({ state: 'detached', timeout: 20_000 });
+    await page.locator(`${byTestId('users-table')} tr[data-email="${ATTENDANT.email}"]`).waitFor({ timeout: 20_000 });
+  });
+
+  it('signs out', async () => {
+    await signOut();
+  });
+
+  it('the attendant has neither Users nor Settings, and /users is the 403 page', async () => {
+    await signIn(ATTENDANT.email, ATTENDANT.password);
+    await page.locator(byTestId('side-menu')).waitFor();
+    await expect(page.locator(byTestId('menu-users')).count()).resolves.toBe(0);
+    await expect(page.locator(byTestId('menu-settings')).count()).resolves.toBe(0);
+    await page.goto(`${BASE_URL}/users`);
+    await page.locator(byTestId('forbidden-page')).waitFor({ timeout: 20_000 });
+    await expect(page.locator(byTestId('forbidden-title')).textContent()).resolves.toBe('Oops! Acesso Negado!');
+  });
+
+  it('switches the language to English and the theme to dark', async () => {
+    await page.locator(byTestId('language-switcher')).click();
+    await page.locator(byTestId('language-option-en')).click();
+    await page.locator(byTestId('forbidden-title')).filter({ hasText: 'Oops! Access Denied!' }).waitFor();
+    await expect(page.locator(byTestId('topbar-greeting')).textContent()).resolves.toMatch(/^Hello /);
+
+    const html = page.locator('html');
+    expect(await html.getAttribute('data-theme')).toBe('light');
+    await page.locator(byTestId('theme-toggle')).click();
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const [r, g, b] = (background.match(/\d+/g) ?? ['255', '255', '255']).map(Number);
+    expect(r + g + b).toBeLessThan(3 * 80);
+  });
+
+  it('signs out back to /login', async () => {
+    await signOut();
+    await expect(page.locator(byTestId('login-submit')).textContent()).resolves.toBe('Sign in');
+  });
+});

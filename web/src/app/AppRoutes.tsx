@@ -1,0 +1,48 @@
+import { lazy } from 'react';
+import { Navigate, Route, Routes } from 'react-router';
+import { PublicOnly, RequireActiveSubscription, RequireAuth, RequireCapability } from './guards';
+import { builtEntries } from './routes';
+
+const LoginPage = lazy(() => import('../features/auth/components/LoginPage'));
+const SignupPage = lazy(() => import('../features/auth/components/SignupPage'));
+const ForgotPasswordPage = lazy(() => import('../features/auth/components/ForgotPasswordPage'));
+const AppShell = lazy(() => import('./layout/AppShell'));
+const Landing = lazy(() => import('./pages/Landing'));
+const SubscriptionExpiredPage = lazy(() => import('./pages/SubscriptionExpiredPage'));
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route element={<PublicOnly />}>
+        <Route path="/login" element={<LoginPage />} />
+        <Route path="/signup" element={<SignupPage />} />
+        <Route path="/forgetpsw" element={<ForgotPasswordPage />} />
+      </Route>
+      <Route element={<RequireAuth />}>
+        <Route path="/financeiro-aberto" element={<SubscriptionExpiredPage />} />
+        <Route element={<RequireActiveSubscription />}>
+          <Route element={<AppShell />}>
+            <Route index element={<Landing />} />
+            {builtEntries()
+              .filter((entry) => entry.path !== '/')
+              .map((entry) => {
+                const Page = entry.page!;
+                return (
+                  <Route
+                    key={entry.id}
+                    path={entry.path}
+                    element={
+                      <RequireCapability capability={entry.pageCapability}>
+                        <Page />
+                      </RequireCapability>
+                    }
+                  />
+                );
+              })}
+            <Route path="*" element={<Navigate to="/" replace />} />
+          </Route>
+        </Route>
+      </Route>
+    </Routes>
+  );
+}

@@ -1,0 +1,54 @@
+import { useState } from 'react';
+import { Avatar, IconButton, ListItemIcon, Menu, MenuItem, Tooltip } from '@mui/material';
+import LogoutIcon from '@mui/icons-material/Logout';
+import PersonIcon from '@mui/icons-material/Person';
+import { useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { ProfileDialog } from '../../features/profile/components/ProfileDialog';
+import { logout, useAuthenticatedSession } from '../../lib/session';
+
+/** Avatar menu: Perfil (own account dialog) and Sair (`DELETE /auth/logout`, then /login). */
+export function UserMenu() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { user } = useAuthenticatedSession();
+  const [anchor, setAnchor] = useState<HTMLElement | null>(null);
+  const [profileOpen, setProfileOpen] = useState(false);
+  return (
+    <>
+      <Tooltip title={t('topBar.account')}>
+        <IconButton onClick={(event) => setAnchor(event.currentTarget)} aria-label={t('topBar.account')} data-testid="user-menu-button" sx={{ ml: 0.5 }}>
+          <Avatar sx={{ width: 32, height: 32, bgcolor: 'secondary.main' }}>{user.name.charAt(0).toUpperCase()}</Avatar>
+        </IconButton>
+      </Tooltip>
+      <Menu anchorEl={anchor} open={!!anchor} onClose={() => setAnchor(null)} anchorOrigin={{ vertical: 'bottom', horizontal: 'right' }} transformOrigin={{ vertical: 'top', horizontal: 'right' }}>
+        <MenuItem
+          data-testid="menu-profile"
+          onClick={() => {
+            setAnchor(null);
+            setProfileOpen(true);
+          }}
+        >
+          <ListItemIcon>
+            <PersonIcon fontSize="small" />
+          </ListItemIcon>
+          {t('topBar.profile')}
+        </MenuItem>
+        <MenuItem
+          data-testid="menu-logout"
+          onClick={async () => {
+            setAnchor(null);
+            await logout();
+            navigate('/login', { replace: true });
+          }}
+        >
+          <ListItemIcon>
+            <LogoutIcon fontSize="small" />
+          </ListItemIcon>
+          {t('topBar.logout')}
+        </MenuItem>
+      </Menu>
+      {profileOpen && <ProfileDialog open={profileOpen} onClose={() => setProfileOpen(false)} />}
+    </>
+  );
+}

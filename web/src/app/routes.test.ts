@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { MENU_ENTRIES, builtEntries, landingPath, visibleMenuEntries } from './routes';
+
+const ALL_MENU_CAPABILITIES = MENU_ENTRIES.map((entry) => entry.capability);
+const ADMIN = ['dashboard:view', 'user-modal:editProfile', 'menu:dashboard', 'menu:tickets', 'menu:users', 'menu:settings', 'page:users', 'page:settings'];
+const PLAIN_USER = ['menu:tickets', 'menu:contacts', 'menu:quick-messages'];
+
+describe('menu registry', () => {
+  it('lists every entry of spec 1 "Side menu" once, with its capability', () => {
+    const capabilities = MENU_ENTRIES.map((e) => e.capability);
+    expect(new Set(capabilities).size).toBe(capabilities.length);
+    expect(capabilities).toEqual(
+      expect.arrayContaining([
+        'menu:dashboard', 'menu:reports', 'menu:moments', 'menu:tickets', 'menu:quick-messages', 'menu:contacts',
+        'menu:tags', 'menu:helps', 'menu:kanban', 'menu:schedules', 'menu:chats', 'menu:campaigns', 'menu:messages-api',
+        'menu:prompts', 'menu:queue-integration', 'menu:connections', 'menu:queues', 'menu:files', 'menu:financeiro',
+        'menu:announcements', 'menu:all-connections', 'menu:companies', 'menu:flowbuilders', 'menu:users', 'menu:settings',
+      ]),
+    );
+    expect(capabilities).toHaveLength(25);
+  });
+
+  it('builds only users and settings in this version', () => {
+    expect(builtEntries().map((e) => e.path)).toEqual(['/users', '/settings']);
+    expect(builtEntries().map((e) => e.pageCapability)).toEqual(['page:users', 'page:settings']);
+    for (const entry of MENU_ENTRIES) expect(!!entry.page).toBe(entry.built);
+  });
+});
+
+describe('menu gating', () => {
+  it('an admin sees users and settings', () => {
+    expect(visibleMenuEntries(ADMIN).map((e) => e.id)).toEqual(['users', 'settings']);
+  });
+
+  it('a plain user sees neither', () => {
+    expect(visibleMenuEntries(PLAIN_USER)).toEqual([]);
+    expect(visibleMenuEntries([])).toEqual([]);
+  });
+
+  it('an entry needs its own capability', () => {
+    expect(visibleMenuEntries(['menu:settings']).map((e) => e.id)).toEqual(['settings']);
+    expect(visibleMenuEntries(['page:users']).map((e) => e.id)).toEqual([]);
+  });
+
+  it('never shows an unbuilt entry, whatever the capabilities', () => {
+    const visible = visibleMenuEntries(ALL_MENU_CAPABILITIES);
+    expect(visible.every((e) => e.built)).toBe(true);
+    expect(visible.map((e) => e.id)).toEqual(['users', 'settings']);
+  });
+
+  it('lands on the first visible entry, or on the home view', () => {
+    expect(landingPath(ADMIN)).toBe('/users');
+    expect(landingPath(['menu:settings'])).toBe('/settings');
+    expect(landingPath(PLAIN_USER)).toBeNull();
+  });
+});

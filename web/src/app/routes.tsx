@@ -1,0 +1,108 @@
+/**
+ * The single registry of the side menu (spec 1 "Side menu"): every entry with its path, icon,
+ * label, group and the capability the server must grant for it to show. Only entries whose page
+ * is built in this version (`built: true`) become routes and menu items; the rest are listed so
+ * later issues only flip the flag and add the page.
+ */
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { SvgIconComponent } from '@mui/icons-material';
+import AccountTreeIcon from '@mui/icons-material/AccountTree';
+import AllInboxIcon from '@mui/icons-material/AllInbox';
+import AnnouncementIcon from '@mui/icons-material/Announcement';
+import ApiIcon from '@mui/icons-material/Api';
+import AttachFileIcon from '@mui/icons-material/AttachFile';
+import BusinessIcon from '@mui/icons-material/Business';
+import CampaignIcon from '@mui/icons-material/Campaign';
+import ContactPhoneIcon from '@mui/icons-material/ContactPhone';
+import DashboardIcon from '@mui/icons-material/Dashboard';
+import DeviceHubIcon from '@mui/icons-material/DeviceHub';
+import EventIcon from '@mui/icons-material/Event';
+import ForumIcon from '@mui/icons-material/Forum';
+import HelpOutlineIcon from '@mui/icons-material/HelpOutlineOutlined';
+import LocalOfferIcon from '@mui/icons-material/LocalOffer';
+import PaymentsIcon from '@mui/icons-material/Payments';
+import PeopleAltIcon from '@mui/icons-material/PeopleAlt';
+import PsychologyIcon from '@mui/icons-material/Psychology';
+import QueryStatsIcon from '@mui/icons-material/QueryStats';
+import QuestionAnswerIcon from '@mui/icons-material/QuestionAnswer';
+import SettingsIcon from '@mui/icons-material/Settings';
+import SpeedIcon from '@mui/icons-material/Speed';
+import SyncAltIcon from '@mui/icons-material/SyncAlt';
+import ViewKanbanIcon from '@mui/icons-material/ViewKanban';
+import WhatsAppIcon from '@mui/icons-material/WhatsApp';
+import WifiIcon from '@mui/icons-material/Wifi';
+import type pt from '../lib/i18n/locales/pt';
+
+export type MenuGroup = keyof typeof pt.menu.groups;
+type MenuLabel = Exclude<keyof typeof pt.menu, 'groups' | 'version'>;
+
+export interface MenuEntry {
+  id: string;
+  path: string;
+  icon: SvgIconComponent;
+  /** Translation key under `menu.` */
+  label: MenuLabel;
+  group: MenuGroup;
+  /** Capability that shows the menu entry. */
+  capability: string;
+  /** Capability that opens the page; without it the 403 page is shown. */
+  pageCapability: string;
+  built: boolean;
+  /** The page, split into its own chunk; present when built. */
+  page?: LazyExoticComponent<ComponentType>;
+}
+
+function entry(
+  id: string,
+  path: string,
+  icon: SvgIconComponent,
+  label: MenuLabel,
+  group: MenuGroup,
+  page?: LazyExoticComponent<ComponentType>,
+): MenuEntry {
+  return { id, path, icon, label, group, capability: `menu:${id}`, pageCapability: `page:${id}`, built: !!page, page };
+}
+
+/** In menu order. */
+export const MENU_ENTRIES: readonly MenuEntry[] = [
+  entry('dashboard', '/', DashboardIcon, 'dashboard', 'management'),
+  entry('reports', '/reports', QueryStatsIcon, 'reports', 'management'),
+  entry('moments', '/moments', SpeedIcon, 'moments', 'management'),
+  entry('tickets', '/tickets', WhatsAppIcon, 'tickets', 'service'),
+  entry('quick-messages', '/quick-messages', QuestionAnswerIcon, 'quickMessages', 'service'),
+  entry('contacts', '/contacts', ContactPhoneIcon, 'contacts', 'service'),
+  entry('tags', '/tags', LocalOfferIcon, 'tags', 'service'),
+  entry('helps', '/helps', HelpOutlineIcon, 'helps', 'service'),
+  entry('kanban', '/Kanban', ViewKanbanIcon, 'kanban', 'service'),
+  entry('schedules', '/schedules', EventIcon, 'schedules', 'service'),
+  entry('chats', '/chats', ForumIcon, 'chats', 'service'),
+  entry('campaigns', '/campaigns', CampaignIcon, 'campaigns', 'campaigns'),
+  entry('flowbuilders', '/flowbuilders', AccountTreeIcon, 'flowbuilders', 'campaigns'),
+  entry('messages-api', '/messages-api', ApiIcon, 'messagesApi', 'service'),
+  entry('prompts', '/prompts', PsychologyIcon, 'prompts', 'service'),
+  entry('queue-integration', '/queue-integration', DeviceHubIcon, 'queueIntegration', 'service'),
+  entry('users', '/users', PeopleAltIcon, 'users', 'administration', lazy(() => import('../features/users/components/UsersPage'))),
+  entry('queues', '/queues', AllInboxIcon, 'queues', 'administration'),
+  entry('connections', '/connections', SyncAltIcon, 'connections', 'administration'),
+  entry('files', '/files', AttachFileIcon, 'files', 'administration'),
+  entry('financeiro', '/financeiro', PaymentsIcon, 'financeiro', 'administration'),
+  entry('settings', '/settings', SettingsIcon, 'settings', 'administration', lazy(() => import('../features/settings/components/SettingsPage'))),
+  entry('announcements', '/announcements', AnnouncementIcon, 'announcements', 'platform'),
+  entry('all-connections', '/allConnections', WifiIcon, 'allConnections', 'platform'),
+  entry('companies', '/companies', BusinessIcon, 'companies', 'platform'),
+];
+
+/** Entries that are routed in this version. */
+export function builtEntries(entries: readonly MenuEntry[] = MENU_ENTRIES): MenuEntry[] {
+  return entries.filter((e) => e.built && e.page);
+}
+
+/** The menu a user sees: built entries whose capability the server granted. */
+export function visibleMenuEntries(permissions: readonly string[], entries: readonly MenuEntry[] = MENU_ENTRIES): MenuEntry[] {
+  return builtEntries(entries).filter((e) => permissions.includes(e.capability));
+}
+
+/** Where "/" and a fresh sign-in lead: the first visible entry, or null for the plain home view. */
+export function landingPath(permissions: readonly string[], entries: readonly MenuEntry[] = MENU_ENTRIES): string | null {
+  return visibleMenuEntries(permissions, entries)[0]?.path ?? null;
+}

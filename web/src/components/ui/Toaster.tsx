@@ -1,0 +1,39 @@
+import { Alert, Box } from '@mui/material';
+import { dismissToast, useToasts } from '../../lib/toast';
+
+/** Renders the toasts top-centre (spec 3 §2.1). */
+export function Toaster() {
+  const items = useToasts();
+  return (
+    <Box
+      role="region"
+      aria-live="polite"
+      data-testid="toaster"
+      sx={{
+        position: 'fixed',
+        top: 16,
+        left: '50%',
+        transform: 'translateX(-50%)',
+        zIndex: (theme) => theme.zIndex.snackbar,
+        display: 'flex',
+        flexDirection: 'column',
+        gap: 1,
+        width: 'min(480px, calc(100vw - 32px))',
+        pointerEvents: 'none',
+      }}
+    >
+      {items.map((item) => (
+        <Alert
+          key={item.id}
+          severity={item.severity}
+          variant="filled"
+          onClose={() => dismissToast(item.id)}
+          data-testid={`toast-${item.severity}`}
+          sx={{ pointerEvents: 'auto', boxShadow: 3 }}
+        >
+          {item.message}
+        </Alert>
+      ))}
+    </Box>
+  );
+}

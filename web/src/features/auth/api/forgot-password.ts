@@ -1,0 +1,43 @@
+/**
+ * Password reset (spec 3 §2.11, §7): `POST /forgetpassword/{email}` then
+ * `POST /resetpasswords/{email}/{token}/{newPassword}`.
+ */
+import { useMutation } from '@tanstack/react-query';
+import { z } from 'zod';
+import { publicApi } from '../../../lib/api';
+
+export const requestCodeSchema = z.object({
+  email: z.string().trim().min(1, 'REQUIRED').email('INVALID_EMAIL'),
+});
+export type RequestCodeInput = z.infer<typeof requestCodeSchema>;
+
+const STRONG = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{8,}$/;
+
+export const resetPasswordSchema = z
+  .object({
+    code: z.string().trim().min(1, 'REQUIRED'),
+    newPassword: z.string().min(1, 'REQUIRED').regex(STRONG, 'forgotPassword.passwordRule'),
+    confirmPassword: z.string().min(1, 'REQUIRED'),
+  })
+  .refine((value) => value.newPassword === value.confirmPassword, {
+    path: ['confirmPassword'],
+    message: 'forgotPassword.mismatch',
+  });
+export type ResetPasswordInput = z.infer<typeof resetPasswordSchema>;
+
+export function requestResetCode(email: string) {
+  return publicApi.post(`/forgetpassword/${encodeURIComponent(email.trim().toLowerCase())}`);
+}
+
+export function resetPassword(email: string, input: ResetPasswordInput) {
+  const parts = [email.trim().toLowerCase(), input.code.trim(), input.newPassword].map(encodeURIComponent);
+  return publicApi.post(`/resetpasswords/${parts.join('/')}`);
+}
+
+export function useRequestResetCode() {
+  return useMutation({ mutationFn: requestResetCode });
+}
+
+export function useResetPassword() {
+  return useMutation({ mutationFn: ({ email, input }: { email: string; input: ResetPasswordInput }) => resetPassword(email, input) });
+}

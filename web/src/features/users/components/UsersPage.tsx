@@ -1,0 +1,192 @@
+import { useCallback, useState } from 'react';
+import {
+  Avatar,
+  Box,
+  Button,
+  IconButton,
+  InputAdornment,
+  Paper,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TableRow,
+  TextField,
+  Tooltip,
+  Typography,
+} from '@mui/material';
+import AddIcon from '@mui/icons-material/Add';
+import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
+import EditIcon from '@mui/icons-material/Edit';
+import SearchIcon from '@mui/icons-material/Search';
+import { useTranslation } from 'react-i18next';
+import { ConfirmDialog, PageLoader } from '../../../components/ui';
+import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
+import { useNearBottom } from '../../../lib/hooks/useNearBottom';
+import { translateError } from '../../../lib/i18n/errors';
+import { toast, toastError } from '../../../lib/toast';
+import { useDeleteUser } from '../api/delete-user';
+import { useUsers } from '../api/get-users';
+import { useUsersRealtime } from '../hooks/useUsersRealtime';
+import type { UserRecord } from '../types';
+import { UserModal } from './UserModal';
+
+function avatarSrc(profileImage: string | null | undefined): string | undefined {
+  if (!profileImage) return undefined;
+  return /^(https?:)?\//.test(profileImage) ? profileImage : undefined;
+}
+
+/** Users list (spec 1 "Users"): search, infinite scroll, add, edit, delete. */
+export default function UsersPage() {
+  const { t } = useTranslation();
+  const [search, setSearch] = useState('');
+  const debounced = useDebouncedValue(search.trim().toLowerCase(), 500);
+  const users = useUsers(debounced);
+  const remove = useDeleteUser();
+  const [modal, setModal] = useState<{ open: boolean; user: UserRecord | null }>({ open: false, user: null });
+  const [toDelete, setToDelete] = useState<UserRecord | null>(null);
+  useUsersRealtime();
+
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = users;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const onScroll = useNearBottom(loadMore, 100);
+
+  const rows = users.data?.pages.flatMap((page) => page.users) ?? [];
+
+  const confirmDelete = () => {
+    if (!toDelete) return;
+    remove.mutate(toDelete.id, {
+      onSuccess: () => toast.success(t('users.deleted')),
+      onError: (error) => toastError(error),
+      onSettled: () => setToDelete(null),
+    });
+  };
+
+  return (
+    <Stack spacing={2} sx={{ height: '100%', minHeight: 0 }} data-testid="users-page">
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' }, justifyContent: 'space-between' }}>
+        <Typography variant="h5" component="h1">
+          {t('users.title')}
+        </Typography>
+        <Stack direction="row" spacing={1}>
+          <TextField
+            size="small"
+            placeholder={t('users.search')}
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+            slotProps={{
+              htmlInput: { 'data-testid': 'users-search', 'aria-label': t('common.search') },
+              input: {
+                startAdornment: (
+                  <InputAdornment position="start">
+                    <SearchIcon fontSize="small" />
+                  </InputAdornment>
+                ),
+              },
+            }}
+          />
+          <Button variant="contained" startIcon={<AddIcon />} onClick={() => setModal({ open: true, user: null })} data-testid="users-add">
+            {t('users.add')}
+          </Button>
+        </Stack>
+      </Stack>
+
+      <Paper variant="outlined" sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
+        <TableContainer onScroll={onScroll} sx={{ maxHeight: 'calc(100vh - 200px)' }} data-testid="users-table-container">
+          <Table stickyHeader size="small" data-testid="users-table">
+            <TableHead>
+              <TableRow>
+                <TableCell>{t('users.columns.id')}</TableCell>
+                <TableCell align="center">{t('users.columns.status')}</TableCell>
+                <TableCell align="center">{t('users.columns.avatar')}</TableCell>
+                <TableCell>{t('users.columns.name')}</TableCell>
+                <TableCell>{t('users.columns.email')}</TableCell>
+                <TableCell align="center">{t('users.columns.profile')}</TableCell>
+                <TableCell align="center">{t('users.columns.startWork')}</TableCell>
+                <TableCell align="center">{t('users.columns.endWork')}</TableCell>
+                <TableCell align="center">{t('users.columns.actions')}</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {rows.map((user) => (
+                <TableRow key={user.id} hover data-testid={`users-row-${user.id}`} data-email={user.email}>
+                  <TableCell>{user.id}</TableCell>
+                  <TableCell align="center">
+                    <Tooltip title={user.online ? t('users.online') : t('users.offline')}>
+                      <Box
+                        component="span"
+                        aria-label={user.online ? t('users.online') : t('users.offline')}
+                        data-online={user.online ? 'true' : 'false'}
+                        sx={{
+                          display: 'inline-block',
+                          width: 10,
+                          height: 10,
+                          borderRadius: '50%',
+                          bgcolor: user.online ? 'success.main' : 'grey.500',
+                        }}
+                      />
+                    </Tooltip>
+                  </TableCell>
+                  <TableCell align="center">
+                    <Avatar src={avatarSrc(user.profileImage)} alt={user.name} sx={{ width: 32, height: 32, mx: 'auto' }}>
+                      {user.name.charAt(0).toUpperCase()}
+                    </Avatar>
+                  </TableCell>
+                  <TableCell>{user.name}</TableCell>
+                  <TableCell>{user.email}</TableCell>
+                  <TableCell align="center">{t(`users.profiles.${user.profile}`)}</TableCell>
+                  <TableCell align="center">{user.startWork || '00:00'}</TableCell>
+                  <TableCell align="center">{user.endWork || '23:59'}</TableCell>
+                  <TableCell align="center" sx={{ whiteSpace: 'nowrap' }}>
+                    <Tooltip title={t('common.edit')}>
+                      <IconButton size="small" onClick={() => setModal({ open: true, user })} data-testid={`users-edit-${user.id}`} aria-label={t('common.edit')}>
+                        <EditIcon fontSize="small" />
+                      </IconButton>
+                    </Tooltip>
+                    <Tooltip title={t('common.delete')}>
+                      <IconButton size="small" onClick={() => setToDelete(user)} data-testid={`users-delete-${user.id}`} aria-label={t('common.delete')}>
+                        <DeleteOutlineIcon fontSize="small" />
+                      </IconButton>
+                    </Tooltip>
+                  </TableCell>
+                </TableRow>
+              ))}
+              {users.isError && (
+                <TableRow>
+                  <TableCell colSpan={9} align="center" data-testid="users-error">
+                    {translateError(users.error, t)}
+                  </TableCell>
+                </TableRow>
+              )}
+              {users.isSuccess && rows.length === 0 && (
+                <TableRow>
+                  <TableCell colSpan={9} align="center" data-testid="users-empty">
+                    {t('users.empty')}
+                  </TableCell>
+                </TableRow>
+              )}
+            </TableBody>
+          </Table>
+          {(users.isPending || isFetchingNextPage) && <PageLoader />}
+        </TableContainer>
+      </Paper>
+
+      {modal.open && <UserModal open={modal.open} user={modal.user} onClose={() => setModal({ open: false, user: null })} />}
+      <ConfirmDialog
+        open={!!toDelete}
+        title={t('users.deleteTitle', { name: toDelete?.name ?? '' })}
+        onClose={() => setToDelete(null)}
+        onConfirm={confirmDelete}
+        confirmLabel={t('common.delete')}
+        busy={remove.isPending}
+        testId="users-delete-dialog"
+      >
+        {t('users.deleteText')}
+      </ConfirmDialog>
+    </Stack>
+  );
+}

@@ -1,0 +1,15 @@
+import { useCallback, type UIEvent } from 'react';
+
+/** Infinite scroll: calls `onNearBottom` when the element is scrolled within `threshold` px of its end. */
+export function nearBottom(element: Pick<HTMLElement, 'scrollHeight' | 'scrollTop' | 'clientHeight'>, threshold = 100): boolean {
+  return element.scrollHeight - element.scrollTop - element.clientHeight < threshold;
+}
+
+export function useNearBottom(onNearBottom: () => void, threshold = 100) {
+  return useCallback(
+    (event: UIEvent<HTMLElement>) => {
+      if (nearBottom(event.currentTarget, threshold)) onNearBottom();
+    },
+    [onNearBottom, threshold],
+  );
+}

@@ -1,0 +1,4 @@
+export * from './schemas';
+export * from './store';
+export { sessionIdOf } from './jwt';
+export { beginSession, restoreSession, endSession, logout, wireSessionSignals } from './actions';

@@ -1,0 +1,2 @@
+export { connectSocket, disconnectSocket, getSocket, onSocketChange, USER_STATUS_INTERVAL_MS, RECONNECT_DELAY_MS } from './socket';
+export { useCompanyEvent } from './useCompanyEvent';

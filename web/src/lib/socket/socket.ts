@@ -1,0 +1,62 @@
+/**
+ * The realtime connection (docs/api.md "Realtime"): socket.io on the same origin, `auth: {token}`,
+ * unlimited reconnection 1000 ms apart, `joinNotification` on every connect and `userStatus`
+ * every 300000 ms while connected.
+ */
+import { io, type Socket } from 'socket.io-client';
+import { API_BASE_URL, getToken } from '../api';
+
+export const USER_STATUS_INTERVAL_MS = 300_000;
+export const RECONNECT_DELAY_MS = 1000;
+
+let socket: Socket | null = null;
+let heartbeat: ReturnType<typeof setInterval> | null = null;
+const listeners = new Set<(socket: Socket | null) => void>();
+
+function notify(): void {
+  for (const listener of [...listeners]) listener(socket);
+}
+
+export function connectSocket(userId: number): Socket {
+  if (socket) return socket;
+  const created = io(API_BASE_URL || undefined, {
+    // The token is read on every (re)connection, so a refreshed token is used.
+    auth: (cb) => cb({ token: getToken() ?? '' }),
+    query: { userId: String(userId) },
+    transports: ['websocket', 'polling'],
+    reconnection: true,
+    reconnectionAttempts: Infinity,
+    reconnectionDelay: RECONNECT_DELAY_MS,
+    reconnectionDelayMax: RECONNECT_DELAY_MS,
+    withCredentials: true,
+  });
+  created.on('connect', () => {
+    created.emit('joinNotification');
+  });
+  heartbeat = setInterval(() => {
+    if (created.connected) created.emit('userStatus');
+  }, USER_STATUS_INTERVAL_MS);
+  socket = created;
+  notify();
+  return created;
+}
+
+export function disconnectSocket(): void {
+  if (heartbeat) clearInterval(heartbeat);
+  heartbeat = null;
+  if (socket) {
+    socket.removeAllListeners();
+    socket.disconnect();
+  }
+  socket = null;
+  notify();
+}
+
+export function getSocket(): Socket | null {
+  return socket;
+}
+
+export function onSocketChange(listener: (socket: Socket | null) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}

@@ -1,0 +1,7 @@
+import { usePublicSetting } from '../public-settings';
+import { appNameOf } from './colors';
+
+/** The whitelabel app name (default 'Chat-flow'). */
+export function useAppName(): string {
+  return appNameOf(usePublicSetting('appName'));
+}
