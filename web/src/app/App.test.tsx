@@ -101,6 +101,18 @@ describe('routing and session', () => {
     expect(screen.getByTestId('toast-error')).toHaveTextContent('01/03/2026');
   });
 
+  it('a 402 from any call leads to /financeiro-aberto while staying signed in', async () => {
+    localStorage.setItem('token', 'stored');
+    mockServer({
+      ...publicSettings(),
+      'GET /auth/me': () => authFixture(),
+      'GET /users/': () => reply(402, { error: 'ERR_SUBSCRIPTION_EXPIRED', message: 'expired' }),
+    });
+    renderApp('/users');
+    expect(await screen.findByTestId('subscription-expired-page')).toBeInTheDocument();
+    expect(localStorage.getItem('token')).toBe('stored');
+  });
+
   it('warns when the subscription is about to expire, singular for one day', async () => {
     mockServer({
       ...publicSettings(),

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createApiClient, logoutSignal, refreshSignal } from './client';
+import { createApiClient, logoutSignal, refreshSignal, subscriptionExpiredSignal } from './client';
 import { ApiError } from './errors';
 import { getToken, setToken } from './token';
 
@@ -128,6 +128,16 @@ describe('api client', () => {
     expect(getToken()).toBeNull();
     expect(logout).toHaveBeenCalledWith({ reason: 'unauthorized' });
     expect(calls(fetch, '/auth/refresh_token')).toBe(0);
+    off();
+  });
+
+  it('signals an expired subscription on a 402', async () => {
+    const expiredSub = vi.fn();
+    const off = subscriptionExpiredSignal.on(expiredSub);
+    mockFetch(() => json(402, { error: 'ERR_SUBSCRIPTION_EXPIRED', message: 'expired' }));
+    await expect(client.get('/users/')).rejects.toMatchObject({ status: 402, code: 'ERR_SUBSCRIPTION_EXPIRED' });
+    expect(expiredSub).toHaveBeenCalledTimes(1);
+    expect(getToken()).toBe('old-token');
     off();
   });
 

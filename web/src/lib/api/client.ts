@@ -5,6 +5,7 @@
  *   readable code) triggers one `POST /auth/refresh_token`, shared by every request waiting on
  *   it; the new token is stored and the request retried once. A 401, or a failed refresh,
  *   clears the token and signals logout.
+ *   A 402 signals that the subscription expired (the session then leads to /financeiro-aberto).
  * - `publicApi`: no cookies, no token, no refresh; for public calls.
  */
 import type { z } from 'zod';
@@ -16,6 +17,8 @@ export const API_BASE_URL: string = (import.meta.env.VITE_BACKEND_URL as string 
 
 /** Emitted when the session ends from the server's point of view (401 or refresh failure). */
 export const logoutSignal = createEmitter<{ reason: 'unauthorized' | 'refresh-failed' }>();
+/** Emitted on a 402 `ERR_SUBSCRIPTION_EXPIRED`: the session's subscription has run out. */
+export const subscriptionExpiredSignal = createEmitter<void>();
 /** Emitted with the body of a successful refresh (`{token, user, permissions, subscription}`). */
 export const refreshSignal = createEmitter<{ token: string; body: unknown }>();
 
@@ -156,6 +159,7 @@ export function createApiClient({ baseUrl, authenticated }: ClientConfig): ApiCl
         clearToken();
         logoutSignal.emit({ reason: 'unauthorized' });
       }
+      if (authenticated && response.status === 402) subscriptionExpiredSignal.emit();
       throw error;
     }
 

@@ -1,7 +1,7 @@
 /**
  * Starting, restoring and ending the session (spec 1 §4, §7).
  */
-import { api, clearToken, getToken, logoutSignal, refreshSignal, setToken } from '../api';
+import { api, clearToken, getToken, logoutSignal, refreshSignal, setToken, subscriptionExpiredSignal } from '../api';
 import { queryClient } from '../query-client';
 import { sessionIdOf } from './jwt';
 import { authResponseSchema, meResponseSchema, type AuthResponse } from './schemas';
@@ -75,6 +75,12 @@ export function wireSessionSignals(): void {
       subscription: parsed.data.subscription,
       sessionId: sessionIdOf(parsed.data.sessionId, token) ?? current.sessionId,
     });
+  });
+  subscriptionExpiredSignal.on(() => {
+    const current = sessionStore.get();
+    if (current.status === 'authenticated' && current.subscription.status !== 'expired') {
+      sessionStore.update({ subscription: { ...current.subscription, status: 'expired' } });
+    }
   });
   logoutSignal.on(() => {
     if (sessionStore.get().status === 'authenticated') endSession();

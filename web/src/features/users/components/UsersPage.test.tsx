@@ -162,6 +162,23 @@ describe('/users', () => {
     expect(await screen.findByText('Usuário excluído com sucesso!')).toBeInTheDocument();
   });
 
+  it('applies the summary events the server sends, then refetches the rest', async () => {
+    let users = [userFixture()];
+    const server = adminServer({ 'GET /users/': () => ({ users, count: users.length, hasMore: false }) });
+    renderApp('/users');
+    await screen.findByTestId('users-row-1');
+    const socket = lastSocket();
+    users = [userFixture(), attendant(6, 'Davi')];
+    socket.serverEmit('company-1-user', { action: 'create', user: { id: 6, name: 'Davi', profile: 'user', online: false, profileImage: null } });
+    expect(await screen.findByTestId('users-row-6')).toHaveTextContent('user6@chatflow.test');
+    const before = server.find('GET', '/users/').length;
+    users = [userFixture({ name: 'Admin Chefe', online: false }), attendant(6, 'Davi')];
+    socket.serverEmit('company-1-user', { action: 'update', user: { id: 1, name: 'Admin Chefe', profile: 'admin', online: false, profileImage: null } });
+    await waitFor(() => expect(screen.getByTestId('users-row-1')).toHaveTextContent('Admin Chefe'));
+    expect(within(screen.getByTestId('users-row-1')).getByLabelText('Offline')).toBeInTheDocument();
+    await waitFor(() => expect(server.find('GET', '/users/').length).toBeGreaterThan(before));
+  });
+
   it('applies live user events: create, update, delete', async () => {
     adminServer({ 'GET /users/': () => ({ users: [userFixture()], count: 1, hasMore: false }) });
     renderApp('/users');

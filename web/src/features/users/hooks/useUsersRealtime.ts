@@ -1,8 +1,13 @@
 /**
- * Live updates of the users list from `company-{id}-user` (`{action, user | userId}`):
- * create and update upsert the row, delete removes it.
+ * Live updates of the users list from `company-{id}-user`:
+ * `{action: "create" | "update", user}` and `{action: "delete", userId}`.
+ *
+ * The event's `user` may be the summary every member of the company may see
+ * (`{id, name, profile, online, profileImage}`) rather than the full row: rows are upserted with
+ * what the event carries, and the lists refetch in the background for the rest (e-mail, hours...).
  */
 import { useQueryClient, type InfiniteData } from '@tanstack/react-query';
+import { z } from 'zod';
 import { useCompanyEvent } from '../../../lib/socket';
 import { usersKeys, type UsersPage } from '../api/get-users';
 import { userRecordSchema, type UserRecord } from '../types';
@@ -15,15 +20,31 @@ interface UserEvent {
 
 type UsersData = InfiniteData<UsersPage, number>;
 
-export function upsertUser(data: UsersData | undefined, user: UserRecord, insertIfMissing: boolean): UsersData | undefined {
+/** What any user event carries about a user. */
+const userPatchSchema = z.object({
+  id: z.number(),
+  name: z.string().optional(),
+  email: z.string().optional(),
+  profile: z.enum(['admin', 'user']).optional(),
+  online: z.boolean().nullish(),
+  profileImage: z.string().nullish(),
+});
+type UserPatch = z.infer<typeof userPatchSchema>;
+
+/** Merges `patch` into the row with its id; inserts `full` on top when missing and given. */
+export function upsertUser(data: UsersData | undefined, patch: UserPatch, full: UserRecord | null): UsersData | undefined {
   if (!data) return data;
-  const exists = data.pages.some((page) => page.users.some((u) => u.id === user.id));
+  const exists = data.pages.some((page) => page.users.some((u) => u.id === patch.id));
   if (exists) {
-    return { ...data, pages: data.pages.map((page) => ({ ...page, users: page.users.map((u) => (u.id === user.id ? { ...u, ...user } : u)) })) };
+    const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+    return {
+      ...data,
+      pages: data.pages.map((page) => ({ ...page, users: page.users.map((u) => (u.id === patch.id ? { ...u, ...defined } : u)) })),
+    };
   }
-  if (!insertIfMissing || data.pages.length === 0) return data;
+  if (!full || data.pages.length === 0) return data;
   const [first, ...rest] = data.pages;
-  return { ...data, pages: [{ ...first, users: [user, ...first.users] }, ...rest] };
+  return { ...data, pages: [{ ...first, users: [full, ...first.users] }, ...rest] };
 }
 
 export function removeUser(data: UsersData | undefined, userId: number): UsersData | undefined {
@@ -34,25 +55,29 @@ export function removeUser(data: UsersData | undefined, userId: number): UsersDa
 export function useUsersRealtime(): void {
   const queryClient = useQueryClient();
   useCompanyEvent<UserEvent>('user', (event) => {
+    const lists = queryClient.getQueriesData<UsersData>({ queryKey: usersKeys.lists() });
     if (event.action === 'delete') {
-      const id = typeof event.userId === 'number' ? event.userId : userRecordSchema.safeParse(event.user).data?.id;
+      const id = typeof event.userId === 'number' ? event.userId : userPatchSchema.safeParse(event.user).data?.id;
       if (id === undefined) return;
-      for (const [key] of queryClient.getQueriesData<UsersData>({ queryKey: usersKeys.lists() })) {
-        queryClient.setQueryData<UsersData>(key, (data) => removeUser(data, id));
-      }
+      for (const [key] of lists) queryClient.setQueryData<UsersData>(key, (data) => removeUser(data, id));
       queryClient.removeQueries({ queryKey: usersKeys.detail(id) });
       return;
     }
-    if (event.action === 'create' || event.action === 'update') {
-      const parsed = userRecordSchema.safeParse(event.user);
-      if (!parsed.success) return;
-      const user = parsed.data;
-      for (const [key] of queryClient.getQueriesData<UsersData>({ queryKey: usersKeys.lists() })) {
-        // A new user goes on top of the unfiltered list; searched lists keep their own order.
-        const search = key[key.length - 1];
-        queryClient.setQueryData<UsersData>(key, (data) => upsertUser(data, user, event.action === 'create' && search === ''));
-      }
-      queryClient.setQueryData(usersKeys.detail(user.id), user);
+    if (event.action !== 'create' && event.action !== 'update') return;
+    const patch = userPatchSchema.safeParse(event.user);
+    if (!patch.success) return;
+    const full = userRecordSchema.safeParse(event.user);
+    for (const [key] of lists) {
+      // A new user goes on top of the unfiltered list; searched lists keep their own order.
+      const search = key[key.length - 1];
+      const insert = event.action === 'create' && search === '' && full.success ? full.data : null;
+      queryClient.setQueryData<UsersData>(key, (data) => upsertUser(data, patch.data, insert));
+    }
+    if (!full.success) {
+      void queryClient.invalidateQueries({ queryKey: usersKeys.lists() });
+      void queryClient.invalidateQueries({ queryKey: usersKeys.detail(patch.data.id) });
+    } else {
+      queryClient.setQueryData(usersKeys.detail(full.data.id), full.data);
     }
   });
 }
