@@ -159,6 +159,56 @@ impl ErrorCode {
     }
 }
 
+impl ErrorCode {
+    /// Every code, in declaration order: the specification's 25 first, then ours.
+    pub const ALL: [ErrorCode; 44] = [
+        ErrorCode::ERR_NO_OTHER_WHATSAPP,
+        ErrorCode::ERR_NO_DEF_WAPP_FOUND,
+        ErrorCode::ERR_WAPP_NOT_INITIALIZED,
+        ErrorCode::ERR_WAPP_CHECK_CONTACT,
+        ErrorCode::ERR_WAPP_INVALID_CONTACT,
+        ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA,
+        ErrorCode::ERR_INVALID_CREDENTIALS,
+        ErrorCode::ERR_SENDING_WAPP_MSG,
+        ErrorCode::ERR_DELETE_WAPP_MSG,
+        ErrorCode::ERR_OTHER_OPEN_TICKET,
+        ErrorCode::ERR_SESSION_EXPIRED,
+        ErrorCode::ERR_USER_CREATION_DISABLED,
+        ErrorCode::ERR_NO_PERMISSION,
+        ErrorCode::ERR_DUPLICATED_CONTACT,
+        ErrorCode::ERR_NO_SETTING_FOUND,
+        ErrorCode::ERR_NO_CONTACT_FOUND,
+        ErrorCode::ERR_NO_TICKET_FOUND,
+        ErrorCode::ERR_NO_USER_FOUND,
+        ErrorCode::ERR_NO_WAPP_FOUND,
+        ErrorCode::ERR_CREATING_MESSAGE,
+        ErrorCode::ERR_CREATING_TICKET,
+        ErrorCode::ERR_FETCH_WAPP_MSG,
+        ErrorCode::ERR_QUEUE_COLOR_ALREADY_EXISTS,
+        ErrorCode::ERR_WAPP_GREETING_REQUIRED,
+        ErrorCode::ERR_OUT_OF_HOURS,
+        ErrorCode::ERR_BAD_REQUEST,
+        ErrorCode::ERR_VALIDATION,
+        ErrorCode::ERR_NOT_FOUND,
+        ErrorCode::ERR_PAYLOAD_TOO_LARGE,
+        ErrorCode::ERR_TOO_MANY_ATTEMPTS,
+        ErrorCode::ERR_INTERNAL,
+        ErrorCode::ERR_TOKEN_EXPIRED,
+        ErrorCode::ERR_SUBSCRIPTION_EXPIRED,
+        ErrorCode::ERR_SIGNUP_DISABLED,
+        ErrorCode::ERR_USER_LIMIT_REACHED,
+        ErrorCode::ERR_DUPLICATED_EMAIL,
+        ErrorCode::ERR_INVALID_SETTING,
+        ErrorCode::ERR_SETTING_MESSAGE_REQUIRED,
+        ErrorCode::ERR_INVALID_TICKET_TRANSITION,
+        ErrorCode::ERR_TAG_REQUIRED,
+        ErrorCode::ERR_QUEUE_REQUIRED,
+        ErrorCode::ERR_TICKET_OWNED_BY_OTHER,
+        ErrorCode::ERR_NO_COMPANY_FOUND,
+        ErrorCode::ERR_NO_PLAN_FOUND,
+    ];
+}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -197,7 +247,10 @@ pub struct FieldError {
 impl FieldError {
     /// A field error for `field`.
     pub fn new(field: impl Into<String>, code: FieldCode) -> Self {
-        Self { field: field.into(), code }
+        Self {
+            field: field.into(),
+            code,
+        }
     }
 }
 
@@ -216,17 +269,29 @@ pub struct Error {
 impl Error {
     /// An error with just a code.
     pub fn new(code: ErrorCode) -> Self {
-        Self { code, detail: None, fields: Vec::new() }
+        Self {
+            code,
+            detail: None,
+            fields: Vec::new(),
+        }
     }
 
     /// An error with a code and a detail.
     pub fn with_detail(code: ErrorCode, detail: impl Into<String>) -> Self {
-        Self { code, detail: Some(detail.into()), fields: Vec::new() }
+        Self {
+            code,
+            detail: Some(detail.into()),
+            fields: Vec::new(),
+        }
     }
 
     /// A validation error listing the failing fields.
     pub fn validation(fields: Vec<FieldError>) -> Self {
-        Self { code: ErrorCode::ERR_VALIDATION, detail: None, fields }
+        Self {
+            code: ErrorCode::ERR_VALIDATION,
+            detail: None,
+            fields,
+        }
     }
 
     /// An internal failure (storage, hashing...): the detail is for logs only.
@@ -243,3 +308,182 @@ impl From<ErrorCode> for Error {
 
 /// The core's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The codes spec 1 §8 lists, exactly as written there.
+    const SPEC_CODES: [&str; 25] = [
+        "ERR_NO_OTHER_WHATSAPP",
+        "ERR_NO_DEF_WAPP_FOUND",
+        "ERR_WAPP_NOT_INITIALIZED",
+        "ERR_WAPP_CHECK_CONTACT",
+        "ERR_WAPP_INVALID_CONTACT",
+        "ERR_WAPP_DOWNLOAD_MEDIA",
+        "ERR_INVALID_CREDENTIALS",
+        "ERR_SENDING_WAPP_MSG",
+        "ERR_DELETE_WAPP_MSG",
+        "ERR_OTHER_OPEN_TICKET",
+        "ERR_SESSION_EXPIRED",
+        "ERR_USER_CREATION_DISABLED",
+        "ERR_NO_PERMISSION",
+        "ERR_DUPLICATED_CONTACT",
+        "ERR_NO_SETTING_FOUND",
+        "ERR_NO_CONTACT_FOUND",
+        "ERR_NO_TICKET_FOUND",
+        "ERR_NO_USER_FOUND",
+        "ERR_NO_WAPP_FOUND",
+        "ERR_CREATING_MESSAGE",
+        "ERR_CREATING_TICKET",
+        "ERR_FETCH_WAPP_MSG",
+        "ERR_QUEUE_COLOR_ALREADY_EXISTS",
+        "ERR_WAPP_GREETING_REQUIRED",
+        "ERR_OUT_OF_HOURS",
+    ];
+
+    /// The position of `code` in [`ErrorCode::ALL`]. The match has no wildcard, so a new variant
+    /// does not compile here until it is listed, and the test below then demands it in `ALL`.
+    fn position(code: ErrorCode) -> usize {
+        use ErrorCode::*;
+        match code {
+            ERR_NO_OTHER_WHATSAPP => 0,
+            ERR_NO_DEF_WAPP_FOUND => 1,
+            ERR_WAPP_NOT_INITIALIZED => 2,
+            ERR_WAPP_CHECK_CONTACT => 3,
+            ERR_WAPP_INVALID_CONTACT => 4,
+            ERR_WAPP_DOWNLOAD_MEDIA => 5,
+            ERR_INVALID_CREDENTIALS => 6,
+            ERR_SENDING_WAPP_MSG => 7,
+            ERR_DELETE_WAPP_MSG => 8,
+            ERR_OTHER_OPEN_TICKET => 9,
+            ERR_SESSION_EXPIRED => 10,
+            ERR_USER_CREATION_DISABLED => 11,
+            ERR_NO_PERMISSION => 12,
+            ERR_DUPLICATED_CONTACT => 13,
+            ERR_NO_SETTING_FOUND => 14,
+            ERR_NO_CONTACT_FOUND => 15,
+            ERR_NO_TICKET_FOUND => 16,
+            ERR_NO_USER_FOUND => 17,
+            ERR_NO_WAPP_FOUND => 18,
+            ERR_CREATING_MESSAGE => 19,
+            ERR_CREATING_TICKET => 20,
+            ERR_FETCH_WAPP_MSG => 21,
+            ERR_QUEUE_COLOR_ALREADY_EXISTS => 22,
+            ERR_WAPP_GREETING_REQUIRED => 23,
+            ERR_OUT_OF_HOURS => 24,
+            ERR_BAD_REQUEST => 25,
+            ERR_VALIDATION => 26,
+            ERR_NOT_FOUND => 27,
+            ERR_PAYLOAD_TOO_LARGE => 28,
+            ERR_TOO_MANY_ATTEMPTS => 29,
+            ERR_INTERNAL => 30,
+            ERR_TOKEN_EXPIRED => 31,
+            ERR_SUBSCRIPTION_EXPIRED => 32,
+            ERR_SIGNUP_DISABLED => 33,
+            ERR_USER_LIMIT_REACHED => 34,
+            ERR_DUPLICATED_EMAIL => 35,
+            ERR_INVALID_SETTING => 36,
+            ERR_SETTING_MESSAGE_REQUIRED => 37,
+            ERR_INVALID_TICKET_TRANSITION => 38,
+            ERR_TAG_REQUIRED => 39,
+            ERR_QUEUE_REQUIRED => 40,
+            ERR_TICKET_OWNED_BY_OTHER => 41,
+            ERR_NO_COMPANY_FOUND => 42,
+            ERR_NO_PLAN_FOUND => 43,
+        }
+    }
+
+    #[test]
+    fn all_lists_every_variant_once() {
+        for (i, code) in ErrorCode::ALL.iter().enumerate() {
+            assert_eq!(position(*code), i, "{code} is out of place in ALL");
+        }
+    }
+
+    #[test]
+    fn serde_name_equals_as_str_equals_variant_name() {
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_string(&code).expect("serialises");
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+            assert_eq!(
+                code.as_str(),
+                format!("{code:?}"),
+                "as_str is the variant name"
+            );
+            assert_eq!(code.to_string(), code.as_str());
+            assert!(code.as_str().starts_with("ERR_"), "{code}");
+            let back: ErrorCode = serde_json::from_str(&json).expect("deserialises");
+            assert_eq!(back, code);
+        }
+    }
+
+    #[test]
+    fn the_specifications_codes_are_all_present_and_first() {
+        for (i, name) in SPEC_CODES.iter().enumerate() {
+            let code: ErrorCode =
+                serde_json::from_value(serde_json::Value::String((*name).to_owned()))
+                    .unwrap_or_else(|e| panic!("{name} is missing: {e}"));
+            assert_eq!(ErrorCode::ALL[i], code);
+        }
+    }
+
+    #[test]
+    fn unknown_codes_are_refused() {
+        assert!(serde_json::from_str::<ErrorCode>("\"ERR_NOPE\"").is_err());
+        assert!(serde_json::from_str::<ErrorCode>("\"err_no_permission\"").is_err());
+    }
+
+    #[test]
+    fn errors_display_their_code_and_detail() {
+        assert_eq!(
+            Error::new(ErrorCode::ERR_NOT_FOUND).to_string(),
+            "ERR_NOT_FOUND"
+        );
+        let err = Error::with_detail(ErrorCode::ERR_BAD_REQUEST, "pageNumber must be a number");
+        assert_eq!(
+            err.to_string(),
+            "ERR_BAD_REQUEST: pageNumber must be a number"
+        );
+        let err = Error::validation(vec![FieldError::new("name", FieldCode::TooShort)]);
+        assert_eq!(err.code, ErrorCode::ERR_VALIDATION);
+        assert_eq!(err.fields.len(), 1);
+        assert_eq!(
+            Error::from(ErrorCode::ERR_INTERNAL).code,
+            ErrorCode::ERR_INTERNAL
+        );
+        assert_eq!(
+            Error::internal("disk full").detail.as_deref(),
+            Some("disk full")
+        );
+    }
+
+    #[test]
+    fn field_codes_are_screaming_snake_case() {
+        let json = serde_json::to_string(&FieldError::new("email", FieldCode::InvalidEmail))
+            .expect("serialises");
+        assert_eq!(json, r#"{"field":"email","code":"INVALID_EMAIL"}"#);
+        let codes: Vec<String> = [
+            FieldCode::Required,
+            FieldCode::TooShort,
+            FieldCode::TooLong,
+            FieldCode::InvalidEmail,
+            FieldCode::OutOfRange,
+            FieldCode::InvalidFormat,
+        ]
+        .iter()
+        .map(|c| serde_json::to_string(c).expect("serialises"))
+        .collect();
+        assert_eq!(
+            codes,
+            [
+                "\"REQUIRED\"",
+                "\"TOO_SHORT\"",
+                "\"TOO_LONG\"",
+                "\"INVALID_EMAIL\"",
+                "\"OUT_OF_RANGE\"",
+                "\"INVALID_FORMAT\""
+            ]
+        );
+    }
+}

@@ -1,4 +1,7 @@
 //! Tenancy: companies, plans and their use-flags, subscription state and renewal math.
+//!
+//! Everything here is arithmetic on dates and amounts the caller supplies: "today" comes from the
+//! clock port, never from the system. Company 1 is the platform's own company and never expires.
 
 use chrono::{Days, Months, NaiveDate};
 use serde::{Deserialize, Serialize};
@@ -84,16 +87,26 @@ impl utoipa::ToSchema for Money {}
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PlanFlags {
+    /// WhatsApp connections may be added.
     pub use_whatsapp: bool,
+    /// Facebook connections may be added.
     pub use_facebook: bool,
+    /// Instagram connections may be added.
     pub use_instagram: bool,
+    /// Campaigns are available.
     pub use_campaigns: bool,
+    /// Scheduled messages are available.
     pub use_schedules: bool,
+    /// The internal team chat is available.
     pub use_internal_chat: bool,
+    /// The message-sending REST API is available.
     pub use_external_api: bool,
+    /// The kanban board is available.
     pub use_kanban: bool,
+    /// AI prompts are available.
     #[serde(rename = "useOpenAi")]
     pub use_open_ai: bool,
+    /// Queue integrations (typebot, n8n, webhooks, flows) are available.
     pub use_integrations: bool,
 }
 
@@ -118,7 +131,9 @@ impl PlanFlags {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
+    /// The plan's id.
     pub id: PlanId,
+    /// The plan's name, shown on the signup page and in invoices.
     pub name: String,
     /// Maximum users (attendants and admins) of a company on this plan.
     pub users: i64,
@@ -130,6 +145,7 @@ pub struct Plan {
     pub amount: Money,
     /// Offered on the signup page.
     pub is_public: bool,
+    /// The features the plan switches on.
     #[serde(flatten)]
     pub flags: PlanFlags,
 }
@@ -139,22 +155,35 @@ pub struct Plan {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Company {
+    /// The company's id (1 is the platform's own company).
     pub id: CompanyId,
+    /// The company's name.
     pub name: String,
+    /// The billing e-mail.
     pub email: Option<String>,
+    /// The contact phone, digits only.
     pub phone: Option<String>,
+    /// The plan the company subscribes to.
     pub plan_id: PlanId,
     /// Active flag (false blocks the company).
     pub status: bool,
     /// The subscription's due date (company 1: 2999-12-31).
     pub due_date: NaiveDate,
+    /// How far each renewal moves the due date.
     pub recurrence: Recurrence,
+    /// The company's CPF or CNPJ.
     pub document: Option<String>,
+    /// The payment method last used.
     pub payment_method: Option<String>,
+    /// Street address.
     pub address_street: Option<String>,
+    /// State of the address.
     pub address_state: Option<String>,
+    /// City of the address.
     pub address_city: Option<String>,
+    /// When the company was created.
     pub created_at: chrono::DateTime<chrono::Utc>,
+    /// The last sign-in of any of its users.
     pub last_login: Option<chrono::DateTime<chrono::Utc>>,
 }
 
@@ -176,7 +205,9 @@ pub enum SubscriptionStatus {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Subscription {
+    /// Active, warning or expired.
     pub status: SubscriptionStatus,
+    /// The due date (2999-12-31 for company 1).
     pub due_date: NaiveDate,
     /// Whole days from today to the due date (negative once past).
     pub days_left: i64,

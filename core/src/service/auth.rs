@@ -16,12 +16,12 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::{Actor, Profile, User};
 use crate::ids::{CompanyId, PlanId, TenantScope, UserId};
-use crate::policy::{self, CapabilityContext};
+use crate::policy::{self, Action, CapabilityContext};
 use crate::ports::{Audience, NewCompany, RealtimeEvent, RefreshSession};
 use crate::service::Ports;
 use crate::service::users::{self, NewUserInput, UserView};
 use crate::settings;
-use crate::tenancy::{self, Company, Subscription};
+use crate::tenancy::{self, Company, Plan, Subscription};
 use crate::validation;
 
 /// Characters of a refresh token (alphanumeric, about 380 bits).
@@ -271,6 +271,31 @@ pub async fn signup(ports: &Ports, input: SignupInput, now: DateTime<Utc>) -> Re
     )
     .await?;
     Ok(SignupResult { company_id: company.id, user_id: user.id })
+}
+
+/// A company's record (`GET /companies/{id}`): the actor's own company, or any company for the
+/// super user. Another company's id gives `ERR_NO_COMPANY_FOUND`, like an id that does not exist.
+pub async fn company(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Result<Company> {
+    if !policy::can(actor, &Action::ViewCompany(company_id)) {
+        return Err(ErrorCode::ERR_NO_COMPANY_FOUND.into());
+    }
+    ports
+        .companies
+        .get(TenantScope::new(company_id))
+        .await?
+        .ok_or_else(|| ErrorCode::ERR_NO_COMPANY_FOUND.into())
+}
+
+/// The plan of a company (`GET /companies/listPlan/{companyId}`), under the same rule as
+/// [`company`].
+pub async fn company_plan(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Result<Plan> {
+    let company = company(ports, actor, company_id).await?;
+    ports.plans.get(company.plan_id).await?.ok_or_else(|| ErrorCode::ERR_NO_PLAN_FOUND.into())
+}
+
+/// The plans offered on the signup page (`GET /plans/list`), for anyone.
+pub async fn public_plans(ports: &Ports) -> Result<Vec<Plan>> {
+    ports.plans.list(true).await
 }
 
 /// The capability names the policy grants `actor` in `company`.

@@ -12,6 +12,8 @@ use crate::ports::{
 };
 
 pub mod auth;
+pub mod bootstrap;
+pub mod companies;
 pub mod settings;
 pub mod users;
 

@@ -1,0 +1,10 @@
+//! Integration and property tests of the core's rules, compiled as one test binary.
+//!
+//! Each module exercises one area through the crate's public API only: the ticket state machine
+//! ([`ticket`]), renewal and subscription math ([`tenancy`]), the policy and the capability list
+//! ([`policy`]), and validation ([`validation`]).
+
+mod policy;
+mod tenancy;
+mod ticket;
+mod validation;
