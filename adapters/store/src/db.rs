@@ -3,8 +3,9 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::Connection;
 use sqlx::migrate::Migrator;
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -87,13 +88,24 @@ impl Store {
         if url.starts_with("sqlite:") {
             Self::connect_sqlite(url).await
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let options = PgConnectOptions::from_str(url).map_err(Error::Connect)?;
+            // One direct connection first: an unreachable server fails at once instead of
+            // after the pool's acquire timeout of retries.
+            PgConnection::connect_with(&options)
+                .await
+                .map_err(Error::Connect)?
+                .close()
+                .await
+                .map_err(Error::Connect)?;
             let pool = PgPoolOptions::new()
                 .max_connections(16)
                 .acquire_timeout(ACQUIRE_TIMEOUT)
-                .connect(url)
+                .connect_with(options)
                 .await
                 .map_err(Error::Connect)?;
-            Ok(Store { pool: DbPool::Postgres(pool) })
+            Ok(Store {
+                pool: DbPool::Postgres(pool),
+            })
         } else {
             Err(Error::UnsupportedUrl(redact(url)))
         }
@@ -109,13 +121,13 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal);
         if !in_memory {
             options = options.journal_mode(SqliteJournalMode::Wal);
-            if let Some(parent) = options.get_filename().parent() {
-                if !parent.as_os_str().is_empty() {
-                    std::fs::create_dir_all(parent).map_err(|source| Error::CreateDir {
-                        path: parent.display().to_string(),
-                        source,
-                    })?;
-                }
+            if let Some(parent) = options.get_filename().parent()
+                && !parent.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(parent).map_err(|source| Error::CreateDir {
+                    path: parent.display().to_string(),
+                    source,
+                })?;
             }
         }
         let pool = SqlitePoolOptions::new()
@@ -125,7 +137,9 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(Error::Connect)?;
-        Ok(Store { pool: DbPool::Sqlite(pool) })
+        Ok(Store {
+            pool: DbPool::Sqlite(pool),
+        })
     }
 
     /// A store over an existing pool (tests and tools that build their own pool).

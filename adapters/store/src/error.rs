@@ -41,26 +41,29 @@ impl From<Error> for chatflow_core::Error {
 /// becomes. Anything not listed is an internal error.
 const CONSTRAINT_CODES: &[(&str, ErrorCode)] = &[
     ("users_email_lower_key", ErrorCode::ERR_DUPLICATED_EMAIL),
-    ("queues_company_color_key", ErrorCode::ERR_QUEUE_COLOR_ALREADY_EXISTS),
-    ("contacts_company_channel_number_key", ErrorCode::ERR_DUPLICATED_CONTACT),
+    (
+        "queues_company_color_key",
+        ErrorCode::ERR_QUEUE_COLOR_ALREADY_EXISTS,
+    ),
+    (
+        "contacts_company_channel_number_key",
+        ErrorCode::ERR_DUPLICATED_CONTACT,
+    ),
 ];
 
 /// Translates a sqlx failure of a repository call into a catalogue error. Database text only
 /// ever lands in the detail of `ERR_INTERNAL`, which is logged and never sent to clients.
 pub(crate) fn db_error(error: sqlx::Error) -> chatflow_core::Error {
-    if let sqlx::Error::Database(db) = &error {
-        if db.is_unique_violation() {
-            let message = db.message();
-            let constraint = db.constraint();
-            for (name, code) in CONSTRAINT_CODES {
-                // PostgreSQL names the index; SQLite names it in the message of expression
-                // indexes ("index 'users_email_lower_key'") and lists the columns otherwise.
-                if constraint == Some(*name) || message.contains(name) {
-                    return chatflow_core::Error::new(*code);
-                }
-            }
-            if message.contains("users.email") {
-                return chatflow_core::Error::new(ErrorCode::ERR_DUPLICATED_EMAIL);
+    if let sqlx::Error::Database(db) = &error
+        && db.is_unique_violation()
+    {
+        let message = db.message();
+        let constraint = db.constraint();
+        for (name, code) in CONSTRAINT_CODES {
+            // PostgreSQL names the index; SQLite names it in the message of expression
+            // indexes ("index 'users_email_lower_key'").
+            if constraint == Some(*name) || message.contains(name) {
+                return chatflow_core::Error::new(*code);
             }
         }
     }
@@ -69,10 +72,10 @@ pub(crate) fn db_error(error: sqlx::Error) -> chatflow_core::Error {
 
 /// Like [`db_error`], but a foreign-key violation becomes `code` (the referenced row is missing).
 pub(crate) fn db_error_missing(error: sqlx::Error, code: ErrorCode) -> chatflow_core::Error {
-    if let sqlx::Error::Database(db) = &error {
-        if db.is_foreign_key_violation() {
-            return chatflow_core::Error::new(code);
-        }
+    if let sqlx::Error::Database(db) = &error
+        && db.is_foreign_key_violation()
+    {
+        return chatflow_core::Error::new(code);
     }
     db_error(error)
 }

@@ -7,15 +7,19 @@
 //!   ([`chatflow_core::ports::PasswordHasher`]).
 //! - [`LocalMediaStore`]: media files in a local directory, one sub-directory per company
 //!   ([`chatflow_core::ports::MediaStore`]).
+//! - [`BroadcastBus`]: realtime events to subscribers in the same process
+//!   ([`chatflow_core::ports::EventBus`]); the CLI uses it with no subscriber.
 //!
 //! Hosts build these once and hand them to the core's use cases as trait objects.
 
 mod clock;
+mod events;
 mod hasher;
 mod ids;
 mod media;
 
 pub use clock::SystemClock;
+pub use events::BroadcastBus;
 pub use hasher::Argon2Hasher;
 pub use ids::RandomIds;
 pub use media::LocalMediaStore;

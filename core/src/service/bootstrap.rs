@@ -66,7 +66,10 @@ impl std::fmt::Debug for SeedReport {
             .field("company_created", &self.company_created)
             .field("admin_created", &self.admin_created)
             .field("admin_email", &self.admin_email)
-            .field("generated_password", &self.generated_password.as_ref().map(|_| "<redacted>"))
+            .field(
+                "generated_password",
+                &self.generated_password.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }
@@ -108,7 +111,12 @@ pub async fn ensure_seeded(ports: &Ports, opts: &SeedOptions) -> Result<SeedRepo
         company_created = true;
     }
 
-    let existing = ports.users.list_all(platform).await?.into_iter().find(|u| u.is_super);
+    let existing = ports
+        .users
+        .list_all(platform)
+        .await?
+        .into_iter()
+        .find(|u| u.is_super);
     if let Some(admin) = existing {
         return Ok(SeedReport {
             plan_created,
@@ -119,7 +127,8 @@ pub async fn ensure_seeded(ports: &Ports, opts: &SeedOptions) -> Result<SeedRepo
         });
     }
 
-    let email = validation::normalize_email(opts.admin_email.as_deref().unwrap_or(DEFAULT_ADMIN_EMAIL));
+    let email =
+        validation::normalize_email(opts.admin_email.as_deref().unwrap_or(DEFAULT_ADMIN_EMAIL));
     let (password, generated) = match &opts.admin_password {
         Some(password) => (password.clone(), false),
         None => (ports.ids.token(GENERATED_PASSWORD_CHARS), true),

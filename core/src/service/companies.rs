@@ -66,10 +66,18 @@ fn validate(input: &NewCompanyInput) -> Result<(Option<String>, Option<String>)>
         .as_deref()
         .map(validation::normalize_email)
         .filter(|e| !e.is_empty());
-    if email.as_deref().is_some_and(|e| !validation::is_valid_email(e)) {
+    if email
+        .as_deref()
+        .is_some_and(|e| !validation::is_valid_email(e))
+    {
         fields.push(FieldError::new("email", FieldCode::InvalidEmail));
     }
-    let phone = match input.phone.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+    let phone = match input
+        .phone
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
         None => None,
         Some(phone) => match validation::number_digits(phone) {
             Some(digits) if !digits.is_empty() => Some(digits),
@@ -96,7 +104,11 @@ fn validate(input: &NewCompanyInput) -> Result<(Option<String>, Option<String>)>
 pub async fn create_company(ports: &Ports, input: NewCompanyInput) -> Result<Company> {
     let (email, phone) = validate(&input)?;
     let plan_id = input.plan_id.ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
-    ports.plans.get(plan_id).await?.ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    ports
+        .plans
+        .get(plan_id)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
     let today = ports.clock.now().date_naive();
     ports
         .companies
@@ -106,9 +118,14 @@ pub async fn create_company(ports: &Ports, input: NewCompanyInput) -> Result<Com
             phone,
             plan_id,
             status: input.status.unwrap_or(true),
-            due_date: input.due_date.unwrap_or_else(|| tenancy::signup_due_date(today)),
+            due_date: input
+                .due_date
+                .unwrap_or_else(|| tenancy::signup_due_date(today)),
             recurrence: input.recurrence.unwrap_or(Recurrence::Mensal),
-            document: input.document.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
+            document: input
+                .document
+                .map(|d| d.trim().to_owned())
+                .filter(|d| !d.is_empty()),
         })
         .await
 }
@@ -124,7 +141,11 @@ pub async fn list_companies(ports: &Ports) -> Result<Vec<Company>> {
 /// twice). Fails with `ERR_NO_COMPANY_FOUND` for an unknown company.
 pub async fn renew(ports: &Ports, company_id: CompanyId) -> Result<Renewal> {
     let scope = TenantScope::new(company_id);
-    let company = ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    let company = ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
     if company.id == CompanyId::PLATFORM {
         return Ok(Renewal {
             company_id,
@@ -134,7 +155,11 @@ pub async fn renew(ports: &Ports, company_id: CompanyId) -> Result<Renewal> {
     }
     let new_due_date = tenancy::renew(company.due_date, company.recurrence);
     ports.companies.set_due_date(scope, new_due_date).await?;
-    Ok(Renewal { company_id, old_due_date: company.due_date, new_due_date })
+    Ok(Renewal {
+        company_id,
+        old_due_date: company.due_date,
+        new_due_date,
+    })
 }
 
 /// The companies whose due date has passed on `today`, by id; never company 1.
@@ -163,11 +188,18 @@ mod tests {
     use super::*;
 
     fn input(name: &str) -> NewCompanyInput {
-        NewCompanyInput { name: name.into(), plan_id: Some(PlanId(1)), ..NewCompanyInput::default() }
+        NewCompanyInput {
+            name: name.into(),
+            plan_id: Some(PlanId(1)),
+            ..NewCompanyInput::default()
+        }
     }
 
     fn field_codes(err: &Error) -> Vec<(&str, FieldCode)> {
-        err.fields.iter().map(|f| (f.field.as_str(), f.code)).collect()
+        err.fields
+            .iter()
+            .map(|f| (f.field.as_str(), f.code))
+            .collect()
     }
 
     #[test]
@@ -215,7 +247,11 @@ mod tests {
 
     #[test]
     fn empty_optional_fields_are_absent() {
-        let form = NewCompanyInput { email: Some("  ".into()), phone: Some("".into()), ..input("Acme") };
+        let form = NewCompanyInput {
+            email: Some("  ".into()),
+            phone: Some("".into()),
+            ..input("Acme")
+        };
         assert_eq!(validate(&form).expect("valid"), (None, None));
     }
 }

@@ -22,8 +22,12 @@ mod users;
 pub(crate) fn to_wire<T: Serialize>(value: &T) -> Result<String> {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(text)) => Ok(text),
-        Ok(other) => Err(Error::internal(format!("enum stored as text serialised to {other}"))),
-        Err(e) => Err(Error::internal(format!("cannot serialise stored enum: {e}"))),
+        Ok(other) => Err(Error::internal(format!(
+            "enum stored as text serialised to {other}"
+        ))),
+        Err(e) => Err(Error::internal(format!(
+            "cannot serialise stored enum: {e}"
+        ))),
     }
 }
 

@@ -16,7 +16,11 @@ struct QueueSummaryRow {
 
 impl From<QueueSummaryRow> for QueueSummary {
     fn from(row: QueueSummaryRow) -> Self {
-        QueueSummary { id: QueueId(row.id), name: row.name, color: row.color }
+        QueueSummary {
+            id: QueueId(row.id),
+            name: row.name,
+            color: row.color,
+        }
     }
 }
 

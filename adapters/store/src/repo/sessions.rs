@@ -159,7 +159,7 @@ impl SessionRepo for Store {
             .execute(p)
             .await
             .map_err(db_error)
-                .map(|_| ())
+            .map(|_| ())
         })?;
         Ok(())
     }
@@ -174,7 +174,7 @@ impl SessionRepo for Store {
             .execute(p)
             .await
             .map_err(db_error)
-                .map(|_| ())
+            .map(|_| ())
         })?;
         Ok(())
     }

@@ -38,7 +38,7 @@ impl SettingsRepo for Store {
             .execute(p)
             .await
             .map_err(|e| db_error_missing(e, ErrorCode::ERR_NO_COMPANY_FOUND))
-                .map(|_| ())
+            .map(|_| ())
         })?;
         Ok(())
     }

@@ -7,7 +7,9 @@ use chatflow_core::identity::{User, UserFlags};
 use chatflow_core::ports::{
     NewUser, Page, PageRequest, UserChanges, UserLogin, UserRepo, UserSettings,
 };
-use chatflow_core::{CompanyId, Error, ErrorCode, QueueId, Result, TenantScope, UserId, WhatsappId};
+use chatflow_core::{
+    CompanyId, Error, ErrorCode, QueueId, Result, TenantScope, UserId, WhatsappId,
+};
 use chrono::{DateTime, Utc};
 
 use crate::Store;
@@ -24,8 +26,11 @@ macro_rules! user_columns {
 }
 
 /// Selects one user of a company: binds are the user id and the company id.
-const SELECT_ONE: &str =
-    concat!("SELECT ", user_columns!(), " FROM users WHERE id = $1 AND company_id = $2");
+const SELECT_ONE: &str = concat!(
+    "SELECT ",
+    user_columns!(),
+    " FROM users WHERE id = $1 AND company_id = $2"
+);
 
 /// Queue links of one user of a company: binds are the user id and the company id.
 const SELECT_QUEUE_IDS: &str = "SELECT queue_id FROM user_queues \
@@ -209,7 +214,10 @@ impl UserRepo for Store {
             .await?
             .pop()
             .ok_or_else(|| Error::internal("user row vanished during conversion"))?;
-        Ok(Some(UserLogin { user, password_hash }))
+        Ok(Some(UserLogin {
+            user,
+            password_hash,
+        }))
     }
 
     async fn get(&self, scope: TenantScope, id: UserId) -> Result<Option<User>> {
@@ -230,18 +238,24 @@ impl UserRepo for Store {
                         .fetch_all(p)
                         .await
                         .map_err(db_error)?;
-                    row.into_user(queues.into_iter().map(QueueId).collect()).map(Some)
+                    row.into_user(queues.into_iter().map(QueueId).collect())
+                        .map(Some)
                 }
             }
         })
     }
 
-    async fn search(&self, scope: TenantScope, search: &str, page: PageRequest) -> Result<Page<User>> {
+    async fn search(
+        &self,
+        scope: TenantScope,
+        search: &str,
+        page: PageRequest,
+    ) -> Result<Page<User>> {
         let company = scope.company_id().0;
         let pattern = format!("%{}%", escape_like(&search.trim().to_lowercase()));
         let limit = i64::from(page.page_size);
-        let offset = i64::try_from(page.offset())
-            .map_err(|_| Error::new(ErrorCode::ERR_BAD_REQUEST))?;
+        let offset =
+            i64::try_from(page.offset()).map_err(|_| Error::new(ErrorCode::ERR_BAD_REQUEST))?;
         let (count, rows) = crate::on_pool!(self.pool(), |p| {
             let count = sqlx::query_scalar::<_, i64>(
                 "SELECT COUNT(*) FROM users WHERE company_id = $1 \
@@ -270,7 +284,11 @@ impl UserRepo for Store {
         });
         let items = self.users_with_queues(scope, rows).await?;
         let seen = offset.saturating_add(i64::try_from(items.len()).unwrap_or(i64::MAX));
-        Ok(Page { has_more: seen < count, count, items })
+        Ok(Page {
+            has_more: seen < count,
+            count,
+            items,
+        })
     }
 
     async fn list_all(&self, scope: TenantScope) -> Result<Vec<User>> {
@@ -365,10 +383,19 @@ impl UserRepo for Store {
         })
     }
 
-    async fn update(&self, scope: TenantScope, id: UserId, changes: &UserChanges) -> Result<Option<User>> {
+    async fn update(
+        &self,
+        scope: TenantScope,
+        id: UserId,
+        changes: &UserChanges,
+    ) -> Result<Option<User>> {
         let company = scope.company_id().0;
         let profile = changes.profile.as_ref().map(to_wire).transpose()?;
-        let settings = changes.settings.as_ref().map(SettingsText::of).transpose()?;
+        let settings = changes
+            .settings
+            .as_ref()
+            .map(SettingsText::of)
+            .transpose()?;
         let has_settings = settings.is_some();
         let s = settings.as_ref();
         let (image_changed, image) = match &changes.profile_image {
@@ -431,7 +458,11 @@ impl UserRepo for Store {
             .bind(changes.default_tickets_manager_width)
             .bind(at);
             let mut tx = p.begin().await.map_err(db_error)?;
-            let affected = updated.execute(&mut *tx).await.map_err(db_error)?.rows_affected();
+            let affected = updated
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?
+                .rows_affected();
             if affected == 0 {
                 tx.rollback().await.map_err(db_error)?;
                 return Ok(None);
@@ -466,7 +497,8 @@ impl UserRepo for Store {
                 .await
                 .map_err(db_error)?;
             tx.commit().await.map_err(db_error)?;
-            row.into_user(queues.into_iter().map(QueueId).collect()).map(Some)
+            row.into_user(queues.into_iter().map(QueueId).collect())
+                .map(Some)
         })
     }
 

@@ -11,6 +11,7 @@ mod companies;
 mod plans;
 mod queues_helps;
 mod schema;
+mod services;
 mod sessions;
 mod settings;
 mod users;

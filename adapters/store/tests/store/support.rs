@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use chatflow_core::ports::{CompanyRepo, NewCompany, NewPlan, PlanRepo};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
-use chatflow_core::{CompanyId, PlanId, TenantScope};
+use chatflow_core::{PlanId, TenantScope};
 use chatflow_store::{DbPool, Store};
 use chrono::NaiveDate;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -120,10 +120,12 @@ where
     }
     .await;
     store.close().await;
-    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
-        .execute(&admin)
-        .await
-        .expect("test database dropped");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+    )))
+    .execute(&admin)
+    .await
+    .expect("test database dropped");
     admin.close().await;
     if let Err(failure) = outcome {
         resume_unwind(failure.into_panic());
@@ -137,8 +139,9 @@ pub fn date(y: i32, m: u32, d: u32) -> NaiveDate {
 
 /// A plan with every feature on.
 pub async fn plan(store: &Store, name: &str) -> PlanId {
-    store
-        .create(&NewPlan {
+    PlanRepo::create(
+        store,
+        &NewPlan {
             name: name.to_owned(),
             users: 10,
             connections: 5,
@@ -146,10 +149,11 @@ pub async fn plan(store: &Store, name: &str) -> PlanId {
             amount: Money(4990),
             is_public: true,
             flags: PlanFlags::ALL,
-        })
-        .await
-        .expect("plan created")
-        .id
+        },
+    )
+    .await
+    .expect("plan created")
+    .id
 }
 
 /// A company on `plan`, returned as its scope.
@@ -158,7 +162,10 @@ pub async fn company(store: &Store, plan: PlanId, name: &str) -> TenantScope {
         store,
         &NewCompany {
             name: name.to_owned(),
-            email: Some(format!("{}@example.com", name.to_lowercase().replace(' ', "-"))),
+            email: Some(format!(
+                "{}@example.com",
+                name.to_lowercase().replace(' ', "-")
+            )),
             phone: None,
             plan_id: plan,
             status: true,
@@ -181,7 +188,13 @@ pub async fn two_companies(store: &Store) -> (TenantScope, TenantScope) {
 }
 
 /// A queue of a company, inserted directly (the queues port grows with its own issue).
-pub async fn queue(store: &Store, scope: TenantScope, name: &str, color: &str, order: Option<i64>) -> i64 {
+pub async fn queue(
+    store: &Store,
+    scope: TenantScope,
+    name: &str,
+    color: &str,
+    order: Option<i64>,
+) -> i64 {
     let company = scope.company_id().0;
     chatflow_store::on_pool!(store.pool(), |p| {
         sqlx::query_scalar::<_, i64>(
@@ -201,15 +214,13 @@ pub async fn queue(store: &Store, scope: TenantScope, name: &str, color: &str, o
 pub async fn connection(store: &Store, scope: TenantScope, name: &str) -> i64 {
     let company = scope.company_id().0;
     chatflow_store::on_pool!(store.pool(), |p| {
-        sqlx::query_scalar::<_, i64>("INSERT INTO whatsapps (company_id, name) VALUES ($1, $2) RETURNING id")
-            .bind(company)
-            .bind(name)
-            .fetch_one(p)
-            .await
-            .expect("connection inserted")
+        sqlx::query_scalar::<_, i64>(
+            "INSERT INTO whatsapps (company_id, name) VALUES ($1, $2) RETURNING id",
+        )
+        .bind(company)
+        .bind(name)
+        .fetch_one(p)
+        .await
+        .expect("connection inserted")
     })
 }
-
-/// The platform's company id, for readability in assertions.
-#[allow(dead_code)]
-pub const PLATFORM: CompanyId = CompanyId::PLATFORM;
