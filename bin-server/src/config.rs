@@ -62,7 +62,11 @@ pub enum LogFormat {
 
 /// Chatflow's HTTP + socket.io server.
 #[derive(Clone, Parser)]
-#[command(name = "chatflow-server", version, about = "Chatflow's HTTP API, realtime events and web app")]
+#[command(
+    name = "chatflow-server",
+    version,
+    about = "Chatflow's HTTP API, realtime events and web app"
+)]
 pub struct Config {
     /// An optional file of `KEY=VALUE` lines, loaded before the other settings are read;
     /// variables already set in the environment win over the file.
@@ -70,7 +74,11 @@ pub struct Config {
     pub config_file: Option<PathBuf>,
 
     /// The database: `sqlite://path` (created on first start) or `postgres://...`.
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/chatflow.db")]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://data/chatflow.db"
+    )]
     pub database_url: Secret,
 
     /// The address to listen on.
@@ -136,7 +144,12 @@ pub struct Config {
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The database URL may carry a password: show only its scheme.
-        let database = self.database_url.expose().split("://").next().unwrap_or("?");
+        let database = self
+            .database_url
+            .expose()
+            .split("://")
+            .next()
+            .unwrap_or("?");
         f.debug_struct("Config")
             .field("config_file", &self.config_file)
             .field("database_url", &format_args!("{database}://[redacted]"))
@@ -260,6 +273,24 @@ mod tests {
         assert!(parsed.cookie_secure);
         assert_eq!(parsed.log_format, LogFormat::Json);
         assert_eq!(parsed.access_token_ttl, Config::defaults().access_token_ttl);
+    }
+
+    #[test]
+    fn the_config_file_fills_in_unset_variables() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let file = dir.path().join("chatflow.env");
+        // A variable no other test reads, so setting it in this process is harmless.
+        std::fs::write(&file, "# comment\nCHATFLOW_LOGIN_RATE_PER_MINUTE=77\n").expect("written");
+        let config = Config::load_from([
+            "chatflow-server".into(),
+            "--config".into(),
+            file.clone().into_os_string(),
+        ])
+        .expect("loads");
+        assert_eq!(config.login_rate_per_minute, 77);
+        assert_eq!(config.config_file.as_deref(), Some(file.as_path()));
+        let missing = Config::load_from(["chatflow-server", "--config", "/no/such/file.env"]);
+        assert!(missing.is_err());
     }
 
     #[test]

@@ -37,7 +37,11 @@ pub struct ApiError {
 impl ApiError {
     /// An error with only a code.
     pub fn code(code: ErrorCode) -> Self {
-        Self { error: Error::new(code), retry_after: None, cause: None }
+        Self {
+            error: Error::new(code),
+            retry_after: None,
+            cause: None,
+        }
     }
 
     /// An internal failure: logged with its cause chain, answered as an opaque 500.
@@ -63,7 +67,11 @@ impl ApiError {
 
 impl From<Error> for ApiError {
     fn from(error: Error) -> Self {
-        Self { error, retry_after: None, cause: None }
+        Self {
+            error,
+            retry_after: None,
+            cause: None,
+        }
     }
 }
 
@@ -192,13 +200,21 @@ impl IntoResponse for ApiError {
             tracing::debug!(error.code = %code, %detail, "request refused");
         }
         // Internal failures never expose their fields or details.
-        let fields = if status.is_server_error() { Vec::new() } else { self.error.fields };
-        let body = ErrorBody { error: code, message: message_of(code).to_owned(), fields };
+        let fields = if status.is_server_error() {
+            Vec::new()
+        } else {
+            self.error.fields
+        };
+        let body = ErrorBody {
+            error: code,
+            message: message_of(code).to_owned(),
+            fields,
+        };
         let mut response = (status, Json(body)).into_response();
-        if let Some(seconds) = self.retry_after {
-            if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
-                response.headers_mut().insert(header::RETRY_AFTER, value);
-            }
+        if let Some(seconds) = self.retry_after
+            && let Ok(value) = HeaderValue::from_str(&seconds.to_string())
+        {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
         }
         response
     }
@@ -213,37 +229,99 @@ mod tests {
 
     #[test]
     fn contract_statuses() {
-        assert_eq!(status_of(ErrorCode::ERR_BAD_REQUEST), StatusCode::BAD_REQUEST);
-        assert_eq!(status_of(ErrorCode::ERR_VALIDATION), StatusCode::UNPROCESSABLE_ENTITY);
-        assert_eq!(status_of(ErrorCode::ERR_SESSION_EXPIRED), StatusCode::UNAUTHORIZED);
-        assert_eq!(status_of(ErrorCode::ERR_TOKEN_EXPIRED), StatusCode::FORBIDDEN);
-        assert_eq!(status_of(ErrorCode::ERR_NO_PERMISSION), StatusCode::FORBIDDEN);
-        assert_eq!(status_of(ErrorCode::ERR_SUBSCRIPTION_EXPIRED), StatusCode::PAYMENT_REQUIRED);
-        assert_eq!(status_of(ErrorCode::ERR_NO_USER_FOUND), StatusCode::NOT_FOUND);
-        assert_eq!(status_of(ErrorCode::ERR_DUPLICATED_EMAIL), StatusCode::CONFLICT);
-        assert_eq!(status_of(ErrorCode::ERR_PAYLOAD_TOO_LARGE), StatusCode::PAYLOAD_TOO_LARGE);
-        assert_eq!(status_of(ErrorCode::ERR_TOO_MANY_ATTEMPTS), StatusCode::TOO_MANY_REQUESTS);
-        assert_eq!(status_of(ErrorCode::ERR_USER_LIMIT_REACHED), StatusCode::FORBIDDEN);
-        assert_eq!(status_of(ErrorCode::ERR_INTERNAL), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            status_of(ErrorCode::ERR_BAD_REQUEST),
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_VALIDATION),
+            StatusCode::UNPROCESSABLE_ENTITY
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_SESSION_EXPIRED),
+            StatusCode::UNAUTHORIZED
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_TOKEN_EXPIRED),
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_NO_PERMISSION),
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_SUBSCRIPTION_EXPIRED),
+            StatusCode::PAYMENT_REQUIRED
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_NO_USER_FOUND),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_DUPLICATED_EMAIL),
+            StatusCode::CONFLICT
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_PAYLOAD_TOO_LARGE),
+            StatusCode::PAYLOAD_TOO_LARGE
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_TOO_MANY_ATTEMPTS),
+            StatusCode::TOO_MANY_REQUESTS
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_USER_LIMIT_REACHED),
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_INTERNAL),
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
     }
 
-    #[test]
-    fn internal_details_never_reach_the_body() {
-        let error = Error::internal("duplicate key value violates unique constraint \"users_pkey\"");
+    #[tokio::test]
+    async fn internal_details_never_reach_the_body() {
+        let error =
+            Error::internal("duplicate key value violates unique constraint \"users_pkey\"");
         let response = ApiError::from(error).into_response();
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
-        let body = ErrorBody {
-            error: ErrorCode::ERR_INTERNAL,
-            message: message_of(ErrorCode::ERR_INTERNAL).to_owned(),
-            fields: Vec::new(),
-        };
-        let text = serde_json::to_string(&body).expect("serialisable");
-        assert!(!text.contains("constraint"));
+        let bytes = axum::body::to_bytes(response.into_body(), 4096)
+            .await
+            .expect("a body");
+        let body: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+        assert_eq!(body["error"], "ERR_INTERNAL");
+        assert!(!String::from_utf8_lossy(&bytes).contains("constraint"));
+    }
+
+    #[tokio::test]
+    async fn validation_errors_carry_their_fields() {
+        let error = Error::validation(vec![FieldError::new(
+            "name",
+            chatflow_core::error::FieldCode::TooShort,
+        )]);
+        let response = ApiError::from(error).into_response();
+        assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let bytes = axum::body::to_bytes(response.into_body(), 4096)
+            .await
+            .expect("a body");
+        let body: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+        assert_eq!(
+            body["fields"],
+            serde_json::json!([{"field": "name", "code": "TOO_SHORT"}])
+        );
     }
 
     #[test]
     fn retry_after_is_a_header() {
-        let response = ApiError::code(ErrorCode::ERR_TOO_MANY_ATTEMPTS).retry_after(42).into_response();
-        assert_eq!(response.headers().get(header::RETRY_AFTER).map(|v| v.as_bytes()), Some(&b"42"[..]));
+        let response = ApiError::code(ErrorCode::ERR_TOO_MANY_ATTEMPTS)
+            .retry_after(42)
+            .into_response();
+        assert_eq!(
+            response
+                .headers()
+                .get(header::RETRY_AFTER)
+                .map(|v| v.as_bytes()),
+            Some(&b"42"[..])
+        );
     }
 }

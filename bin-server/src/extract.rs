@@ -86,7 +86,10 @@ impl Session {
 pub fn bearer_token(parts: &Parts) -> Option<&str> {
     let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
 }
 
 /// Resolves an access token to the user it names: `401 ERR_SESSION_EXPIRED` for a missing,
@@ -104,7 +107,11 @@ pub async fn authenticate(state: &AppState, token: Option<&str>) -> Result<Sessi
         .get(TenantScope::new(claims.company_id), user_id)
         .await?
         .ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
-    Ok(Session { actor: Actor::of(&user), user, claims })
+    Ok(Session {
+        actor: Actor::of(&user),
+        user,
+        claims,
+    })
 }
 
 impl FromRequestParts<AppState> for Session {
@@ -162,7 +169,7 @@ impl FromRequestParts<AppState> for ClientIp {
                 .filter_map(|v| v.to_str().ok())
                 .flat_map(|v| v.split(','))
                 .filter_map(|entry| entry.trim().parse::<IpAddr>().ok())
-                .last();
+                .next_back();
             if let Some(ip) = forwarded {
                 return Ok(ClientIp(ip));
             }

@@ -1,1 +1,301 @@
-//! placeholder
+//! Chatflow's HTTP + socket.io host.
+//!
+//! The server translates HTTP requests and socket events into calls of the core's use cases
+//! (`chatflow_core::service`) and their results back into responses; it holds no business rules.
+//! [`build`] wires everything from a [`Config`]: the store (connected and migrated), the system
+//! adapters, first-start seeding, the access-token key, the realtime bus, and the router.
+//! [`App::serve`] runs it until a shutdown signal. Tests start the same [`App`] on port 0.
+//!
+//! Modules:
+//! - [`config`]: flags and environment variables (table in `CONFIG.md`).
+//! - [`routes`]: the handlers of `docs/api.md`, with their OpenAPI description.
+//! - [`extract`]: bodies, parameters and the signed-in caller.
+//! - [`error`]: the one table from error codes to HTTP statuses.
+//! - [`tokens`]: access tokens (JWT).
+//! - [`rate_limit`]: the sign-in rate limit.
+//! - [`realtime`]: socket.io rooms and the core's event bus on top of them.
+//! - [`web`]: the built web app, SPA fallback and JSON 404/405/413.
+//! - [`state`]: what handlers share.
+
+pub mod config;
+pub mod error;
+pub mod extract;
+pub mod rate_limit;
+pub mod realtime;
+pub mod routes;
+pub mod state;
+pub mod tokens;
+pub mod web;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::Router;
+use axum::middleware;
+use axum::routing::get;
+use chatflow_core::ports::{IdGenerator, PasswordHasher};
+use chatflow_core::service::Ports;
+use chatflow_core::service::auth::SessionPolicy;
+use chatflow_core::service::bootstrap::{self, SeedOptions, SeedReport};
+use chatflow_store::Store;
+use chatflow_system::{Argon2Hasher, LocalMediaStore, RandomIds, SystemClock};
+use socketioxide::SocketIo;
+use socketioxide::layer::SocketIoLayer;
+use tokio::net::TcpListener;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+
+pub use config::Config;
+
+use crate::rate_limit::LoginLimiter;
+use crate::realtime::SocketBus;
+use crate::state::{AppState, Shared};
+use crate::tokens::TokenKeys;
+
+/// The platform setting that keeps the generated access-token key across restarts.
+const JWT_SECRET_SETTING: &str = "jwtSecret";
+/// Characters of a generated access-token key (alphanumeric, about 380 bits).
+const JWT_SECRET_CHARS: usize = 64;
+
+/// A built server, bound to its address and ready to serve.
+pub struct App {
+    listener: TcpListener,
+    router: Router,
+    io: SocketIo,
+    state: AppState,
+    store: Arc<Store>,
+    seed: SeedReport,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("addr", &self.listener.local_addr().ok())
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// The address the server listens on (the real port when the configuration said 0).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// What first-start seeding did (the generated admin password, if any, is printed once by
+    /// the binary).
+    pub fn seed_report(&self) -> &SeedReport {
+        &self.seed
+    }
+
+    /// The shared state (ports, token keys...), for tests and embedding.
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves until `shutdown` completes, then closes the sockets, finishes the requests in
+    /// flight and closes the database.
+    pub async fn serve(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let App {
+            listener,
+            router,
+            io,
+            store,
+            ..
+        } = self;
+        let signal = async move {
+            shutdown.await;
+            tracing::info!("shutting down");
+            // Open sockets would otherwise keep the graceful shutdown waiting.
+            io.close().await;
+        };
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(signal)
+        .await?;
+        store.close().await;
+        Ok(())
+    }
+}
+
+/// Builds the server with argon2id's default cost.
+pub async fn build(config: Config) -> anyhow::Result<App> {
+    build_with_hasher(config, Arc::new(Argon2Hasher::new())).await
+}
+
+/// Builds the server with a given password hasher (tests use a cheap argon2id).
+///
+/// Connects to and migrates the database, seeds the first start, loads or creates the
+/// access-token key, and binds the listener.
+pub async fn build_with_hasher(
+    config: Config,
+    hasher: Arc<dyn PasswordHasher>,
+) -> anyhow::Result<App> {
+    tokens::install_crypto_provider();
+    let store = Arc::new(
+        Store::connect(config.database_url.expose())
+            .await
+            .context("cannot open the database")?,
+    );
+    store
+        .migrate()
+        .await
+        .context("cannot migrate the database")?;
+
+    let (socket_layer, io) = SocketIo::builder().build_layer();
+    let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
+    let ports = Ports {
+        clock: Arc::new(SystemClock),
+        ids: ids.clone(),
+        hasher,
+        events: Arc::new(SocketBus::new(io.clone())),
+        companies: store.clone(),
+        plans: store.clone(),
+        users: store.clone(),
+        settings: store.clone(),
+        sessions: store.clone(),
+        queues: store.clone(),
+        helps: store.clone(),
+        media: Arc::new(LocalMediaStore::new(config.media_dir.clone())),
+    };
+
+    let seed = bootstrap::ensure_seeded(
+        &ports,
+        &SeedOptions {
+            admin_email: config.admin_email.clone(),
+            admin_password: config
+                .admin_password
+                .as_ref()
+                .map(|s| s.expose().to_owned()),
+        },
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!("first-start seeding failed: {e}"))?;
+
+    let secret = jwt_secret(&config, &ports).await?;
+    let access_ttl = chrono::Duration::seconds(
+        i64::try_from(config.access_token_ttl).unwrap_or(i64::MAX / 1000),
+    );
+    let refresh_ttl = chrono::Duration::seconds(
+        i64::try_from(config.refresh_token_ttl).unwrap_or(i64::MAX / 1000),
+    );
+    let web_dir = web::app_dir(&config.web_dir);
+    if web_dir.is_none() {
+        tracing::info!(dir = %config.web_dir.display(), "no built web app found: serving the API only");
+    }
+    let state = AppState::new(Shared {
+        ports,
+        tokens: TokenKeys::new(secret.as_bytes(), access_ttl),
+        sessions: SessionPolicy { refresh_ttl },
+        limiter: LoginLimiter::new(config.login_rate_per_minute),
+        cookie_secure: config.cookie_secure,
+        trust_proxy: config.trust_proxy,
+        web_dir,
+    });
+    realtime::attach(&io, state.clone());
+    spawn_limiter_cleanup(&state);
+
+    let router = router(state.clone(), socket_layer, config.max_body_bytes);
+    let listener = TcpListener::bind((config.host, config.port))
+        .await
+        .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
+    Ok(App {
+        listener,
+        router,
+        io,
+        state,
+        store,
+        seed,
+    })
+}
+
+/// The whole HTTP application: API routes with their OpenAPI document, socket.io, the web app
+/// and the cross-cutting layers (tracing, panics, body limits, JSON errors).
+pub fn router(state: AppState, socket_layer: SocketIoLayer, max_body_bytes: usize) -> Router {
+    let (api, openapi) = routes::api(max_body_bytes).split_for_parts();
+    // Serialised once: the document does not change while the server runs.
+    let document = axum::body::Bytes::from(serde_json::to_vec(&openapi).unwrap_or_default());
+    let api = api
+        .route(
+            "/api-docs/openapi.json",
+            get(move || {
+                let document = document.clone();
+                async move {
+                    (
+                        [(axum::http::header::CONTENT_TYPE, "application/json")],
+                        document,
+                    )
+                }
+            }),
+        )
+        .method_not_allowed_fallback(web::method_not_allowed);
+    let app = web::with_fallback(api, state.web_dir.as_deref());
+    app.layer(middleware::from_fn_with_state(
+        state.clone(),
+        web::spa_navigation,
+    ))
+    .layer(socket_layer)
+    .layer(RequestBodyLimitLayer::new(max_body_bytes))
+    .layer(middleware::from_fn(web::json_errors))
+    .layer(CatchPanicLayer::custom(web::panic_response))
+    .layer(
+        TraceLayer::new_for_http()
+            .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
+            .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
+    )
+    .with_state(state)
+}
+
+/// The access-token key: the configured one, else the one kept in the platform settings, else
+/// a new random key stored there for the next start.
+async fn jwt_secret(config: &Config, ports: &Ports) -> anyhow::Result<String> {
+    if let Some(secret) = &config.jwt_secret {
+        anyhow::ensure!(
+            secret.expose().len() >= 32,
+            "CHATFLOW_JWT_SECRET must have at least 32 characters"
+        );
+        return Ok(secret.expose().to_owned());
+    }
+    let stored = ports
+        .settings
+        .platform_settings()
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some((_, secret)) = stored
+        .iter()
+        .find(|(key, value)| key == JWT_SECRET_SETTING && !value.is_empty())
+    {
+        return Ok(secret.clone());
+    }
+    let secret = ports.ids.token(JWT_SECRET_CHARS);
+    ports
+        .settings
+        .set_platform_setting(JWT_SECRET_SETTING, &secret)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot store the access-token key: {e}"))?;
+    tracing::info!("generated a new access-token key (kept in the platform settings)");
+    Ok(secret)
+}
+
+/// Forgets idle rate-limit keys every minute while the server lives.
+fn spawn_limiter_cleanup(state: &AppState) {
+    let weak = state.downgrade();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            match weak.upgrade() {
+                Some(shared) => shared.limiter.forget_idle(),
+                None => break,
+            }
+        }
+    });
+}

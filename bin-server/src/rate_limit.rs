@@ -43,7 +43,9 @@ impl LoginLimiter {
     /// Counts one attempt from `ip` against `account`; `Err` holds how long to wait.
     pub fn check(&self, ip: IpAddr, account: &str) -> Result<(), Duration> {
         let now = self.clock.now();
-        self.per_ip.check_key(&ip).map_err(|not_until| not_until.wait_time_from(now))?;
+        self.per_ip
+            .check_key(&ip)
+            .map_err(|not_until| not_until.wait_time_from(now))?;
         self.per_account
             .check_key(&account.trim().to_lowercase())
             .map_err(|not_until| not_until.wait_time_from(now))?;
@@ -82,7 +84,9 @@ mod tests {
         // ...but not an account that was already tried twice (case does not matter).
         assert!(limiter.check(b, "X@Example.com").is_ok());
         let c = IpAddr::from([10, 0, 0, 3]);
-        let wait = limiter.check(c, "x@example.com").expect_err("account exhausted");
+        let wait = limiter
+            .check(c, "x@example.com")
+            .expect_err("account exhausted");
         assert!(wait > Duration::ZERO && wait <= Duration::from_secs(60));
     }
 

@@ -66,7 +66,12 @@ impl SocketBus {
 impl EventBus for SocketBus {
     async fn publish(&self, event: RealtimeEvent) {
         let room = room_of(event.company_id, &event.audience);
-        if let Err(e) = self.io.to(room.clone()).emit(&event.name, &event.payload).await {
+        if let Err(e) = self
+            .io
+            .to(room.clone())
+            .emit(&event.name, &event.payload)
+            .await
+        {
             tracing::warn!(%room, event = %event.name, "realtime emit failed: {e}");
         }
     }
@@ -101,12 +106,18 @@ pub fn attach(io: &SocketIo, state: AppState) {
         let state = state.clone();
         async move { on_connect(state, socket) }
     };
-    io.ns("/", socketioxide::handler::ConnectHandler::with(connected, check));
+    io.ns(
+        "/",
+        socketioxide::handler::ConnectHandler::with(connected, check),
+    );
 }
 
 /// The token of a connecting socket: `auth.token`, else the `token` query parameter.
 fn token_of(socket: &SocketRef, auth: Option<&Value>) -> Option<String> {
-    let from_auth = auth.and_then(|a| a.get("token")).and_then(Value::as_str).map(str::to_owned);
+    let from_auth = auth
+        .and_then(|a| a.get("token"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let token = from_auth.or_else(|| {
         let query = socket.req_parts().uri.query()?;
         query.split('&').find_map(|pair| {
@@ -114,7 +125,11 @@ fn token_of(socket: &SocketRef, auth: Option<&Value>) -> Option<String> {
             (key == "token").then(|| value.to_owned())
         })
     })?;
-    let token = token.strip_prefix("Bearer ").unwrap_or(&token).trim().to_owned();
+    let token = token
+        .strip_prefix("Bearer ")
+        .unwrap_or(&token)
+        .trim()
+        .to_owned();
     (!token.is_empty()).then_some(token)
 }
 
@@ -136,7 +151,10 @@ fn on_connect(state: AppState, socket: SocketRef) {
         let _ = socket.disconnect();
         return;
     };
-    socket.join([company_room(me.company_id), user_room(me.company_id, me.user_id)]);
+    socket.join([
+        company_room(me.company_id),
+        user_room(me.company_id, me.user_id),
+    ]);
     tracing::debug!(company = %me.company_id, user = %me.user_id, sid = %socket.id, "socket connected");
 
     socket.on("joinNotification", move |s: SocketRef| async move {
@@ -145,19 +163,28 @@ fn on_connect(state: AppState, socket: SocketRef) {
     socket.on("leaveNotification", move |s: SocketRef| async move {
         s.leave(named_room(me.company_id, "notification"));
     });
-    socket.on("joinTickets", move |s: SocketRef, Data(status): Data<String>| async move {
-        if TICKET_STATUSES.contains(&status.as_str()) {
-            s.join(named_room(me.company_id, &status));
-        }
-    });
-    socket.on("leaveTickets", move |s: SocketRef, Data(status): Data<String>| async move {
-        if TICKET_STATUSES.contains(&status.as_str()) {
-            s.leave(named_room(me.company_id, &status));
-        }
-    });
+    socket.on(
+        "joinTickets",
+        move |s: SocketRef, Data(status): Data<String>| async move {
+            if TICKET_STATUSES.contains(&status.as_str()) {
+                s.join(named_room(me.company_id, &status));
+            }
+        },
+    );
+    socket.on(
+        "leaveTickets",
+        move |s: SocketRef, Data(status): Data<String>| async move {
+            if TICKET_STATUSES.contains(&status.as_str()) {
+                s.leave(named_room(me.company_id, &status));
+            }
+        },
+    );
     // Ticket rooms come with the inbox: the ticket id will be checked against the socket's own
     // company before any join. Until then the event is accepted and joins nothing.
-    socket.on("joinChatBox", |TryData(_ticket): TryData<Value>| async move {});
+    socket.on(
+        "joinChatBox",
+        |TryData(_ticket): TryData<Value>| async move {},
+    );
 
     let status_state = state.clone();
     socket.on("userStatus", move || {
@@ -179,10 +206,10 @@ fn on_connect(state: AppState, socket: SocketRef) {
                 .into_iter()
                 .filter(|other| other.id != s.id)
                 .count();
-            if others == 0 {
-                if let Err(e) = users::set_online(&state.ports, me.scope(), me.user_id, false).await {
-                    tracing::warn!(user = %me.user_id, "cannot mark the user offline: {e}");
-                }
+            if others == 0
+                && let Err(e) = users::set_online(&state.ports, me.scope(), me.user_id, false).await
+            {
+                tracing::warn!(user = %me.user_id, "cannot mark the user offline: {e}");
             }
         }
     });
@@ -196,7 +223,13 @@ mod tests {
     fn rooms_are_named_from_the_company() {
         let company = CompanyId(4);
         assert_eq!(room_of(company, &Audience::Company), "company-4");
-        assert_eq!(room_of(company, &Audience::User(UserId(9))), "company-4-user-9");
-        assert_eq!(room_of(company, &Audience::Room("open".into())), "company-4-open");
+        assert_eq!(
+            room_of(company, &Audience::User(UserId(9))),
+            "company-4-user-9"
+        );
+        assert_eq!(
+            room_of(company, &Audience::Room("open".into())),
+            "company-4-open"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The state every handler shares: the core's ports and the server's own machinery.
 
 use std::ops::Deref;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use chatflow_core::service::Ports;
@@ -23,6 +24,8 @@ pub struct Shared {
     pub cookie_secure: bool,
     /// Read the client address from `X-Forwarded-For`.
     pub trust_proxy: bool,
+    /// The built web app's directory, when there is one.
+    pub web_dir: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -33,6 +36,7 @@ impl std::fmt::Debug for Shared {
             .field("limiter", &self.limiter)
             .field("cookie_secure", &self.cookie_secure)
             .field("trust_proxy", &self.trust_proxy)
+            .field("web_dir", &self.web_dir)
             .finish_non_exhaustive()
     }
 }
@@ -45,6 +49,11 @@ impl AppState {
     /// Wraps the shared parts.
     pub fn new(shared: Shared) -> Self {
         Self(Arc::new(shared))
+    }
+
+    /// A handle that does not keep the state alive (for background tasks).
+    pub fn downgrade(&self) -> std::sync::Weak<Shared> {
+        Arc::downgrade(&self.0)
     }
 }
 

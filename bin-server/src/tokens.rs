@@ -57,7 +57,9 @@ pub struct TokenKeys {
 
 impl std::fmt::Debug for TokenKeys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenKeys").field("ttl", &self.ttl).finish_non_exhaustive()
+        f.debug_struct("TokenKeys")
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
     }
 }
 
@@ -89,7 +91,11 @@ impl TokenKeys {
             iat: now.timestamp(),
             exp: (now + self.ttl).timestamp(),
         };
-        Ok(jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?)
+        Ok(jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &self.encoding,
+        )?)
     }
 
     /// The claims of a valid, unexpired token.
@@ -158,7 +164,9 @@ mod tests {
         install_crypto_provider();
         let keys = TokenKeys::new(b"a secret of reasonable length!!", Duration::minutes(15));
         let issued = Utc::now() - Duration::minutes(16);
-        let token = keys.issue(&user(), Uuid::from_u128(1), issued).expect("signs");
+        let token = keys
+            .issue(&user(), Uuid::from_u128(1), issued)
+            .expect("signs");
         assert_eq!(keys.verify(&token), Err(TokenError::Expired));
     }
 }

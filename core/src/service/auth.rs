@@ -126,9 +126,16 @@ pub async fn login(
     }
     let user = found.user;
     let scope = TenantScope::new(user.company_id);
-    let company = ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_INVALID_CREDENTIALS)?;
+    let company = ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_INVALID_CREDENTIALS)?;
     if !company.status && company.id != CompanyId::PLATFORM {
-        return Err(Error::with_detail(ErrorCode::ERR_NO_PERMISSION, "the company is blocked"));
+        return Err(Error::with_detail(
+            ErrorCode::ERR_NO_PERMISSION,
+            "the company is blocked",
+        ));
     }
     ports.companies.touch_last_login(scope, now).await?;
 
@@ -162,22 +169,36 @@ pub async fn refresh(
     now: DateTime<Utc>,
 ) -> Result<SessionGrant> {
     let expired = || Error::from(ErrorCode::ERR_SESSION_EXPIRED);
-    let old = ports.sessions.find_by_token_hash(&token_hash(refresh_token)).await?.ok_or_else(expired)?;
+    let old = ports
+        .sessions
+        .find_by_token_hash(&token_hash(refresh_token))
+        .await?
+        .ok_or_else(expired)?;
     let scope = TenantScope::new(old.company_id);
     if old.revoked || old.expires_at <= now {
         return Err(expired());
     }
     if old.used_at.is_some() {
         ports.sessions.revoke_family(scope, old.family).await?;
-        return Err(Error::with_detail(ErrorCode::ERR_SESSION_EXPIRED, "refresh token reused"));
+        return Err(Error::with_detail(
+            ErrorCode::ERR_SESSION_EXPIRED,
+            "refresh token reused",
+        ));
     }
-    let user = ports.users.get(scope, old.user_id).await?.ok_or_else(expired)?;
+    let user = ports
+        .users
+        .get(scope, old.user_id)
+        .await?
+        .ok_or_else(expired)?;
     let company = ports.companies.get(scope).await?.ok_or_else(expired)?;
     let (session, token) = new_session(ports, &user, old.family, policy, now);
     if !ports.sessions.rotate(scope, old.id, &session, now).await? {
         // Someone used the token between our read and the rotation: the same theft signal.
         ports.sessions.revoke_family(scope, old.family).await?;
-        return Err(Error::with_detail(ErrorCode::ERR_SESSION_EXPIRED, "refresh token reused"));
+        return Err(Error::with_detail(
+            ErrorCode::ERR_SESSION_EXPIRED,
+            "refresh token reused",
+        ));
     }
     grant(ports, user, &company, session, token, now).await
 }
@@ -185,8 +206,15 @@ pub async fn refresh(
 /// Signs out the session a refresh token belongs to (revokes its family). Unknown tokens are
 /// ignored: signing out is always allowed to succeed.
 pub async fn logout(ports: &Ports, refresh_token: &str) -> Result<()> {
-    if let Some(session) = ports.sessions.find_by_token_hash(&token_hash(refresh_token)).await? {
-        ports.sessions.revoke_family(TenantScope::new(session.company_id), session.family).await?;
+    if let Some(session) = ports
+        .sessions
+        .find_by_token_hash(&token_hash(refresh_token))
+        .await?
+    {
+        ports
+            .sessions
+            .revoke_family(TenantScope::new(session.company_id), session.family)
+            .await?;
     }
     Ok(())
 }
@@ -199,17 +227,37 @@ pub async fn logout_family(ports: &Ports, actor: &Actor, family: uuid::Uuid) -> 
 /// The signed-in user with permissions and subscription (`GET /auth/me`).
 pub async fn me(ports: &Ports, user: User, now: DateTime<Utc>) -> Result<SessionInfo> {
     let scope = TenantScope::new(user.company_id);
-    let company = ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
+    let company = ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
     let permissions = permissions(ports, &Actor::of(&user), &company).await?;
     let subscription = tenancy::subscription(company.id, company.due_date, now.date_naive());
     let user = users::view(ports, scope, user).await?;
-    Ok(SessionInfo { user, permissions, subscription })
+    Ok(SessionInfo {
+        user,
+        permissions,
+        subscription,
+    })
 }
 
 /// The subscription of the actor's company on `now`'s day.
-pub async fn subscription(ports: &Ports, scope: TenantScope, now: DateTime<Utc>) -> Result<Subscription> {
-    let company = ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
-    Ok(tenancy::subscription(company.id, company.due_date, now.date_naive()))
+pub async fn subscription(
+    ports: &Ports,
+    scope: TenantScope,
+    now: DateTime<Utc>,
+) -> Result<Subscription> {
+    let company = ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    Ok(tenancy::subscription(
+        company.id,
+        company.due_date,
+        now.date_naive(),
+    ))
 }
 
 /// Creates a company on a public plan with its first user, an admin (`POST /auth/signup`).
@@ -235,7 +283,12 @@ pub async fn signup(ports: &Ports, input: SignupInput, now: DateTime<Utc>) -> Re
         plan_id: input.plan_id.map(|id| id.0),
     })?;
     let plan_id = input.plan_id.ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
-    let plan = ports.plans.get(plan_id).await?.filter(|p| p.is_public).ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    let plan = ports
+        .plans
+        .get(plan_id)
+        .await?
+        .filter(|p| p.is_public)
+        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
     // Checked before the company exists, so a taken e-mail leaves nothing behind.
     if ports.users.find_for_login(&email).await?.is_some() {
         return Err(ErrorCode::ERR_DUPLICATED_EMAIL.into());
@@ -256,8 +309,15 @@ pub async fn signup(ports: &Ports, input: SignupInput, now: DateTime<Utc>) -> Re
         })
         .await?;
     let scope = TenantScope::new(company.id);
-    let campaigns = if defaults.campaigns_enabled { settings::ENABLED } else { settings::DISABLED };
-    ports.settings.set_company_setting(scope, "campaignsEnabled", campaigns).await?;
+    let campaigns = if defaults.campaigns_enabled {
+        settings::ENABLED
+    } else {
+        settings::DISABLED
+    };
+    ports
+        .settings
+        .set_company_setting(scope, "campaignsEnabled", campaigns)
+        .await?;
     let user = users::create_in_company(
         ports,
         scope,
@@ -270,7 +330,10 @@ pub async fn signup(ports: &Ports, input: SignupInput, now: DateTime<Utc>) -> Re
         },
     )
     .await?;
-    Ok(SignupResult { company_id: company.id, user_id: user.id })
+    Ok(SignupResult {
+        company_id: company.id,
+        user_id: user.id,
+    })
 }
 
 /// A company's record (`GET /companies/{id}`): the actor's own company, or any company for the
@@ -290,7 +353,11 @@ pub async fn company(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Res
 /// [`company`].
 pub async fn company_plan(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Result<Plan> {
     let company = company(ports, actor, company_id).await?;
-    ports.plans.get(company.plan_id).await?.ok_or_else(|| ErrorCode::ERR_NO_PLAN_FOUND.into())
+    ports
+        .plans
+        .get(company.plan_id)
+        .await?
+        .ok_or_else(|| ErrorCode::ERR_NO_PLAN_FOUND.into())
 }
 
 /// The plans offered on the signup page (`GET /plans/list`), for anyone.
@@ -300,9 +367,17 @@ pub async fn public_plans(ports: &Ports) -> Result<Vec<Plan>> {
 
 /// The capability names the policy grants `actor` in `company`.
 pub async fn permissions(ports: &Ports, actor: &Actor, company: &Company) -> Result<Vec<String>> {
-    let plan = ports.plans.get(company.plan_id).await?.ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    let plan = ports
+        .plans
+        .get(company.plan_id)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
     let helps_exist = ports.helps.count().await? > 0;
-    Ok(policy::capabilities(actor, &plan.flags, &CapabilityContext { helps_exist }))
+    Ok(policy::capabilities(
+        actor,
+        &plan.flags,
+        &CapabilityContext { helps_exist },
+    ))
 }
 
 fn new_session(
@@ -337,7 +412,13 @@ async fn grant(
     let permissions = permissions(ports, &Actor::of(&user), company).await?;
     let subscription = tenancy::subscription(company.id, company.due_date, now.date_naive());
     let user = users::view(ports, TenantScope::new(company.id), user).await?;
-    Ok(SessionGrant { user, session, subscription, permissions, refresh_token })
+    Ok(SessionGrant {
+        user,
+        session,
+        subscription,
+        permissions,
+        refresh_token,
+    })
 }
 
 #[cfg(test)]

@@ -42,7 +42,10 @@ pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<Setting>> {
         let platform = ports.settings.platform_settings().await?;
         all.extend(settings::with_defaults(Scope::Platform, &platform));
     }
-    Ok(all.into_iter().map(|(key, value)| Setting { key, value }).collect())
+    Ok(all
+        .into_iter()
+        .map(|(key, value)| Setting { key, value })
+        .collect())
 }
 
 /// One setting (`GET /setting/{key}`, `GET /companySettingOne?column=key`).
@@ -53,7 +56,10 @@ pub async fn get(ports: &Ports, actor: &Actor, key: &str) -> Result<Setting> {
     let def = known(key)?;
     policy::authorize(actor, &Action::ReadSetting(actor.company_id, def))?;
     let value = current_value(ports, actor.scope(), def).await?;
-    Ok(Setting { key: def.key.to_owned(), value })
+    Ok(Setting {
+        key: def.key.to_owned(),
+        value,
+    })
 }
 
 /// Changes one setting (`PUT /settings/{key}`, `PUT /companySettings`).
@@ -73,7 +79,10 @@ pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result
         Scope::Company => {
             let current = settings::to_map(&ports.settings.company_settings(scope).await?);
             settings::check_change(&current, def.key, value)?;
-            ports.settings.set_company_setting(scope, def.key, value).await?;
+            ports
+                .settings
+                .set_company_setting(scope, def.key, value)
+                .await?;
         }
         Scope::Platform => {
             let current = settings::to_map(&ports.settings.platform_settings().await?);
@@ -81,7 +90,10 @@ pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result
             ports.settings.set_platform_setting(def.key, value).await?;
         }
     }
-    let setting = Setting { key: def.key.to_owned(), value: value.to_owned() };
+    let setting = Setting {
+        key: def.key.to_owned(),
+        value: value.to_owned(),
+    };
     // Secrets are not broadcast: the company's sockets include users who may not read them.
     if !def.secret {
         ports
@@ -100,16 +112,25 @@ pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result
 /// A public setting for anyone, signed in or not (`GET /public-settings/{key}`): only the
 /// whitelisted appearance keys and `allowSignup`; anything else is `ERR_NOT_FOUND`.
 pub async fn public_get(ports: &Ports, key: &str) -> Result<Setting> {
-    let def = settings::lookup(key).filter(|def| def.public).ok_or(ErrorCode::ERR_NOT_FOUND)?;
+    let def = settings::lookup(key)
+        .filter(|def| def.public)
+        .ok_or(ErrorCode::ERR_NOT_FOUND)?;
     let stored = ports.settings.platform_settings().await?;
     let value = value_of(def, &stored);
-    Ok(Setting { key: def.key.to_owned(), value })
+    Ok(Setting {
+        key: def.key.to_owned(),
+        value,
+    })
 }
 
 /// Every company key of `company_id` with its value (`GET /companySettings/{companyId}`): for
 /// the admins of that company and the super user. Another company's id gives
 /// `ERR_NO_COMPANY_FOUND` to everyone else.
-pub async fn company_settings(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Result<BTreeMap<String, String>> {
+pub async fn company_settings(
+    ports: &Ports,
+    actor: &Actor,
+    company_id: CompanyId,
+) -> Result<BTreeMap<String, String>> {
     let own = policy::can(actor, &Action::ViewCompanySettings(company_id));
     // The super user manages every company, so may read any company's settings.
     let platform = company_id != actor.company_id && policy::can(actor, &Action::ManageCompanies);
@@ -121,9 +142,15 @@ pub async fn company_settings(ports: &Ports, actor: &Actor, company_id: CompanyI
         });
     }
     let scope = TenantScope::new(company_id);
-    ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
     let stored = ports.settings.company_settings(scope).await?;
-    Ok(settings::with_defaults(Scope::Company, &stored).into_iter().collect())
+    Ok(settings::with_defaults(Scope::Company, &stored)
+        .into_iter()
+        .collect())
 }
 
 fn known(key: &str) -> Result<&'static SettingDef> {

@@ -18,7 +18,9 @@ use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
 use crate::identity::{Actor, AllTicket, MenuMode, Profile, Theme, Toggle, User};
 use crate::ids::{CompanyId, QueueId, TenantScope, UserId, WhatsappId};
 use crate::policy::{self, Action, UserTarget};
-use crate::ports::{Audience, NewUser, Page, PageRequest, QueueSummary, RealtimeEvent, UserChanges, UserSettings};
+use crate::ports::{
+    Audience, NewUser, Page, PageRequest, QueueSummary, RealtimeEvent, UserChanges, UserSettings,
+};
 use crate::service::Ports;
 use crate::tenancy::Company;
 use crate::validation::{self, FormMode};
@@ -215,10 +217,20 @@ pub async fn create(ports: &Ports, actor: &Actor, input: NewUserInput) -> Result
 
 /// Creates a user in `scope`'s company for the platform (the CLI, signup): the same validation,
 /// queue check and plan limit as [`create`], without an acting user.
-pub async fn create_in_company(ports: &Ports, scope: TenantScope, input: NewUserInput) -> Result<User> {
+pub async fn create_in_company(
+    ports: &Ports,
+    scope: TenantScope,
+    input: NewUserInput,
+) -> Result<User> {
     let email = validation::normalize_email(&input.email);
-    let start_work = input.start_work.clone().unwrap_or_else(|| DEFAULT_START_WORK.to_owned());
-    let end_work = input.end_work.clone().unwrap_or_else(|| DEFAULT_END_WORK.to_owned());
+    let start_work = input
+        .start_work
+        .clone()
+        .unwrap_or_else(|| DEFAULT_START_WORK.to_owned());
+    let end_work = input
+        .end_work
+        .clone()
+        .unwrap_or_else(|| DEFAULT_END_WORK.to_owned());
     validation::validate_user(
         &validation::UserInput {
             name: &input.name,
@@ -255,10 +267,14 @@ pub async fn create_in_company(ports: &Ports, scope: TenantScope, input: NewUser
         allow_group: input.allow_group.unwrap_or(defaults.allow_group),
         all_historic: input.all_historic.unwrap_or(defaults.all_historic),
         all_user_chat: input.all_user_chat.unwrap_or(defaults.all_user_chat),
-        user_close_pending_ticket: input.user_close_pending_ticket.unwrap_or(defaults.user_close_pending_ticket),
+        user_close_pending_ticket: input
+            .user_close_pending_ticket
+            .unwrap_or(defaults.user_close_pending_ticket),
         show_dashboard: input.show_dashboard.unwrap_or(defaults.show_dashboard),
         allow_real_time: input.allow_real_time.unwrap_or(defaults.allow_real_time),
-        allow_connections: input.allow_connections.unwrap_or(defaults.allow_connections),
+        allow_connections: input
+            .allow_connections
+            .unwrap_or(defaults.allow_connections),
         farewell_message: non_empty(input.farewell_message),
         default_theme: input.default_theme.unwrap_or(defaults.default_theme),
         default_menu: input.default_menu.unwrap_or(defaults.default_menu),
@@ -280,7 +296,12 @@ pub async fn create_in_company(ports: &Ports, scope: TenantScope, input: NewUser
 }
 
 /// Sets a user's password for the platform (the CLI) and revokes every session of the user.
-pub async fn set_password(ports: &Ports, scope: TenantScope, user_id: UserId, password: &str) -> Result<User> {
+pub async fn set_password(
+    ports: &Ports,
+    scope: TenantScope,
+    user_id: UserId,
+    password: &str,
+) -> Result<User> {
     let len = password.chars().count();
     let problem = if len == 0 {
         Some(FieldCode::Required)
@@ -295,7 +316,10 @@ pub async fn set_password(ports: &Ports, scope: TenantScope, user_id: UserId, pa
         return Err(Error::validation(vec![FieldError::new("password", code)]));
     }
     let password_hash = ports.hasher.hash(password).await?;
-    let changes = UserChanges { password_hash: Some(password_hash), ..UserChanges::default() };
+    let changes = UserChanges {
+        password_hash: Some(password_hash),
+        ..UserChanges::default()
+    };
     let user = ports
         .users
         .update(scope, user_id, &changes)
@@ -323,15 +347,37 @@ pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<UserSummary>> {
 }
 
 /// The users table (`GET /users/`): a lower-cased search on name and e-mail, 20 per page.
-pub async fn search(ports: &Ports, actor: &Actor, search: &str, page_number: u32) -> Result<UserPage> {
+pub async fn search(
+    ports: &Ports,
+    actor: &Actor,
+    search: &str,
+    page_number: u32,
+) -> Result<UserPage> {
     policy::authorize(actor, &Action::ViewUsers(actor.company_id))?;
     let scope = actor.scope();
-    let page = PageRequest { page_number: page_number.max(1), page_size: PAGE_SIZE };
-    let Page { items, count, has_more } = ports.users.search(scope, &search.trim().to_lowercase(), page).await?;
+    let page = PageRequest {
+        page_number: page_number.max(1),
+        page_size: PAGE_SIZE,
+    };
+    let Page {
+        items,
+        count,
+        has_more,
+    } = ports
+        .users
+        .search(scope, &search.trim().to_lowercase(), page)
+        .await?;
     let company = ports.companies.get(scope).await?;
     let queues = ports.queues.list(scope).await?;
-    let users = items.into_iter().map(|u| assemble(u, company.as_ref(), &queues)).collect();
-    Ok(UserPage { users, count, has_more })
+    let users = items
+        .into_iter()
+        .map(|u| assemble(u, company.as_ref(), &queues))
+        .collect();
+    Ok(UserPage {
+        users,
+        count,
+        has_more,
+    })
 }
 
 // ------------------------------------------------------------------ changes
@@ -341,7 +387,12 @@ pub async fn search(ports: &Ports, actor: &Actor, search: &str, page_number: u32
 /// Self-service fields need `UpdateUser`; any real change to a privileged field also needs
 /// `UpdateUserPrivileges` (the policy keeps super users to the super user). A password change by
 /// someone else revokes the user's sessions.
-pub async fn update(ports: &Ports, actor: &Actor, user_id: UserId, changes: UserUpdate) -> Result<UserView> {
+pub async fn update(
+    ports: &Ports,
+    actor: &Actor,
+    user_id: UserId,
+    changes: UserUpdate,
+) -> Result<UserView> {
     let scope = actor.scope();
     let current = find(ports, scope, user_id).await?;
     let target = UserTarget::of(&current);
@@ -353,8 +404,14 @@ pub async fn update(ports: &Ports, actor: &Actor, user_id: UserId, changes: User
         policy::authorize(actor, &Action::UpdateUserPrivileges(target))?;
     }
 
-    let name = changes.name.as_deref().map_or_else(|| current.name.clone(), |n| n.trim().to_owned());
-    let email = changes.email.as_deref().map_or_else(|| current.email.clone(), validation::normalize_email);
+    let name = changes
+        .name
+        .as_deref()
+        .map_or_else(|| current.name.clone(), |n| n.trim().to_owned());
+    let email = changes
+        .email
+        .as_deref()
+        .map_or_else(|| current.email.clone(), validation::normalize_email);
     let password = changes.password.as_deref().filter(|p| !p.is_empty());
     validation::validate_user(
         &validation::UserInput {
@@ -421,12 +478,20 @@ pub async fn delete(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<()>
 }
 
 /// Sets the width of a user's tickets panel (`PUT /users/toggleChangeWidht/{id}`), 404 to 700.
-pub async fn toggle_tickets_manager_width(ports: &Ports, actor: &Actor, user_id: UserId, width: i64) -> Result<UserView> {
+pub async fn toggle_tickets_manager_width(
+    ports: &Ports,
+    actor: &Actor,
+    user_id: UserId,
+    width: i64,
+) -> Result<UserView> {
     let scope = actor.scope();
     let current = find(ports, scope, user_id).await?;
     policy::authorize(actor, &Action::SetOwnPanelWidth(UserTarget::of(&current)))?;
     validation::validate_tickets_panel_width(width)?;
-    let changes = UserChanges { default_tickets_manager_width: Some(width), ..UserChanges::default() };
+    let changes = UserChanges {
+        default_tickets_manager_width: Some(width),
+        ..UserChanges::default()
+    };
     let user = ports
         .users
         .update(scope, user_id, &changes)
@@ -440,7 +505,12 @@ pub async fn toggle_tickets_manager_width(ports: &Ports, actor: &Actor, user_id:
 /// Only PNG, JPEG, GIF and WebP images (checked by their content, not just the declared type)
 /// up to [`AVATAR_MAX_BYTES`]: larger files give `ERR_PAYLOAD_TOO_LARGE`, other files a validation
 /// error on `profileImage`.
-pub async fn upload_avatar(ports: &Ports, actor: &Actor, user_id: UserId, upload: AvatarUpload) -> Result<UserView> {
+pub async fn upload_avatar(
+    ports: &Ports,
+    actor: &Actor,
+    user_id: UserId,
+    upload: AvatarUpload,
+) -> Result<UserView> {
     let scope = actor.scope();
     let current = find(ports, scope, user_id).await?;
     policy::authorize(actor, &Action::UploadAvatar(UserTarget::of(&current)))?;
@@ -448,11 +518,24 @@ pub async fn upload_avatar(ports: &Ports, actor: &Actor, user_id: UserId, upload
         return Err(ErrorCode::ERR_PAYLOAD_TOO_LARGE.into());
     }
     let kind = ImageKind::sniff(&upload.bytes)
-        .filter(|k| upload.content_type.as_deref().is_none_or(|declared| k.accepts_declared(declared)))
-        .ok_or_else(|| Error::validation(vec![FieldError::new("profileImage", FieldCode::InvalidFormat)]))?;
+        .filter(|k| {
+            upload
+                .content_type
+                .as_deref()
+                .is_none_or(|declared| k.accepts_declared(declared))
+        })
+        .ok_or_else(|| {
+            Error::validation(vec![FieldError::new(
+                "profileImage",
+                FieldCode::InvalidFormat,
+            )])
+        })?;
     let file_name = format!("avatar-{user_id}.{}", kind.extension());
     let stored = ports.media.put(scope, &file_name, &upload.bytes).await?;
-    let changes = UserChanges { profile_image: Some(Some(stored.clone())), ..UserChanges::default() };
+    let changes = UserChanges {
+        profile_image: Some(Some(stored.clone())),
+        ..UserChanges::default()
+    };
     let user = ports
         .users
         .update(scope, user_id, &changes)
@@ -473,13 +556,25 @@ pub async fn avatar(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<Ava
     policy::authorize(actor, &Action::ListUsersBrief(actor.company_id))?;
     let user = find(ports, scope, user_id).await?;
     let name = user.profile_image.ok_or(ErrorCode::ERR_NOT_FOUND)?;
-    let bytes = ports.media.get(scope, &name).await?.ok_or(ErrorCode::ERR_NOT_FOUND)?;
+    let bytes = ports
+        .media
+        .get(scope, &name)
+        .await?
+        .ok_or(ErrorCode::ERR_NOT_FOUND)?;
     let kind = ImageKind::sniff(&bytes).ok_or(ErrorCode::ERR_NOT_FOUND)?;
-    Ok(Avatar { content_type: kind.mime(), bytes })
+    Ok(Avatar {
+        content_type: kind.mime(),
+        bytes,
+    })
 }
 
 /// Records whether a user has a live connection (the socket heartbeat) and tells the company.
-pub async fn set_online(ports: &Ports, scope: TenantScope, user_id: UserId, online: bool) -> Result<()> {
+pub async fn set_online(
+    ports: &Ports,
+    scope: TenantScope,
+    user_id: UserId,
+    online: bool,
+) -> Result<()> {
     ports.users.set_online(scope, user_id, online).await?;
     if let Some(user) = ports.users.get(scope, user_id).await? {
         publish_user(ports, scope, "update", &user).await;
@@ -502,12 +597,24 @@ pub fn user_event_name(company_id: CompanyId) -> String {
 }
 
 fn assemble(user: User, company: Option<&Company>, queues: &[QueueSummary]) -> UserView {
-    let queues = queues.iter().filter(|q| user.queue_ids.contains(&q.id)).cloned().collect();
-    UserView { company: company.map(UserCompany::from), queues, user }
+    let queues = queues
+        .iter()
+        .filter(|q| user.queue_ids.contains(&q.id))
+        .cloned()
+        .collect();
+    UserView {
+        company: company.map(UserCompany::from),
+        queues,
+        user,
+    }
 }
 
 async fn find(ports: &Ports, scope: TenantScope, user_id: UserId) -> Result<User> {
-    ports.users.get(scope, user_id).await?.ok_or_else(|| ErrorCode::ERR_NO_USER_FOUND.into())
+    ports
+        .users
+        .get(scope, user_id)
+        .await?
+        .ok_or_else(|| ErrorCode::ERR_NO_USER_FOUND.into())
 }
 
 /// Tells the company's sockets that a user changed. The payload holds only what every member of
@@ -526,12 +633,23 @@ async fn publish_user(ports: &Ports, scope: TenantScope, action: &str, user: &Us
 
 async fn platform_toggle_on(ports: &Ports, key: &str) -> Result<bool> {
     let stored = ports.settings.platform_settings().await?;
-    Ok(crate::settings::is_enabled(&crate::settings::to_map(&stored), key))
+    Ok(crate::settings::is_enabled(
+        &crate::settings::to_map(&stored),
+        key,
+    ))
 }
 
 async fn check_plan_room(ports: &Ports, scope: TenantScope) -> Result<()> {
-    let company = ports.companies.get(scope).await?.ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
-    let plan = ports.plans.get(company.plan_id).await?.ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    let company = ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    let plan = ports
+        .plans
+        .get(company.plan_id)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
     if ports.users.count(scope).await? >= plan.users {
         return Err(ErrorCode::ERR_USER_LIMIT_REACHED.into());
     }
@@ -547,7 +665,10 @@ async fn check_queues(ports: &Ports, scope: TenantScope, queue_ids: &[QueueId]) 
     if queue_ids.iter().all(|id| known.iter().any(|q| q.id == *id)) {
         Ok(())
     } else {
-        Err(Error::validation(vec![FieldError::new("queueIds", FieldCode::InvalidFormat)]))
+        Err(Error::validation(vec![FieldError::new(
+            "queueIds",
+            FieldCode::InvalidFormat,
+        )]))
     }
 }
 
@@ -558,12 +679,20 @@ fn merged_settings(current: &User, c: &UserUpdate) -> UserSettings {
         allow_group: c.allow_group.unwrap_or(f.allow_group),
         all_historic: c.all_historic.unwrap_or(f.all_historic),
         all_user_chat: c.all_user_chat.unwrap_or(f.all_user_chat),
-        user_close_pending_ticket: c.user_close_pending_ticket.unwrap_or(f.user_close_pending_ticket),
+        user_close_pending_ticket: c
+            .user_close_pending_ticket
+            .unwrap_or(f.user_close_pending_ticket),
         show_dashboard: c.show_dashboard.unwrap_or(f.show_dashboard),
         allow_real_time: c.allow_real_time.unwrap_or(f.allow_real_time),
         allow_connections: c.allow_connections.unwrap_or(f.allow_connections),
-        start_work: c.start_work.clone().unwrap_or_else(|| current.start_work.clone()),
-        end_work: c.end_work.clone().unwrap_or_else(|| current.end_work.clone()),
+        start_work: c
+            .start_work
+            .clone()
+            .unwrap_or_else(|| current.start_work.clone()),
+        end_work: c
+            .end_work
+            .clone()
+            .unwrap_or_else(|| current.end_work.clone()),
         farewell_message: match &c.farewell_message {
             Some(m) => non_empty(Some(m.clone())),
             None => current.farewell_message.clone(),
@@ -571,7 +700,10 @@ fn merged_settings(current: &User, c: &UserUpdate) -> UserSettings {
         default_theme: c.default_theme.unwrap_or(current.default_theme),
         default_menu: c.default_menu.unwrap_or(current.default_menu),
         whatsapp_id: c.whatsapp_id.unwrap_or(current.whatsapp_id),
-        queue_ids: c.queue_ids.clone().map_or_else(|| current.queue_ids.clone(), dedup),
+        queue_ids: c
+            .queue_ids
+            .clone()
+            .map_or_else(|| current.queue_ids.clone(), dedup),
     }
 }
 
@@ -650,9 +782,154 @@ impl ImageKind {
 
     /// A declared type agrees when it is this format's type (or a generic binary type).
     fn accepts_declared(self, declared: &str) -> bool {
-        let declared = declared.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        let declared = declared
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
         declared == self.mime()
             || (self == Self::Jpeg && declared == "image/jpg")
             || declared == "application/octet-stream"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::UserFlags;
+
+    fn user() -> User {
+        let at =
+            chrono::DateTime::<chrono::Utc>::from_timestamp(1_700_000_000, 0).unwrap_or_default();
+        User {
+            id: UserId(5),
+            company_id: CompanyId(2),
+            name: "Ana".into(),
+            email: "ana@example.com".into(),
+            profile: Profile::User,
+            is_super: false,
+            flags: UserFlags::default(),
+            start_work: "08:00".into(),
+            end_work: "18:00".into(),
+            farewell_message: None,
+            default_theme: Theme::Light,
+            default_menu: MenuMode::Open,
+            whatsapp_id: None,
+            queue_ids: vec![QueueId(2), QueueId(1)],
+            profile_image: None,
+            online: false,
+            default_tickets_manager_width: 550,
+            created_at: at,
+            updated_at: at,
+        }
+    }
+
+    #[test]
+    fn repeating_current_values_is_not_a_privilege_change() {
+        let current = user();
+        let same = UserUpdate {
+            start_work: Some("08:00".into()),
+            queue_ids: Some(vec![QueueId(1), QueueId(2), QueueId(1)]),
+            all_ticket: Some(AllTicket::Disable),
+            name: Some("Ana Maria".into()),
+            default_theme: Some(Theme::Dark),
+            ..UserUpdate::default()
+        };
+        assert!(!privileged_settings_changed(
+            &current,
+            &merged_settings(&current, &same)
+        ));
+        for change in [
+            UserUpdate {
+                start_work: Some("07:00".into()),
+                ..UserUpdate::default()
+            },
+            UserUpdate {
+                queue_ids: Some(vec![QueueId(1)]),
+                ..UserUpdate::default()
+            },
+            UserUpdate {
+                allow_connections: Some(Toggle::Enabled),
+                ..UserUpdate::default()
+            },
+            UserUpdate {
+                whatsapp_id: Some(Some(WhatsappId(3))),
+                ..UserUpdate::default()
+            },
+            UserUpdate {
+                allow_group: Some(true),
+                ..UserUpdate::default()
+            },
+        ] {
+            assert!(
+                privileged_settings_changed(&current, &merged_settings(&current, &change)),
+                "{change:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn self_service_fields_merge_and_clear() {
+        let mut current = user();
+        current.farewell_message = Some("Tchau".into());
+        current.whatsapp_id = Some(WhatsappId(9));
+        let cleared = UserUpdate {
+            farewell_message: Some("  ".into()),
+            whatsapp_id: Some(None),
+            default_menu: Some(MenuMode::Closed),
+            ..UserUpdate::default()
+        };
+        let merged = merged_settings(&current, &cleared);
+        assert_eq!(merged.farewell_message, None);
+        assert_eq!(merged.whatsapp_id, None);
+        assert_eq!(merged.default_menu, MenuMode::Closed);
+        let untouched = merged_settings(&current, &UserUpdate::default());
+        assert_eq!(untouched.farewell_message.as_deref(), Some("Tchau"));
+        assert_eq!(untouched.whatsapp_id, Some(WhatsappId(9)));
+    }
+
+    #[test]
+    fn whatsapp_id_null_differs_from_absent() {
+        let absent: UserUpdate = serde_json::from_str("{}").expect("valid");
+        assert_eq!(absent.whatsapp_id, None);
+        let null: UserUpdate = serde_json::from_str(r#"{"whatsappId": null}"#).expect("valid");
+        assert_eq!(null.whatsapp_id, Some(None));
+        let set: UserUpdate = serde_json::from_str(r#"{"whatsappId": 4}"#).expect("valid");
+        assert_eq!(set.whatsapp_id, Some(Some(WhatsappId(4))));
+    }
+
+    #[test]
+    fn avatars_are_recognised_by_content() {
+        let png = b"\x89PNG\r\n\x1a\n rest";
+        assert_eq!(ImageKind::sniff(png), Some(ImageKind::Png));
+        assert_eq!(
+            ImageKind::sniff(&[0xFF, 0xD8, 0xFF, 0xE0]),
+            Some(ImageKind::Jpeg)
+        );
+        assert_eq!(ImageKind::sniff(b"GIF89a..."), Some(ImageKind::Gif));
+        assert_eq!(
+            ImageKind::sniff(b"RIFF\0\0\0\0WEBPVP8 "),
+            Some(ImageKind::Webp)
+        );
+        assert_eq!(
+            ImageKind::sniff(b"<svg xmlns=...>"),
+            None,
+            "SVG can carry scripts"
+        );
+        assert_eq!(ImageKind::sniff(b"RIFF\0\0\0\0WAVE"), None);
+        assert!(ImageKind::Png.accepts_declared("image/png"));
+        assert!(ImageKind::Jpeg.accepts_declared("image/jpg"));
+        assert!(ImageKind::Png.accepts_declared("application/octet-stream"));
+        assert!(!ImageKind::Png.accepts_declared("text/html"));
+        assert!(!ImageKind::Png.accepts_declared("image/jpeg"));
+    }
+
+    #[test]
+    fn new_users_read_missing_text_as_empty() {
+        let input: NewUserInput = serde_json::from_str(r#"{"profile": "admin"}"#).expect("valid");
+        assert_eq!(input.name, "");
+        assert_eq!(input.profile, Some(Profile::Admin));
+        assert!(input.queue_ids.is_empty());
     }
 }

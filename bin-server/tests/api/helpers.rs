@@ -1,0 +1,444 @@
+//! The harness: a real server on port 0 over a fresh database, and request helpers.
+//!
+//! [`app_tests!`] declares each test twice: on a new SQLite file and, when
+//! `CHATFLOW_TEST_POSTGRES_URL` is set, on a new uniquely named PostgreSQL database that is
+//! dropped afterwards. Fixtures (plans, companies, users) go through the same ports and use
+//! cases the server uses.
+
+use std::future::Future;
+use std::panic::resume_unwind;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use chatflow_core::identity::{Profile, Toggle};
+use chatflow_core::ports::{NewCompany, NewPlan};
+use chatflow_core::service::Ports;
+use chatflow_core::service::users::{self, NewUserInput};
+use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
+use chatflow_core::{CompanyId, PlanId, TenantScope, UserId};
+use chatflow_server::config::{Config, Secret};
+use chatflow_system::Argon2Hasher;
+use chrono::{Days, NaiveDate, Utc};
+use reqwest::{Client, Response, StatusCode};
+use serde_json::{Value, json};
+use sqlx::postgres::PgPoolOptions;
+use tokio::sync::oneshot;
+
+/// The environment variable naming the PostgreSQL server to test against.
+pub const POSTGRES_ENV: &str = "CHATFLOW_TEST_POSTGRES_URL";
+/// The seeded super admin.
+pub const ADMIN_EMAIL: &str = "root@chatflow.test";
+/// The seeded super admin's password.
+pub const ADMIN_PASSWORD: &str = "Root-password-1";
+/// The password of every fixture user.
+pub const PASSWORD: &str = "Secret-pass-1";
+
+/// Declares, for each listed `async fn(TestApp)`, one test on SQLite and one on PostgreSQL.
+#[macro_export]
+macro_rules! app_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::helpers::run($crate::helpers::Backend::Sqlite, |_| {}, super::$name).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::helpers::run($crate::helpers::Backend::Postgres, |_| {}, super::$name).await;
+                }
+            )*
+        }
+    };
+}
+
+/// The database engine of a test run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A running server and a client for it.
+pub struct TestApp {
+    /// `http://127.0.0.1:PORT`.
+    pub address: String,
+    /// `127.0.0.1:PORT`.
+    pub host: String,
+    /// A client that keeps cookies, like a browser.
+    pub client: Client,
+    /// The server's ports, for fixtures and checks.
+    pub ports: Ports,
+    /// The server's shared state (token keys...).
+    pub state: chatflow_server::state::AppState,
+    /// The media directory.
+    pub media_dir: PathBuf,
+}
+
+/// Runs `test` against a fresh server on `backend`, with `configure` applied to its config.
+pub async fn run<C, F, Fut>(backend: Backend, configure: C, test: F)
+where
+    C: FnOnce(&mut Config),
+    F: FnOnce(TestApp) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut pg = None;
+    let database_url = match backend {
+        Backend::Sqlite => format!("sqlite://{}", dir.path().join("chatflow.db").display()),
+        Backend::Postgres => {
+            let Ok(server) = std::env::var(POSTGRES_ENV) else {
+                eprintln!(
+                    "skipped: set {POSTGRES_ENV} to run the PostgreSQL half of the API suite"
+                );
+                return;
+            };
+            let db = PgTestDb::create(&server).await;
+            let url = db.url.clone();
+            pg = Some(db);
+            url
+        }
+    };
+    let mut config = Config::defaults();
+    config.database_url = Secret::new(database_url);
+    config.host = [127, 0, 0, 1].into();
+    config.port = 0;
+    config.admin_email = Some(ADMIN_EMAIL.to_owned());
+    config.admin_password = Some(Secret::new(ADMIN_PASSWORD));
+    config.web_dir = dir.path().join("no-web");
+    config.media_dir = dir.path().join("media");
+    config.login_rate_per_minute = 1000;
+    configure(&mut config);
+    let media_dir = config.media_dir.clone();
+
+    let hasher = Arc::new(Argon2Hasher::with_params(8, 1, 1).expect("cheap argon2 parameters"));
+    let app = chatflow_server::build_with_hasher(config, hasher)
+        .await
+        .expect("the server builds");
+    let addr = app.local_addr().expect("bound");
+    let state = app.state().clone();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(app.serve(async move {
+        let _ = stopped.await;
+    }));
+    let test_app = TestApp {
+        address: format!("http://{addr}"),
+        host: addr.to_string(),
+        client: browser(),
+        ports: state.ports.clone(),
+        state,
+        media_dir,
+    };
+    let outcome = tokio::spawn(test(test_app)).await;
+    let _ = stop.send(());
+    let _ = server.await;
+    if let Some(db) = pg {
+        db.drop_database().await;
+    }
+    drop(dir);
+    if let Err(failure) = outcome {
+        resume_unwind(failure.into_panic());
+    }
+}
+
+/// A new client with its own cookie jar (another browser).
+pub fn browser() -> Client {
+    Client::builder()
+        .cookie_store(true)
+        .build()
+        .expect("an HTTP client")
+}
+
+/// A throwaway PostgreSQL database.
+struct PgTestDb {
+    server: String,
+    name: String,
+    url: String,
+}
+
+impl PgTestDb {
+    async fn create(server: &str) -> Self {
+        let admin = PgPoolOptions::new()
+            .max_connections(1)
+            .connect(server)
+            .await
+            .expect("PostgreSQL answers");
+        let name = format!("chatflow_api_{}", uuid::Uuid::new_v4().simple());
+        // The name is made of hex digits only.
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&admin)
+            .await
+            .expect("test database created");
+        admin.close().await;
+        let url = with_database(server, &name);
+        Self {
+            server: server.to_owned(),
+            name,
+            url,
+        }
+    }
+
+    async fn drop_database(self) {
+        let admin = PgPoolOptions::new()
+            .max_connections(1)
+            .connect(&self.server)
+            .await
+            .expect("PostgreSQL answers");
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        )))
+        .execute(&admin)
+        .await
+        .expect("test database dropped");
+        admin.close().await;
+    }
+}
+
+/// `server` (a PostgreSQL URL) with its database replaced by `name`.
+fn with_database(server: &str, name: &str) -> String {
+    let (scheme, rest) = server.split_once("://").expect("a URL with a scheme");
+    let (before_query, query) = match rest.split_once('?') {
+        Some((a, q)) => (a, Some(q)),
+        None => (rest, None),
+    };
+    let authority = before_query.split('/').next().unwrap_or(before_query);
+    match query {
+        Some(q) => format!("{scheme}://{authority}/{name}?{q}"),
+        None => format!("{scheme}://{authority}/{name}"),
+    }
+}
+
+/// Today plus (or minus) days.
+pub fn days_from_today(days: i64) -> NaiveDate {
+    let today = Utc::now().date_naive();
+    if days >= 0 {
+        today
+            .checked_add_days(Days::new(days.unsigned_abs()))
+            .expect("a date")
+    } else {
+        today
+            .checked_sub_days(Days::new(days.unsigned_abs()))
+            .expect("a date")
+    }
+}
+
+/// A created user: ids and credentials.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub id: UserId,
+    pub email: String,
+}
+
+/// Options of a fixture user.
+#[derive(Debug, Clone, Default)]
+pub struct MemberOptions {
+    pub admin: bool,
+    pub allow_connections: bool,
+    pub show_dashboard: bool,
+}
+
+impl TestApp {
+    /// A URL on the server.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    /// A plan allowing `users` users.
+    pub async fn plan(&self, name: &str, users: i64, public: bool) -> PlanId {
+        self.ports
+            .plans
+            .create(&NewPlan {
+                name: name.to_owned(),
+                users,
+                connections: 3,
+                queues: 3,
+                amount: Money(4990),
+                is_public: public,
+                flags: PlanFlags::ALL,
+            })
+            .await
+            .expect("plan created")
+            .id
+    }
+
+    /// A company on `plan`, due on `due_date`.
+    pub async fn company_on(&self, name: &str, plan: PlanId, due_date: NaiveDate) -> CompanyId {
+        self.ports
+            .companies
+            .create(&NewCompany {
+                name: name.to_owned(),
+                email: None,
+                phone: None,
+                plan_id: plan,
+                status: true,
+                due_date,
+                recurrence: Recurrence::Mensal,
+                document: None,
+            })
+            .await
+            .expect("company created")
+            .id
+    }
+
+    /// A company on a roomy plan, due in 30 days.
+    pub async fn company(&self, name: &str) -> CompanyId {
+        let plan = self.plan(&format!("{name} plan"), 50, false).await;
+        self.company_on(name, plan, days_from_today(30)).await
+    }
+
+    /// A user of `company` with password [`PASSWORD`].
+    pub async fn member(&self, company: CompanyId, email: &str, options: MemberOptions) -> Member {
+        let on = |flag: bool| if flag { Some(Toggle::Enabled) } else { None };
+        let user = users::create_in_company(
+            &self.ports,
+            TenantScope::new(company),
+            NewUserInput {
+                name: email.split('@').next().unwrap_or("user").to_owned(),
+                email: email.to_owned(),
+                password: PASSWORD.to_owned(),
+                profile: Some(if options.admin {
+                    Profile::Admin
+                } else {
+                    Profile::User
+                }),
+                allow_connections: on(options.allow_connections),
+                show_dashboard: on(options.show_dashboard),
+                ..NewUserInput::default()
+            },
+        )
+        .await
+        .expect("user created");
+        Member {
+            id: user.id,
+            email: user.email,
+        }
+    }
+
+    /// Signs in with a fresh client and returns the access token.
+    pub async fn token(&self, email: &str, password: &str) -> String {
+        let response = self.login_with(&browser(), email, password).await;
+        assert_eq!(response.status(), StatusCode::OK, "sign-in of {email}");
+        let body: Value = response.json().await.expect("JSON");
+        body["token"].as_str().expect("a token").to_owned()
+    }
+
+    /// The access token of a fixture member.
+    pub async fn token_of(&self, member: &Member) -> String {
+        self.token(&member.email, PASSWORD).await
+    }
+
+    /// The seeded super admin's access token.
+    pub async fn super_token(&self) -> String {
+        self.token(ADMIN_EMAIL, ADMIN_PASSWORD).await
+    }
+
+    /// `POST /auth/login` with `client`.
+    pub async fn login_with(&self, client: &Client, email: &str, password: &str) -> Response {
+        client
+            .post(self.url("/auth/login"))
+            .json(&json!({ "email": email, "password": password }))
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// A GET with a bearer token.
+    pub async fn get(&self, path: &str, token: &str) -> Response {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// A DELETE with a bearer token.
+    pub async fn delete(&self, path: &str, token: &str) -> Response {
+        self.client
+            .delete(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// A POST of JSON with a bearer token.
+    pub async fn post(&self, path: &str, token: &str, body: &Value) -> Response {
+        self.client
+            .post(self.url(path))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// A PUT of JSON with a bearer token.
+    pub async fn put(&self, path: &str, token: &str, body: &Value) -> Response {
+        self.client
+            .put(self.url(path))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .expect("request sent")
+    }
+}
+
+/// Reads an error response: its status and `error` code, checking the error format on the way
+/// and that no storage text leaked.
+pub async fn error_of(response: Response) -> (StatusCode, String) {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/json"));
+    let text = response.text().await.expect("a body");
+    assert!(is_json, "error bodies are JSON, got {status}: {text}");
+    assert_no_storage_text(&text);
+    let body: Value = serde_json::from_str(&text).expect("JSON error body");
+    let code = body["error"].as_str().expect("an error code").to_owned();
+    assert!(code.starts_with("ERR_"), "{code}");
+    assert!(body["message"].is_string(), "a message: {text}");
+    (status, code)
+}
+
+/// Asserts an error response has `status` and `code`.
+pub async fn assert_error(response: Response, status: StatusCode, code: &str) {
+    let (got_status, got_code) = error_of(response).await;
+    assert_eq!((got_status, got_code.as_str()), (status, code));
+}
+
+/// Fails when `text` carries database or SQL vocabulary.
+pub fn assert_no_storage_text(text: &str) {
+    let lower = text.to_lowercase();
+    for word in [
+        "sqlite",
+        "postgres",
+        "sqlx",
+        "constraint",
+        "select ",
+        "insert ",
+        "syntax",
+        "database",
+    ] {
+        assert!(
+            !lower.contains(word),
+            "storage text `{word}` leaked: {text}"
+        );
+    }
+}
+
+/// The JSON of a successful response, checking its status.
+pub async fn json_of(response: Response, status: StatusCode) -> Value {
+    let got = response.status();
+    let text = response.text().await.expect("a body");
+    assert_eq!(got, status, "{text}");
+    serde_json::from_str(&text).expect("a JSON body")
+}

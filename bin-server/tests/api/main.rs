@@ -1,0 +1,12 @@
+//! The server's API tests: one binary, a real server per test on SQLite and on PostgreSQL.
+
+mod helpers;
+mod socket_client;
+
+mod auth;
+mod cross_company;
+mod malformed;
+mod settings;
+mod sockets;
+mod users;
+mod web;
