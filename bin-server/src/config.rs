@@ -4,7 +4,7 @@
 //! optional configuration file (`--config FILE` or `CHATFLOW_CONFIG`, `KEY=VALUE` lines read
 //! with dotenvy before parsing, never overriding a variable already set), the default. Secrets
 //! are wrapped in [`Secret`] so `Debug` output and logs never show them. The table of variables
-//! lives in `bin-server/CONFIG.md`.
+//! lives in the README.
 
 use std::ffi::OsString;
 use std::fmt;

@@ -7,7 +7,7 @@
 //! [`App::serve`] runs it until a shutdown signal. Tests start the same [`App`] on port 0.
 //!
 //! Modules:
-//! - [`config`]: flags and environment variables (table in `CONFIG.md`).
+//! - [`config`]: flags and environment variables (table in the README).
 //! - [`routes`]: the handlers of `docs/api.md`, with their OpenAPI description.
 //! - [`extract`]: bodies, parameters and the signed-in caller.
 //! - [`error`]: the one table from error codes to HTTP statuses.

@@ -256,14 +256,24 @@ pub trait UserRepo: Send + Sync {
     async fn find_for_login(&self, email: &str) -> Result<Option<UserLogin>>;
     async fn get(&self, scope: TenantScope, id: UserId) -> Result<Option<User>>;
     /// Search (lower-cased, on name and e-mail) with paging, ordered by name.
-    async fn search(&self, scope: TenantScope, search: &str, page: PageRequest) -> Result<Page<User>>;
+    async fn search(
+        &self,
+        scope: TenantScope,
+        search: &str,
+        page: PageRequest,
+    ) -> Result<Page<User>>;
     /// Every user of the company, ordered by name.
     async fn list_all(&self, scope: TenantScope) -> Result<Vec<User>>;
     async fn count(&self, scope: TenantScope) -> Result<i64>;
     /// Creates a user; an e-mail already used anywhere gives `ERR_DUPLICATED_EMAIL`.
     async fn create(&self, scope: TenantScope, user: &NewUser) -> Result<User>;
     /// Applies changes; `None` when the user is not in the scope's company.
-    async fn update(&self, scope: TenantScope, id: UserId, changes: &UserChanges) -> Result<Option<User>>;
+    async fn update(
+        &self,
+        scope: TenantScope,
+        id: UserId,
+        changes: &UserChanges,
+    ) -> Result<Option<User>>;
     /// Deletes; false when the user is not in the scope's company.
     async fn delete(&self, scope: TenantScope, id: UserId) -> Result<bool>;
     async fn set_online(&self, scope: TenantScope, id: UserId, online: bool) -> Result<()>;
@@ -304,7 +314,13 @@ pub trait SessionRepo: Send + Sync {
     async fn find_by_token_hash(&self, token_hash: &str) -> Result<Option<RefreshSession>>;
     /// Atomically marks `old` used (only if it was unused and not revoked) and stores `new`.
     /// Returns false, storing nothing, when `old` was already used or revoked.
-    async fn rotate(&self, scope: TenantScope, old: Uuid, new: &RefreshSession, at: DateTime<Utc>) -> Result<bool>;
+    async fn rotate(
+        &self,
+        scope: TenantScope,
+        old: Uuid,
+        new: &RefreshSession,
+        at: DateTime<Utc>,
+    ) -> Result<bool>;
     /// Revokes every token of a family.
     async fn revoke_family(&self, scope: TenantScope, family: Uuid) -> Result<()>;
     /// Revokes every session of a user (password change, deletion).
