@@ -102,6 +102,11 @@ pub struct Config {
     #[arg(long, env = "CHATFLOW_REFRESH_TOKEN_TTL", default_value_t = 7 * 24 * 3600)]
     pub refresh_token_ttl: u64,
 
+    /// Seconds during which an already-rotated refresh token is still honoured (two tabs
+    /// refreshing at once); after that, presenting it is treated as theft and revokes the session.
+    #[arg(long, env = "CHATFLOW_REFRESH_REUSE_GRACE", default_value_t = 10)]
+    pub refresh_reuse_grace: u64,
+
     /// The e-mail of the super admin created on first start (default admin@chatflow.local).
     #[arg(long, env = "CHATFLOW_ADMIN_EMAIL")]
     pub admin_email: Option<String>,
@@ -158,6 +163,7 @@ impl fmt::Debug for Config {
             .field("jwt_secret", &self.jwt_secret)
             .field("access_token_ttl", &self.access_token_ttl)
             .field("refresh_token_ttl", &self.refresh_token_ttl)
+            .field("refresh_reuse_grace", &self.refresh_reuse_grace)
             .field("admin_email", &self.admin_email)
             .field("admin_password", &self.admin_password)
             .field("web_dir", &self.web_dir)
@@ -205,6 +211,7 @@ impl Config {
             jwt_secret: None,
             access_token_ttl: 900,
             refresh_token_ttl: 7 * 24 * 3600,
+            refresh_reuse_grace: 10,
             admin_email: None,
             admin_password: None,
             web_dir: PathBuf::from("web/dist"),

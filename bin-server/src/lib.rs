@@ -186,6 +186,9 @@ pub async fn build_with_hasher(
     let refresh_ttl = chrono::Duration::seconds(
         i64::try_from(config.refresh_token_ttl).unwrap_or(i64::MAX / 1000),
     );
+    let reuse_grace = chrono::Duration::seconds(
+        i64::try_from(config.refresh_reuse_grace).unwrap_or(i64::MAX / 1000),
+    );
     let web_dir = web::app_dir(&config.web_dir);
     if web_dir.is_none() {
         tracing::info!(dir = %config.web_dir.display(), "no built web app found: serving the API only");
@@ -193,7 +196,10 @@ pub async fn build_with_hasher(
     let state = AppState::new(Shared {
         ports,
         tokens: TokenKeys::new(secret.as_bytes(), access_ttl),
-        sessions: SessionPolicy { refresh_ttl },
+        sessions: SessionPolicy {
+            refresh_ttl,
+            reuse_grace,
+        },
         limiter: LoginLimiter::new(config.login_rate_per_minute),
         cookie_secure: config.cookie_secure,
         trust_proxy: config.trust_proxy,

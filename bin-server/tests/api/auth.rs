@@ -757,3 +757,72 @@ async fn login_is_rate_limited_on_sqlite() {
 async fn login_is_rate_limited_on_postgres() {
     run(Backend::Postgres, limited, login_is_rate_limited).await;
 }
+
+/// Two tabs of one browser share the cookie jar; when their access tokens expire together both
+/// refresh with the same cookie. Within the grace window both stay signed in, in one family that
+/// a later sign-out still ends; past the window the same replay is treated as theft.
+async fn two_tabs_refreshing_at_once_stay_signed_in(app: TestApp) {
+    let company = app.company("Acme").await;
+    let member = app
+        .member(company, "ana@acme.test", MemberOptions::default())
+        .await;
+    let login = app.login_with(&browser(), &member.email, PASSWORD).await;
+    let shared = refresh_cookie(&login);
+
+    let first_tab = refresh_with(&app, &shared).await;
+    assert_eq!(first_tab.status(), StatusCode::OK);
+    let first_cookie = refresh_cookie(&first_tab);
+    let second_tab = refresh_with(&app, &shared).await;
+    assert_eq!(
+        second_tab.status(),
+        StatusCode::OK,
+        "the sibling tab is not a thief"
+    );
+    let second_cookie = refresh_cookie(&second_tab);
+    assert_ne!(first_cookie, second_cookie);
+    let body = json_of(second_tab, StatusCode::OK).await;
+    let token = body["token"].as_str().expect("a token").to_owned();
+    assert_eq!(app.get("/auth/me", &token).await.status(), StatusCode::OK);
+
+    // Both live tokens belong to the one session: signing out ends both.
+    let logout = reqwest::Client::new()
+        .delete(app.url("/auth/logout"))
+        .header(reqwest::header::COOKIE, format!("jrt={first_cookie}"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("sent");
+    assert!(logout.status().is_success(), "{}", logout.status());
+    for cookie in [&first_cookie, &second_cookie] {
+        assert_error(
+            refresh_with(&app, cookie).await,
+            StatusCode::UNAUTHORIZED,
+            "ERR_SESSION_EXPIRED",
+        )
+        .await;
+    }
+}
+
+fn with_grace(config: &mut chatflow_server::Config) {
+    config.refresh_reuse_grace = 30;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tabs_refreshing_at_once_stay_signed_in_on_sqlite() {
+    run(
+        Backend::Sqlite,
+        with_grace,
+        two_tabs_refreshing_at_once_stay_signed_in,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tabs_refreshing_at_once_stay_signed_in_on_postgres() {
+    run(
+        Backend::Postgres,
+        with_grace,
+        two_tabs_refreshing_at_once_stay_signed_in,
+    )
+    .await;
+}

@@ -112,6 +112,8 @@ where
     config.web_dir = dir.path().join("no-web");
     config.media_dir = dir.path().join("media");
     config.login_rate_per_minute = 1000;
+    // Strict reuse detection unless a test asks for the grace window of two tabs.
+    config.refresh_reuse_grace = 0;
     configure(&mut config);
     let media_dir = config.media_dir.clone();
 

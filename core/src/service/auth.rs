@@ -32,6 +32,9 @@ pub const REFRESH_TOKEN_CHARS: usize = 64;
 pub struct SessionPolicy {
     /// Lifetime of a refresh token from its issue; each rotation starts a new one.
     pub refresh_ttl: Duration,
+    /// How long after its rotation a refresh token is still honoured, for two tabs of one
+    /// browser refreshing at the same moment. Past it, a rotated token is a stolen one.
+    pub reuse_grace: Duration,
 }
 
 /// What a successful sign-in or refresh grants.
@@ -161,7 +164,8 @@ pub async fn login(
 ///
 /// Unknown, expired or revoked tokens give `ERR_SESSION_EXPIRED`. A token that was already used
 /// revokes its whole family first (reuse detection), so the thief's and the owner's tokens both
-/// stop working.
+/// stop working — unless it was rotated within `policy.reuse_grace`, which is two tabs of one
+/// browser refreshing at once: that one gets a new token of the same family.
 pub async fn refresh(
     ports: &Ports,
     refresh_token: &str,
@@ -178,13 +182,6 @@ pub async fn refresh(
     if old.revoked || old.expires_at <= now {
         return Err(expired());
     }
-    if old.used_at.is_some() {
-        ports.sessions.revoke_family(scope, old.family).await?;
-        return Err(Error::with_detail(
-            ErrorCode::ERR_SESSION_EXPIRED,
-            "refresh token reused",
-        ));
-    }
     let user = ports
         .users
         .get(scope, old.user_id)
@@ -192,14 +189,28 @@ pub async fn refresh(
         .ok_or_else(expired)?;
     let company = ports.companies.get(scope).await?.ok_or_else(expired)?;
     let (session, token) = new_session(ports, &user, old.family, policy, now);
-    if !ports.sessions.rotate(scope, old.id, &session, now).await? {
-        // Someone used the token between our read and the rotation: the same theft signal.
+    if old.used_at.is_none() && ports.sessions.rotate(scope, old.id, &session, now).await? {
+        return grant(ports, user, &company, session, token, now).await;
+    }
+    // The token was already rotated: by a sibling tab a moment ago, or by a thief. Re-read it, as
+    // the rotation above may have lost a race.
+    let current = ports
+        .sessions
+        .find_by_token_hash(&old.token_hash)
+        .await?
+        .ok_or_else(expired)?;
+    let within_grace = current
+        .used_at
+        .is_some_and(|used| now.signed_duration_since(used) <= policy.reuse_grace);
+    if current.revoked || !within_grace {
         ports.sessions.revoke_family(scope, old.family).await?;
         return Err(Error::with_detail(
             ErrorCode::ERR_SESSION_EXPIRED,
             "refresh token reused",
         ));
     }
+    // A concurrent refresh: the family continues with one more live token.
+    ports.sessions.create(scope, &session).await?;
     grant(ports, user, &company, session, token, now).await
 }
 
