@@ -1,6 +1,7 @@
 /**
  * The foundation journey against a real server serving the built app (web/dist):
- * super admin signs in → sees Users and Settings → creates an attendant → signs out → the
+ * super admin signs in → sees Users and Settings → creates an attendant → uploads their own
+ * avatar in the profile dialog (shown in the top bar, also after a reload) → signs out → the
  * attendant signs in → no Users/Settings, /users is the 403 page → English and dark theme →
  * signs out.
  *
@@ -24,6 +25,20 @@ const ATTENDANT = {
 };
 
 const byTestId = (id: string) => `[data-testid="${id}"]`;
+
+/** A valid 1×1 PNG. */
+const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/** The src of the top bar avatar's picture once it is an object URL. */
+async function topBarAvatarSrc(): Promise<string | null> {
+  const image = page.locator(`${byTestId('user-menu-button')} img`);
+  await page.waitForFunction(
+    (selector) => document.querySelector(selector)?.getAttribute('src')?.startsWith('blob:') === true,
+    `${byTestId('user-menu-button')} img`,
+    { timeout: 20_000 },
+  );
+  return image.getAttribute('src');
+}
 
 let browser: Browser;
 let page: Page;
@@ -97,6 +112,32 @@ describe('foundation journey', () => {
     await modal.locator(byTestId('user-modal-save')).click();
     await modal.waitFor({ state: 'detached', timeout: 20_000 });
     await page.locator(`${byTestId('users-table')} tr[data-email="${ATTENDANT.email}"]`).waitFor({ timeout: 20_000 });
+  });
+
+  it('the admin uploads their own avatar in the profile dialog and sees it in the top bar', async () => {
+    await page.locator(byTestId('user-menu-button')).click();
+    await page.locator(byTestId('menu-profile')).click();
+    const dialog = page.locator(byTestId('profile-dialog'));
+    await dialog.waitFor();
+    const uploaded = page.waitForResponse((response) => /\/users\/\d+\/media-upload$/.test(response.url()) && response.request().method() === 'POST');
+    await dialog.locator(byTestId('profile-avatar-input')).setInputFiles({ name: 'avatar.png', mimeType: 'image/png', buffer: TINY_PNG });
+    const response = await uploaded;
+    expect(response.status()).toBe(200);
+    const body = (await response.json()) as { profileImage?: unknown };
+    expect(typeof body.profileImage).toBe('string');
+    expect(await topBarAvatarSrc()).toMatch(/^blob:/);
+    await expect(dialog.locator(`${byTestId('profile-avatar-avatar')} img`).getAttribute('src')).resolves.toMatch(/^blob:/);
+    await dialog.locator(byTestId('profile-cancel')).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // After a reload the picture comes from GET /users/{id}/avatar, with the token.
+    const fetched = page.waitForResponse((r) => /\/users\/\d+\/avatar$/.test(r.url()));
+    await page.reload();
+    await page.locator(byTestId('app-shell')).waitFor({ timeout: 20_000 });
+    const avatar = await fetched;
+    expect(avatar.status()).toBe(200);
+    expect(avatar.headers()['content-type']).toBe('image/png');
+    expect(await topBarAvatarSrc()).toMatch(/^blob:/);
   });
 
   it('signs out', async () => {

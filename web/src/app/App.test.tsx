@@ -61,11 +61,11 @@ describe('routing and session', () => {
     // remember-me unchecked: the token lives in sessionStorage
     expect(sessionStorage.getItem('token')).toBe(authFixture().token);
     expect(localStorage.getItem('token')).toBeNull();
-    // the socket connects with the token and joins notifications
+    // the socket connects with the token, joins notifications and reports the user online
     const socket = lastSocket();
     expect(socket.options).toMatchObject({ reconnectionDelay: 1000, reconnectionAttempts: Infinity });
     socket.serverEmit('connect');
-    expect(socket.emitted.map((e) => e.event)).toContain('joinNotification');
+    expect(socket.emitted.map((e) => e.event)).toEqual(expect.arrayContaining(['joinNotification', 'userStatus']));
   });
 
   it('asks before signing in with a weak password', async () => {

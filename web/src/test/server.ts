@@ -46,6 +46,8 @@ export function mockServer(routes: Record<string, MockHandler>) {
     });
     if (!key) return new Response(JSON.stringify({ error: 'ERR_NOT_FOUND', message: `no mock for ${method} ${url.pathname}` }), { status: 404 });
     const result = routes[key](request);
+    // A ready-made Response (an image...) goes out as is.
+    if (result instanceof Response) return result;
     if (result instanceof MockResponse) {
       return new Response(result.body === undefined ? null : JSON.stringify(result.body), { status: result.status });
     }

@@ -1,7 +1,11 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
 import '../lib/i18n';
+
+// The first render of a lazy page compiles its chunk: on a busy machine that takes more than
+// Testing Library's default second.
+configure({ asyncUtilTimeout: 5000 });
 
 // jsdom has no matchMedia: behave like a wide screen (permanent drawer).
 Object.defineProperty(window, 'matchMedia', {

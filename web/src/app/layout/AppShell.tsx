@@ -46,7 +46,8 @@ export default function AppShell() {
       <AppBar
         position="fixed"
         sx={{
-          zIndex: (th) => th.zIndex.drawer + 1,
+          // Above the permanent drawer; below the temporary one, which covers it on phones.
+          ...(wide ? { zIndex: (th) => th.zIndex.drawer + 1 } : {}),
           ...(wide && open ? { ml: `${DRAWER_WIDTH}px`, width: `calc(100% - ${DRAWER_WIDTH}px)` } : {}),
         }}
       >
@@ -69,7 +70,14 @@ export default function AppShell() {
           <ThemeToggle />
           <VolumeControl />
           <Tooltip title={t('topBar.refresh')}>
-            <IconButton color="inherit" onClick={() => window.location.reload()} aria-label={t('topBar.refresh')} data-testid="refresh-button">
+            <IconButton
+              color="inherit"
+              onClick={() => window.location.reload()}
+              aria-label={t('topBar.refresh')}
+              data-testid="refresh-button"
+              // Phones reload by pulling down; the greeting needs the room.
+              sx={{ display: { xs: 'none', sm: 'inline-flex' } }}
+            >
               <RefreshIcon />
             </IconButton>
           </Tooltip>

@@ -1,10 +1,13 @@
 import { useState } from 'react';
-import { Avatar, IconButton, ListItemIcon, Menu, MenuItem, Tooltip } from '@mui/material';
+import { useQueryClient } from '@tanstack/react-query';
+import { IconButton, ListItemIcon, Menu, MenuItem, Tooltip } from '@mui/material';
 import LogoutIcon from '@mui/icons-material/Logout';
 import PersonIcon from '@mui/icons-material/Person';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { UserAvatar } from '../../components/UserAvatar';
 import { ProfileDialog } from '../../features/profile/components/ProfileDialog';
+import { usersKeys } from '../../features/users/api/get-users';
 import { logout, useAuthenticatedSession } from '../../lib/session';
 
 /** Avatar menu: Perfil (own account dialog) and Sair (`DELETE /auth/logout`, then /login). */
@@ -14,11 +17,12 @@ export function UserMenu() {
   const { user } = useAuthenticatedSession();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const [profileOpen, setProfileOpen] = useState(false);
+  const queryClient = useQueryClient();
   return (
     <>
       <Tooltip title={t('topBar.account')}>
         <IconButton onClick={(event) => setAnchor(event.currentTarget)} aria-label={t('topBar.account')} data-testid="user-menu-button" sx={{ ml: 0.5 }}>
-          <Avatar sx={{ width: 32, height: 32, bgcolor: 'secondary.main' }}>{user.name.charAt(0).toUpperCase()}</Avatar>
+          <UserAvatar user={user} size={32} testId="user-menu-avatar" />
         </IconButton>
       </Tooltip>
       <Menu anchorEl={anchor} open={!!anchor} onClose={() => setAnchor(null)} anchorOrigin={{ vertical: 'bottom', horizontal: 'right' }} transformOrigin={{ vertical: 'top', horizontal: 'right' }}>
@@ -48,7 +52,14 @@ export function UserMenu() {
           {t('topBar.logout')}
         </MenuItem>
       </Menu>
-      {profileOpen && <ProfileDialog open={profileOpen} onClose={() => setProfileOpen(false)} />}
+      {profileOpen && (
+        <ProfileDialog
+          open={profileOpen}
+          onClose={() => setProfileOpen(false)}
+          // The users table shows this picture too.
+          onAvatarChanged={() => void queryClient.invalidateQueries({ queryKey: usersKeys.lists() })}
+        />
+      )}
     </>
   );
 }

@@ -13,12 +13,26 @@ interface FormProps<T extends FieldValues, TOut extends FieldValues> {
   id?: string;
   testId?: string;
   sx?: SxProps<Theme>;
+  /**
+   * The form sits in a Dialog, around its DialogContent and DialogActions: it passes the paper's
+   * flex layout on, so the content scrolls while the title and the actions stay in view.
+   */
+  inDialog?: boolean;
 }
 
-export function Form<T extends FieldValues, TOut extends FieldValues = T>({ form, onSubmit, children, id, testId, sx }: FormProps<T, TOut>) {
+const IN_DIALOG: SxProps<Theme> = { display: 'flex', flexDirection: 'column', flex: '1 1 auto', minHeight: 0 };
+
+export function Form<T extends FieldValues, TOut extends FieldValues = T>({ form, onSubmit, children, id, testId, sx, inDialog }: FormProps<T, TOut>) {
   return (
     <FormProvider {...form}>
-      <Box component="form" id={id} data-testid={testId} noValidate onSubmit={form.handleSubmit(onSubmit)} sx={sx}>
+      <Box
+        component="form"
+        id={id}
+        data-testid={testId}
+        noValidate
+        onSubmit={form.handleSubmit(onSubmit)}
+        sx={[inDialog ? IN_DIALOG : {}, ...(Array.isArray(sx) ? sx : [sx])]}
+      >
         {children}
       </Box>
     </FormProvider>

@@ -165,4 +165,33 @@ describe('api client', () => {
     await client.get('/users/', { params: { searchParam: 'ana maria', pageNumber: 2, skip: undefined } });
     expect(fetch.mock.calls[0][0]).toBe('/users/?searchParam=ana+maria&pageNumber=2');
   });
+
+  it('fetches binary resources as a blob, refreshing an expired token like any call', async () => {
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47]);
+    const fetch = mockFetch((url, init) => {
+      if (url === '/auth/refresh_token') return json(200, { token: 'new-token' });
+      if (authHeader(init) !== 'Bearer new-token') return expired();
+      return new Response(bytes, { status: 200, headers: { 'Content-Type': 'image/png' } });
+    });
+    const blob = await client.blob('/users/7/avatar');
+    expect(blob.type).toBe('image/png');
+    expect(new Uint8Array(await blob.arrayBuffer())).toEqual(bytes);
+    expect(calls(fetch, '/users/7/avatar')).toBe(2);
+    expect((fetch.mock.calls[0][1]!.headers as Record<string, string>).Accept).toBe('*/*');
+  });
+
+  it('surfaces the error of a failed blob request', async () => {
+    mockFetch(() => json(404, { error: 'ERR_NOT_FOUND', message: 'no avatar' }));
+    await expect(client.blob('/users/7/avatar')).rejects.toMatchObject({ status: 404, code: 'ERR_NOT_FOUND' });
+  });
+
+  it('sends FormData as multipart, without a JSON content type', async () => {
+    const fetch = mockFetch(() => json(200, { id: 7 }));
+    const form = new FormData();
+    form.append('profileImage', new File(['x'], 'a.png', { type: 'image/png' }));
+    await client.post('/users/7/media-upload', form);
+    const [, init] = fetch.mock.calls[0];
+    expect(init!.body).toBe(form);
+    expect((init!.headers as Record<string, string>)['Content-Type']).toBeUndefined();
+  });
 });

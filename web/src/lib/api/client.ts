@@ -39,6 +39,8 @@ export interface ApiClient {
   post<S extends z.ZodType | undefined = undefined>(path: string, body?: unknown, options?: RequestOptions<S>): Promise<Result<S>>;
   put<S extends z.ZodType | undefined = undefined>(path: string, body?: unknown, options?: RequestOptions<S>): Promise<Result<S>>;
   delete<S extends z.ZodType | undefined = undefined>(path: string, options?: RequestOptions<S>): Promise<Result<S>>;
+  /** `GET` of a binary resource (an image...), with the same token, refresh and error handling. */
+  blob(path: string, options?: Pick<RequestOptions, 'params' | 'signal'>): Promise<Blob>;
 }
 
 export function buildUrl(baseUrl: string, path: string, params?: Params): string {
@@ -111,8 +113,8 @@ export function createApiClient({ baseUrl, authenticated }: ClientConfig): ApiCl
     return refreshing;
   }
 
-  async function send(method: string, url: string, body: unknown, signal: AbortSignal | undefined): Promise<Response> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+  async function send(method: string, url: string, body: unknown, signal: AbortSignal | undefined, accept: string): Promise<Response> {
+    const headers: Record<string, string> = { Accept: accept };
     let payload: BodyInit | undefined;
     if (body instanceof FormData) {
       payload = body;
@@ -138,19 +140,16 @@ export function createApiClient({ baseUrl, authenticated }: ClientConfig): ApiCl
     }
   }
 
-  async function request<S extends z.ZodType | undefined = undefined>(
-    method: string,
-    path: string,
-    options: RequestOptions<S> = {},
-  ): Promise<Result<S>> {
+  /** Sends the request, refreshing once on an expired token; throws an ApiError unless 2xx. */
+  async function exchange(method: string, path: string, options: RequestOptions<z.ZodType | undefined>, accept: string): Promise<Response> {
     const url = buildUrl(baseUrl, path, options.params);
-    let response = await send(method, url, options.body, options.signal);
+    let response = await send(method, url, options.body, options.signal, accept);
 
     if (authenticated && response.status === 403) {
       const error = apiErrorFrom(403, await response.text());
       if (error.code !== undefined && error.code !== 'ERR_TOKEN_EXPIRED') throw error;
       await refreshToken();
-      response = await send(method, url, options.body, options.signal);
+      response = await send(method, url, options.body, options.signal, accept);
     }
 
     if (!response.ok) {
@@ -162,10 +161,23 @@ export function createApiClient({ baseUrl, authenticated }: ClientConfig): ApiCl
       if (authenticated && response.status === 402) subscriptionExpiredSignal.emit();
       throw error;
     }
+    return response;
+  }
 
+  async function request<S extends z.ZodType | undefined = undefined>(
+    method: string,
+    path: string,
+    options: RequestOptions<S> = {},
+  ): Promise<Result<S>> {
+    const response = await exchange(method, path, options, 'application/json');
     const data = await readBody(response);
     if (options.schema) return options.schema.parse(data) as Result<S>;
     return data as Result<S>;
+  }
+
+  async function blob(path: string, options: Pick<RequestOptions, 'params' | 'signal'> = {}): Promise<Blob> {
+    const response = await exchange('GET', path, options, '*/*');
+    return response.blob();
   }
 
   return {
@@ -174,6 +186,7 @@ export function createApiClient({ baseUrl, authenticated }: ClientConfig): ApiCl
     post: (path, body, options) => request('POST', path, { ...options, body }),
     put: (path, body, options) => request('PUT', path, { ...options, body }),
     delete: (path, options) => request('DELETE', path, options),
+    blob,
   };
 }
 

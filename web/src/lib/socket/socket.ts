@@ -1,7 +1,8 @@
 /**
  * The realtime connection (docs/api.md "Realtime"): socket.io on the same origin, `auth: {token}`,
- * unlimited reconnection 1000 ms apart, `joinNotification` on every connect and `userStatus`
- * every 300000 ms while connected.
+ * unlimited reconnection 1000 ms apart, `joinNotification` and `userStatus` on every connect
+ * (the server marks the user online only on `userStatus`) and `userStatus` every 300000 ms while
+ * connected.
  */
 import { io, type Socket } from 'socket.io-client';
 import { API_BASE_URL, getToken } from '../api';
@@ -32,6 +33,7 @@ export function connectSocket(userId: number): Socket {
   });
   created.on('connect', () => {
     created.emit('joinNotification');
+    created.emit('userStatus');
   });
   heartbeat = setInterval(() => {
     if (created.connected) created.emit('userStatus');

@@ -8,17 +8,19 @@ export function PasswordStrengthBar({ password }: { password: string }) {
   const { t } = useTranslation();
   const score = passwordScore(password);
   const label = strengthLabel(score);
+  // Nothing typed yet: an empty neutral bar and no verdict (an empty field is not "weak").
+  const empty = password.length === 0;
   return (
-    <Box sx={{ mt: 1 }} data-testid="password-strength" data-score={score} data-label={label}>
+    <Box sx={{ mt: 1 }} data-testid="password-strength" data-score={score} data-label={empty ? 'empty' : label}>
       <LinearProgress
         variant="determinate"
-        value={(score / 5) * 100}
-        color={COLORS[label]}
+        value={empty ? 0 : (score / 5) * 100}
+        color={empty ? 'inherit' : COLORS[label]}
         aria-label={t('passwordStrength.label')}
-        sx={{ height: 6, borderRadius: 3 }}
+        sx={{ height: 6, borderRadius: 3, ...(empty ? { color: 'action.disabledBackground' } : {}) }}
       />
       <Typography variant="caption" color="text.secondary">
-        {t('passwordStrength.label')}: {t(`passwordStrength.${label}`)}
+        {empty ? t('passwordStrength.label') : `${t('passwordStrength.label')}: ${t(`passwordStrength.${label}`)}`}
       </Typography>
     </Box>
   );

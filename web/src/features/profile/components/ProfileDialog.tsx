@@ -1,18 +1,26 @@
 import { useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack } from '@mui/material';
+import { AvatarUploadField } from '../../../components/AvatarUploadField';
 import { useTranslation } from 'react-i18next';
 import { Form, FormSelectField, FormTextField } from '../../../components/ui';
 import { applyServerFieldErrors } from '../../../lib/forms';
-import { sessionStore, useAuthenticatedSession } from '../../../lib/session';
+import { sessionStore, useAuthenticatedSession, type User } from '../../../lib/session';
 import { setThemeMode } from '../../../lib/theme';
 import { toast, toastError } from '../../../lib/toast';
 import { profileInputSchema, useUpdateProfile, type ProfileInput } from '../api/update-profile';
 
 const FIELDS = ['name', 'email', 'password', 'defaultTheme'] as const;
 
-/** The signed-in user edits their own name, e-mail, password and preferred theme. */
-export function ProfileDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+interface ProfileDialogProps {
+  open: boolean;
+  onClose: () => void;
+  /** After a new picture was uploaded (the session already shows it). */
+  onAvatarChanged?: (user: User) => void;
+}
+
+/** The signed-in user edits their own picture, name, e-mail, password and preferred theme. */
+export function ProfileDialog({ open, onClose, onAvatarChanged }: ProfileDialogProps) {
   const { t } = useTranslation();
   const { user } = useAuthenticatedSession();
   const mutation = useUpdateProfile();
@@ -41,9 +49,10 @@ export function ProfileDialog({ open, onClose }: { open: boolean; onClose: () =>
   return (
     <Dialog open={open} onClose={onClose} fullWidth maxWidth="xs" data-testid="profile-dialog">
       <DialogTitle>{t('profile.title')}</DialogTitle>
-      <Form form={form} onSubmit={onSubmit}>
+      <Form form={form} onSubmit={onSubmit} inDialog>
         <DialogContent>
           <Stack spacing={2} sx={{ pt: 1 }}>
+            <AvatarUploadField user={user} onUploaded={onAvatarChanged} testId="profile-avatar" />
             <FormTextField name="name" label={t('profile.name')} required fullWidth testId="profile-name" />
             <FormTextField name="email" label={t('profile.email')} type="email" required fullWidth testId="profile-email" />
             <FormTextField
@@ -68,7 +77,9 @@ export function ProfileDialog({ open, onClose }: { open: boolean; onClose: () =>
           </Stack>
         </DialogContent>
         <DialogActions>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button onClick={onClose} data-testid="profile-cancel">
+            {t('common.cancel')}
+          </Button>
           <Button type="submit" variant="contained" disabled={mutation.isPending} data-testid="profile-save">
             {t('common.save')}
           </Button>

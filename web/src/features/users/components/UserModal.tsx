@@ -3,11 +3,14 @@ import { useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack, Tab, Tabs } from '@mui/material';
 import { useTranslation } from 'react-i18next';
+import { useQueryClient } from '@tanstack/react-query';
+import { AvatarUploadField } from '../../../components/AvatarUploadField';
 import { Form, FormSelectField, FormSwitchField, FormTextField } from '../../../components/ui';
 import { applyServerFieldErrors } from '../../../lib/forms';
 import { useCan } from '../../../lib/session';
 import { toast, toastError } from '../../../lib/toast';
 import { useUser } from '../api/get-user';
+import { usersKeys } from '../api/get-users';
 import { useQueues } from '../api/get-queues';
 import {
   USER_FORM_FIELDS,
@@ -17,7 +20,7 @@ import {
   useSaveUser,
   type UserFormValues,
 } from '../api/save-user';
-import { queueIdsOf, type UserRecord } from '../types';
+import { queueIdsOf, userRecordSchema, type UserRecord } from '../types';
 
 interface UserModalProps {
   open: boolean;
@@ -61,6 +64,13 @@ export function UserModal({ open, user, onClose }: UserModalProps) {
   const queues = useQueues(open && canEditProfile);
   const save = useSaveUser();
   const mode = user ? 'edit' : 'create';
+  const queryClient = useQueryClient();
+
+  const onAvatarUploaded = (updated: unknown) => {
+    const record = userRecordSchema.safeParse(updated);
+    if (record.success) queryClient.setQueryData(usersKeys.detail(record.data.id), record.data);
+    void queryClient.invalidateQueries({ queryKey: usersKeys.lists() });
+  };
 
   const form = useForm<UserFormValues>({
     resolver: zodResolver(userFormSchema(mode)),
@@ -93,7 +103,7 @@ export function UserModal({ open, user, onClose }: UserModalProps) {
   return (
     <Dialog open={open} onClose={onClose} fullWidth maxWidth="sm" scroll="paper" data-testid="user-modal">
       <DialogTitle>{user ? t('userModal.editTitle') : t('userModal.addTitle')}</DialogTitle>
-      <Form form={form} onSubmit={onSubmit} testId="user-form">
+      <Form form={form} onSubmit={onSubmit} testId="user-form" inDialog>
         {canEditProfile && (
           <Tabs value={tab} onChange={(_, value: 'general' | 'permissions') => setTab(value)} sx={{ px: 3 }}>
             <Tab value="general" label={t('userModal.tabs.general')} data-testid="user-modal-tab-general" />
@@ -103,8 +113,13 @@ export function UserModal({ open, user, onClose }: UserModalProps) {
         <DialogContent dividers>
           <Box hidden={tab !== 'general'}>
             <Stack spacing={2}>
+              {current && <AvatarUploadField user={current} onUploaded={onAvatarUploaded} testId="user-modal-avatar" />}
               <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
                 <FormTextField name="name" label={t('userModal.name')} required fullWidth autoFocus testId="user-modal-name" />
+                <FormTextField name="email" label={t('userModal.email')} type="email" required fullWidth testId="user-modal-email" />
+              </Stack>
+              {/* Name and e-mail side by side; the password's hint may wrap without pushing either down. */}
+              <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
                 <FormTextField
                   name="password"
                   label={t('userModal.password')}
@@ -115,9 +130,6 @@ export function UserModal({ open, user, onClose }: UserModalProps) {
                   autoComplete="new-password"
                   testId="user-modal-password"
                 />
-              </Stack>
-              <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-                <FormTextField name="email" label={t('userModal.email')} type="email" required fullWidth testId="user-modal-email" />
                 {canEditProfile && (
                   <FormSelectField
                     name="profile"

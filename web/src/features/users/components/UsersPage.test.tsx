@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setLanguage } from '../../../lib/i18n';
@@ -6,6 +6,7 @@ import { authFixture, userFixture } from '../../../test/fixtures';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
+import { imageResponse, PNG_BYTES, stubObjectUrls } from '../../../test/object-urls';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
@@ -22,9 +23,12 @@ function adminServer(routes: Record<string, MockHandler> = {}) {
   });
 }
 
+let urls: ReturnType<typeof stubObjectUrls>;
 beforeEach(async () => {
+  urls = stubObjectUrls();
   await setLanguage('pt');
 });
+afterEach(() => urls.restore());
 
 describe('/users', () => {
   it('lists users with status, profile and work hours', async () => {
@@ -141,6 +145,41 @@ describe('/users', () => {
     expect(body).not.toHaveProperty('password');
     expect(body.showDashboard).toBe('enabled');
     expect(body.name).toBe('Bia');
+  });
+
+  it('uploads an avatar for the edited user (edit mode only) and refreshes the list', async () => {
+    let bia: Omit<ReturnType<typeof attendant>, 'profileImage'> & { profileImage: string | null } = attendant(2, 'Bia');
+    const server = adminServer({
+      'GET /users/': () => ({ users: [userFixture(), bia], count: 2, hasMore: false }),
+      'GET /users/:id/avatar': () => imageResponse(),
+      'GET /users/:id': () => bia,
+      'POST /users/:id/media-upload': () => {
+        bia = { ...bia, profileImage: 'b1a.webp' };
+        return bia;
+      },
+    });
+    renderApp('/users');
+    const user = userEvent.setup();
+    expect(await screen.findByTestId('users-avatar-2')).toHaveTextContent('B');
+
+    await user.click(screen.getByTestId('users-add'));
+    let modal = await screen.findByTestId('user-modal');
+    expect(within(modal).queryByTestId('user-modal-avatar')).not.toBeInTheDocument();
+    await user.click(within(modal).getByTestId('user-modal-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('user-modal')).not.toBeInTheDocument());
+
+    await user.click(screen.getByTestId('users-edit-2'));
+    modal = await screen.findByTestId('user-modal');
+    const listCalls = server.find('GET', '/users/').length;
+    await user.upload(within(modal).getByTestId('user-modal-avatar-input'), new File([PNG_BYTES], 'bia.webp', { type: 'image/webp' }));
+    await waitFor(() => expect(server.find('POST', '/users/2/media-upload')).toHaveLength(1));
+    expect(await screen.findByText('Foto atualizada com sucesso!')).toBeInTheDocument();
+    await waitFor(() => expect(within(modal).getByTestId('user-modal-avatar-avatar').querySelector('img')).toHaveAttribute('src', expect.stringMatching(/^blob:/)));
+    await waitFor(() => expect(server.find('GET', '/users/').length).toBeGreaterThan(listCalls));
+    await user.click(within(modal).getByTestId('user-modal-cancel'));
+    await waitFor(() => expect(screen.getByTestId('users-avatar-2').querySelector('img')).toHaveAttribute('src', expect.stringMatching(/^blob:/)));
+    // The admin's own avatar in the top bar is untouched.
+    expect(screen.getByTestId('user-menu-avatar').querySelector('img')).toBeNull();
   });
 
   it('deletes a user after confirmation', async () => {

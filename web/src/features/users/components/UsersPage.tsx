@@ -1,6 +1,5 @@
 import { useCallback, useState } from 'react';
 import {
-  Avatar,
   Box,
   Button,
   IconButton,
@@ -22,6 +21,7 @@ import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import EditIcon from '@mui/icons-material/Edit';
 import SearchIcon from '@mui/icons-material/Search';
 import { useTranslation } from 'react-i18next';
+import { UserAvatar } from '../../../components/UserAvatar';
 import { ConfirmDialog, PageLoader } from '../../../components/ui';
 import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
 import { useNearBottom } from '../../../lib/hooks/useNearBottom';
@@ -33,10 +33,8 @@ import { useUsersRealtime } from '../hooks/useUsersRealtime';
 import type { UserRecord } from '../types';
 import { UserModal } from './UserModal';
 
-function avatarSrc(profileImage: string | null | undefined): string | undefined {
-  if (!profileImage) return undefined;
-  return /^(https?:)?\//.test(profileImage) ? profileImage : undefined;
-}
+/** Columns a phone leaves out: id, e-mail (shown under the name), profile and working hours. */
+const WIDE_ONLY = { display: { xs: 'none', sm: 'table-cell' } } as const;
 
 /** Users list (spec 1 "Users"): search, infinite scroll, add, edit, delete. */
 export default function UsersPage() {
@@ -76,6 +74,7 @@ export default function UsersPage() {
           <TextField
             size="small"
             placeholder={t('users.search')}
+            sx={{ flex: { xs: 1, sm: 'none' }, minWidth: 0 }}
             value={search}
             onChange={(event) => setSearch(event.target.value)}
             slotProps={{
@@ -89,7 +88,13 @@ export default function UsersPage() {
               },
             }}
           />
-          <Button variant="contained" startIcon={<AddIcon />} onClick={() => setModal({ open: true, user: null })} data-testid="users-add">
+          <Button
+            variant="contained"
+            startIcon={<AddIcon />}
+            onClick={() => setModal({ open: true, user: null })}
+            data-testid="users-add"
+            sx={{ flexShrink: 0, whiteSpace: 'nowrap' }}
+          >
             {t('users.add')}
           </Button>
         </Stack>
@@ -100,21 +105,27 @@ export default function UsersPage() {
           <Table stickyHeader size="small" data-testid="users-table">
             <TableHead>
               <TableRow>
-                <TableCell>{t('users.columns.id')}</TableCell>
+                <TableCell sx={WIDE_ONLY}>{t('users.columns.id')}</TableCell>
                 <TableCell align="center">{t('users.columns.status')}</TableCell>
                 <TableCell align="center">{t('users.columns.avatar')}</TableCell>
                 <TableCell>{t('users.columns.name')}</TableCell>
-                <TableCell>{t('users.columns.email')}</TableCell>
-                <TableCell align="center">{t('users.columns.profile')}</TableCell>
-                <TableCell align="center">{t('users.columns.startWork')}</TableCell>
-                <TableCell align="center">{t('users.columns.endWork')}</TableCell>
+                <TableCell sx={WIDE_ONLY}>{t('users.columns.email')}</TableCell>
+                <TableCell align="center" sx={WIDE_ONLY}>
+                  {t('users.columns.profile')}
+                </TableCell>
+                <TableCell align="center" sx={WIDE_ONLY}>
+                  {t('users.columns.startWork')}
+                </TableCell>
+                <TableCell align="center" sx={WIDE_ONLY}>
+                  {t('users.columns.endWork')}
+                </TableCell>
                 <TableCell align="center">{t('users.columns.actions')}</TableCell>
               </TableRow>
             </TableHead>
             <TableBody>
               {rows.map((user) => (
                 <TableRow key={user.id} hover data-testid={`users-row-${user.id}`} data-email={user.email}>
-                  <TableCell>{user.id}</TableCell>
+                  <TableCell sx={WIDE_ONLY}>{user.id}</TableCell>
                   <TableCell align="center">
                     <Tooltip title={user.online ? t('users.online') : t('users.offline')}>
                       <Box
@@ -132,15 +143,24 @@ export default function UsersPage() {
                     </Tooltip>
                   </TableCell>
                   <TableCell align="center">
-                    <Avatar src={avatarSrc(user.profileImage)} alt={user.name} sx={{ width: 32, height: 32, mx: 'auto' }}>
-                      {user.name.charAt(0).toUpperCase()}
-                    </Avatar>
+                    <UserAvatar user={user} size={32} sx={{ mx: 'auto' }} testId={`users-avatar-${user.id}`} />
                   </TableCell>
-                  <TableCell>{user.name}</TableCell>
-                  <TableCell>{user.email}</TableCell>
-                  <TableCell align="center">{t(`users.profiles.${user.profile}`)}</TableCell>
-                  <TableCell align="center">{user.startWork || '00:00'}</TableCell>
-                  <TableCell align="center">{user.endWork || '23:59'}</TableCell>
+                  <TableCell>
+                    {user.name}
+                    <Typography variant="caption" color="text.secondary" component="div" sx={{ display: { sm: 'none' }, wordBreak: 'break-all' }} aria-hidden>
+                      {user.email}
+                    </Typography>
+                  </TableCell>
+                  <TableCell sx={WIDE_ONLY}>{user.email}</TableCell>
+                  <TableCell align="center" sx={WIDE_ONLY}>
+                    {t(`users.profiles.${user.profile}`)}
+                  </TableCell>
+                  <TableCell align="center" sx={WIDE_ONLY}>
+                    {user.startWork || '00:00'}
+                  </TableCell>
+                  <TableCell align="center" sx={WIDE_ONLY}>
+                    {user.endWork || '23:59'}
+                  </TableCell>
                   <TableCell align="center" sx={{ whiteSpace: 'nowrap' }}>
                     <Tooltip title={t('common.edit')}>
                       <IconButton size="small" onClick={() => setModal({ open: true, user })} data-testid={`users-edit-${user.id}`} aria-label={t('common.edit')}>

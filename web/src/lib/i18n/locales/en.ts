@@ -161,6 +161,15 @@ const en: Catalogue = {
     theme: 'Preferred theme',
     saved: 'Profile updated successfully!',
   },
+  avatar: {
+    alt: 'Photo of {{name}}',
+    change: 'Change photo',
+    uploading: 'Uploading...',
+    hint: 'PNG, JPEG, GIF or WebP, up to 2\u00a0MB',
+    invalidType: 'Choose a PNG, JPEG, GIF or WebP image.',
+    tooLarge: 'The image must be at most 2\u00a0MB.',
+    uploaded: 'Photo updated successfully!',
+  },
   users: {
     title: 'Users',
     search: 'Search...',

@@ -161,6 +161,15 @@ const es: Catalogue = {
     theme: 'Tema preferido',
     saved: '¡Perfil actualizado con éxito!',
   },
+  avatar: {
+    alt: 'Foto de {{name}}',
+    change: 'Cambiar foto',
+    uploading: 'Enviando...',
+    hint: 'PNG, JPEG, GIF o WebP, hasta 2\u00a0MB',
+    invalidType: 'Elija una imagen PNG, JPEG, GIF o WebP.',
+    tooLarge: 'La imagen debe tener como máximo 2\u00a0MB.',
+    uploaded: '¡Foto actualizada con éxito!',
+  },
   users: {
     title: 'Usuarios',
     search: 'Buscar...',

@@ -160,6 +160,15 @@ const pt = {
     theme: 'Tema preferido',
     saved: 'Perfil atualizado com sucesso!',
   },
+  avatar: {
+    alt: 'Foto de {{name}}',
+    change: 'Alterar foto',
+    uploading: 'Enviando...',
+    hint: 'PNG, JPEG, GIF ou WebP, até 2\u00a0MB',
+    invalidType: 'Escolha uma imagem PNG, JPEG, GIF ou WebP.',
+    tooLarge: 'A imagem deve ter no máximo 2\u00a0MB.',
+    uploaded: 'Foto atualizada com sucesso!',
+  },
   users: {
     title: 'Usuários',
     search: 'Pesquisar...',

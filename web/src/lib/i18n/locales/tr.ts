@@ -161,6 +161,15 @@ const tr: Catalogue = {
     theme: 'Tercih edilen tema',
     saved: 'Profil başarıyla güncellendi!',
   },
+  avatar: {
+    alt: '{{name}} fotoğrafı',
+    change: 'Fotoğrafı değiştir',
+    uploading: 'Yükleniyor...',
+    hint: 'PNG, JPEG, GIF veya WebP, en fazla 2\u00a0MB',
+    invalidType: 'PNG, JPEG, GIF veya WebP bir görsel seçin.',
+    tooLarge: 'Görsel en fazla 2\u00a0MB olmalıdır.',
+    uploaded: 'Fotoğraf başarıyla güncellendi!',
+  },
   users: {
     title: 'Kullanıcılar',
     search: 'Ara...',
