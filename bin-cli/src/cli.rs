@@ -38,6 +38,20 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// The SMTP server for mail the commands send (as the server's CHATFLOW_SMTP_URL); without
+    /// it, mail is not sent and says so.
+    #[arg(long, env = "CHATFLOW_SMTP_URL", global = true, hide_env_values = true)]
+    pub smtp_url: Option<String>,
+
+    /// The sender of that mail (as the server's CHATFLOW_MAIL_FROM).
+    #[arg(
+        long,
+        env = "CHATFLOW_MAIL_FROM",
+        default_value = "Chatflow <no-reply@chatflow.local>",
+        global = true
+    )]
+    pub mail_from: String,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

@@ -15,7 +15,9 @@ use chatflow_core::settings::{self, Scope, SettingDef};
 use chatflow_core::tenancy::{self, Company, Plan, SubscriptionStatus};
 use chatflow_core::{CompanyId, Error, ErrorCode, TenantScope, validation};
 use chatflow_store::Store;
-use chatflow_system::{Argon2Hasher, BroadcastBus, LocalMediaStore, RandomIds, SystemClock};
+use chatflow_system::{
+    Argon2Hasher, BroadcastBus, LocalMediaStore, RandomIds, SystemClock, configured_mailer,
+};
 use chrono::NaiveDate;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -72,7 +74,7 @@ async fn dispatch(cli: &Cli, store: &Store) -> Outcome {
             pending.len()
         )));
     }
-    let ports = ports(cli, store);
+    let ports = ports(cli, store)?;
     match &cli.command {
         Command::Migrate(_) => Ok(()),
         Command::User(command) => user(cli, &ports, command).await,
@@ -81,11 +83,19 @@ async fn dispatch(cli: &Cli, store: &Store) -> Outcome {
     }
 }
 
-/// The use cases' ports: the store, the system adapters, and an event bus nobody listens to
-/// (the CLI has no sockets; connected web apps see changes on their next read).
-fn ports(cli: &Cli, store: &Store) -> Ports {
+/// The use cases' ports: the store, the system adapters, an event bus nobody listens to (the
+/// CLI has no sockets; connected web apps see changes on their next read), and the SMTP mailer
+/// when `CHATFLOW_SMTP_URL` is set (else the mailer that sends nothing and says so). A mail
+/// configuration the server would refuse is refused here too.
+fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
+    let mailer = configured_mailer(cli.smtp_url.as_deref(), &cli.mail_from).map_err(|e| {
+        Failure::Domain(Error::with_detail(
+            ErrorCode::ERR_MAIL_NOT_CONFIGURED,
+            e.to_string(),
+        ))
+    })?;
     let store = Arc::new(store.clone());
-    Ports {
+    Ok(Ports {
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),
         hasher: Arc::new(Argon2Hasher::new()),
@@ -96,9 +106,11 @@ fn ports(cli: &Cli, store: &Store) -> Ports {
         settings: store.clone(),
         sessions: store.clone(),
         queues: store.clone(),
-        helps: store,
+        helps: store.clone(),
         media: Arc::new(LocalMediaStore::new(cli.media_dir.clone())),
-    }
+        mailer,
+        resets: store,
+    })
 }
 
 fn today(ports: &Ports) -> NaiveDate {
@@ -148,7 +160,7 @@ async fn migrate(cli: &Cli, store: &Store, args: &MigrateArgs) -> Outcome {
             admin_email: args.admin_email.clone(),
             admin_password: args.admin_password.clone(),
         };
-        Some(bootstrap::ensure_seeded(&ports(cli, store), &options).await?)
+        Some(bootstrap::ensure_seeded(&ports(cli, store)?, &options).await?)
     };
     if cli.json {
         print_json(&MigrateReport {

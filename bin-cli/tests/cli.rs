@@ -646,3 +646,35 @@ fn database_urls_are_rewritten_to_the_test_database() {
     );
     assert_eq!(database_url_for("postgres://u@h", "t"), "postgres://u@h/t");
 }
+
+#[test]
+fn a_mail_configuration_the_server_would_refuse_is_refused() {
+    let cli = Cli::sqlite();
+    cli.ok(&["migrate"]);
+    let out = cli.run(&[
+        "company",
+        "list",
+        "--smtp-url",
+        "smtp://mailer:s3cret@mail.test:25?tls=maybe",
+    ]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("ERR_MAIL_NOT_CONFIGURED"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+    let out = cli.run(&["company", "list", "--mail-from", "not an address"]);
+    assert_eq!(code(&out), Some(0), "the sender only matters with SMTP");
+    let out = cli.run(&[
+        "company",
+        "list",
+        "--smtp-url",
+        "smtp://mail.test:25",
+        "--mail-from",
+        "not an address",
+    ]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    // A valid configuration is taken; nothing is contacted until mail is sent.
+    cli.ok(&["company", "list", "--smtp-url", "smtp://mail.test:25"]);
+}

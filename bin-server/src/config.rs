@@ -144,7 +144,24 @@ pub struct Config {
     /// Log line format.
     #[arg(long, env = "CHATFLOW_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// The SMTP server that sends mail (password-reset codes): `smtp://user:password@host:port`
+    /// (STARTTLS when the server offers it; `?tls=required`, `?tls=none`, or `smtps://` for TLS
+    /// from the start). Without it, password-reset requests answer `503 ERR_MAIL_NOT_CONFIGURED`.
+    #[arg(long, env = "CHATFLOW_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<Secret>,
+
+    /// The sender of the mail the server sends: `Name <address>` or `address`.
+    #[arg(
+        long,
+        env = "CHATFLOW_MAIL_FROM",
+        default_value = DEFAULT_MAIL_FROM
+    )]
+    pub mail_from: String,
 }
+
+/// The sender of mail when `CHATFLOW_MAIL_FROM` is not set.
+pub const DEFAULT_MAIL_FROM: &str = "Chatflow <no-reply@chatflow.local>";
 
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -173,6 +190,8 @@ impl fmt::Debug for Config {
             .field("cookie_secure", &self.cookie_secure)
             .field("trust_proxy", &self.trust_proxy)
             .field("log_format", &self.log_format)
+            .field("smtp_url", &self.smtp_url)
+            .field("mail_from", &self.mail_from)
             .finish()
     }
 }
@@ -221,6 +240,8 @@ impl Config {
             cookie_secure: false,
             trust_proxy: false,
             log_format: LogFormat::Text,
+            smtp_url: None,
+            mail_from: DEFAULT_MAIL_FROM.to_owned(),
         }
     }
 }
@@ -257,7 +278,9 @@ mod tests {
         config.jwt_secret = Some(Secret::new("top-secret-key"));
         config.admin_password = Some(Secret::new("hunter2-password"));
         config.database_url = Secret::new("postgres://app:db-password@db/chatflow");
+        config.smtp_url = Some(Secret::new("smtp://mailer:smtp-password@mail.test:587"));
         let printed = format!("{config:?}");
+        assert!(!printed.contains("smtp-password"), "{printed}");
         assert!(!printed.contains("top-secret-key"), "{printed}");
         assert!(!printed.contains("hunter2-password"), "{printed}");
         assert!(!printed.contains("db-password"), "{printed}");
@@ -280,6 +303,25 @@ mod tests {
         assert!(parsed.cookie_secure);
         assert_eq!(parsed.log_format, LogFormat::Json);
         assert_eq!(parsed.access_token_ttl, Config::defaults().access_token_ttl);
+    }
+
+    #[test]
+    fn mail_settings_parse_and_default() {
+        let parsed = Config::try_parse_from([
+            "chatflow-server",
+            "--smtp-url",
+            "smtp://mail.test:2525",
+            "--mail-from",
+            "Suporte <suporte@example.com>",
+        ])
+        .expect("valid flags");
+        assert_eq!(
+            parsed.smtp_url.as_ref().map(Secret::expose),
+            Some("smtp://mail.test:2525")
+        );
+        assert_eq!(parsed.mail_from, "Suporte <suporte@example.com>");
+        assert_eq!(Config::defaults().smtp_url, None);
+        assert_eq!(Config::defaults().mail_from, DEFAULT_MAIL_FROM);
     }
 
     #[test]

@@ -85,7 +85,7 @@ impl From<ErrorCode> for ApiError {
 pub fn status_of(code: ErrorCode) -> StatusCode {
     use ErrorCode::*;
     match code {
-        ERR_BAD_REQUEST => StatusCode::BAD_REQUEST,
+        ERR_BAD_REQUEST | ERR_INVALID_RESET_CODE => StatusCode::BAD_REQUEST,
         ERR_INVALID_CREDENTIALS | ERR_SESSION_EXPIRED => StatusCode::UNAUTHORIZED,
         ERR_SUBSCRIPTION_EXPIRED => StatusCode::PAYMENT_REQUIRED,
         ERR_TOKEN_EXPIRED
@@ -128,6 +128,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ERR_CREATING_MESSAGE | ERR_CREATING_TICKET | ERR_INTERNAL => {
             StatusCode::INTERNAL_SERVER_ERROR
         }
+        ERR_MAIL_NOT_CONFIGURED => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 
@@ -179,6 +180,10 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_TICKET_OWNED_BY_OTHER => "Another user is handling this ticket.",
         ERR_NO_COMPANY_FOUND => "Company not found.",
         ERR_NO_PLAN_FOUND => "Plan not found.",
+        ERR_INVALID_RESET_CODE => "The code is wrong, expired or already used; request a new one.",
+        ERR_MAIL_NOT_CONFIGURED => {
+            "This server cannot send e-mail yet, so no code was sent; please contact the administrator."
+        }
     }
 }
 
@@ -276,6 +281,14 @@ mod tests {
         assert_eq!(
             status_of(ErrorCode::ERR_INTERNAL),
             StatusCode::INTERNAL_SERVER_ERROR
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_INVALID_RESET_CODE),
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_MAIL_NOT_CONFIGURED),
+            StatusCode::SERVICE_UNAVAILABLE
         );
     }
 

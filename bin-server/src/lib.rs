@@ -13,6 +13,7 @@
 //! - [`error`]: the one table from error codes to HTTP statuses.
 //! - [`tokens`]: access tokens (JWT).
 //! - [`rate_limit`]: the sign-in rate limit.
+//! - [`request_log`]: request spans with secrets taken out of URIs.
 //! - [`realtime`]: socket.io rooms and the core's event bus on top of them.
 //! - [`web`]: the built web app, SPA fallback and JSON 404/405/413.
 //! - [`state`]: what handlers share.
@@ -22,6 +23,7 @@ pub mod error;
 pub mod extract;
 pub mod rate_limit;
 pub mod realtime;
+pub mod request_log;
 pub mod routes;
 pub mod state;
 pub mod tokens;
@@ -40,18 +42,19 @@ use chatflow_core::service::Ports;
 use chatflow_core::service::auth::SessionPolicy;
 use chatflow_core::service::bootstrap::{self, SeedOptions, SeedReport};
 use chatflow_store::Store;
-use chatflow_system::{Argon2Hasher, LocalMediaStore, RandomIds, SystemClock};
+use chatflow_system::{Argon2Hasher, LocalMediaStore, RandomIds, SystemClock, configured_mailer};
 use socketioxide::SocketIo;
 use socketioxide::layer::SocketIoLayer;
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
-use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 pub use config::Config;
 
 use crate::rate_limit::LoginLimiter;
 use crate::realtime::SocketBus;
+use crate::request_log::RequestSpan;
 use crate::state::{AppState, Shared};
 use crate::tokens::TokenKeys;
 
@@ -149,6 +152,16 @@ pub async fn build_with_hasher(
         .await
         .context("cannot migrate the database")?;
 
+    let smtp_url = config.smtp_url.as_ref().map(|url| url.expose());
+    let mailer = configured_mailer(smtp_url, &config.mail_from)
+        .context("invalid CHATFLOW_SMTP_URL or CHATFLOW_MAIL_FROM")?;
+    if smtp_url.is_none_or(|url| url.trim().is_empty()) {
+        tracing::warn!(
+            "CHATFLOW_SMTP_URL is not set: password-reset codes cannot be mailed \
+             (requests answer 503 ERR_MAIL_NOT_CONFIGURED)"
+        );
+    }
+
     let (socket_layer, io) = SocketIo::builder().build_layer();
     let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
     let ports = Ports {
@@ -164,6 +177,8 @@ pub async fn build_with_hasher(
         queues: store.clone(),
         helps: store.clone(),
         media: Arc::new(LocalMediaStore::new(config.media_dir.clone())),
+        mailer,
+        resets: store.clone(),
     };
 
     let seed = bootstrap::ensure_seeded(
@@ -253,7 +268,7 @@ pub fn router(state: AppState, socket_layer: SocketIoLayer, max_body_bytes: usiz
     .layer(CatchPanicLayer::custom(web::panic_response))
     .layer(
         TraceLayer::new_for_http()
-            .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
+            .make_span_with(RequestSpan)
             .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
     )
     .with_state(state)

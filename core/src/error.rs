@@ -100,6 +100,11 @@ pub enum ErrorCode {
     ERR_NO_COMPANY_FOUND,
     /// Ours: the plan named does not exist.
     ERR_NO_PLAN_FOUND,
+    /// Ours: the password-reset code is wrong, expired, already used or burnt by too many wrong
+    /// attempts.
+    ERR_INVALID_RESET_CODE,
+    /// Ours: no mail server is configured, so mail (a password-reset code) cannot be sent.
+    ERR_MAIL_NOT_CONFIGURED,
 }
 
 impl ErrorCode {
@@ -155,13 +160,15 @@ impl ErrorCode {
             ERR_TICKET_OWNED_BY_OTHER,
             ERR_NO_COMPANY_FOUND,
             ERR_NO_PLAN_FOUND,
+            ERR_INVALID_RESET_CODE,
+            ERR_MAIL_NOT_CONFIGURED,
         )
     }
 }
 
 impl ErrorCode {
     /// Every code, in declaration order: the specification's 25 first, then ours.
-    pub const ALL: [ErrorCode; 44] = [
+    pub const ALL: [ErrorCode; 46] = [
         ErrorCode::ERR_NO_OTHER_WHATSAPP,
         ErrorCode::ERR_NO_DEF_WAPP_FOUND,
         ErrorCode::ERR_WAPP_NOT_INITIALIZED,
@@ -206,6 +213,8 @@ impl ErrorCode {
         ErrorCode::ERR_TICKET_OWNED_BY_OTHER,
         ErrorCode::ERR_NO_COMPANY_FOUND,
         ErrorCode::ERR_NO_PLAN_FOUND,
+        ErrorCode::ERR_INVALID_RESET_CODE,
+        ErrorCode::ERR_MAIL_NOT_CONFIGURED,
     ];
 }
 
@@ -391,6 +400,8 @@ mod tests {
             ERR_TICKET_OWNED_BY_OTHER => 41,
             ERR_NO_COMPANY_FOUND => 42,
             ERR_NO_PLAN_FOUND => 43,
+            ERR_INVALID_RESET_CODE => 44,
+            ERR_MAIL_NOT_CONFIGURED => 45,
         }
     }
 

@@ -50,6 +50,9 @@ pub trait IdGenerator: Send + Sync {
     fn uuid(&self) -> Uuid;
     /// A random alphanumeric token of `len` characters (connection tokens, refresh tokens).
     fn token(&self, len: usize) -> String;
+    /// A random string of `len` decimal digits, each uniformly drawn, leading zeros kept
+    /// (password-reset codes people type in).
+    fn digits(&self, len: usize) -> String;
 }
 
 /// Password hashing (argon2id in the adapter). Async so the adapter can move the work off the
@@ -59,6 +62,25 @@ pub trait PasswordHasher: Send + Sync {
     async fn hash(&self, password: &str) -> Result<String>;
     /// False on mismatch or on an unreadable hash.
     async fn verify(&self, password: &str, hash: &str) -> bool;
+}
+
+/// A plain-text e-mail to one recipient.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutboundMail {
+    /// The recipient's address.
+    pub to: String,
+    /// The subject line.
+    pub subject: String,
+    /// The body, as plain text.
+    pub text: String,
+}
+
+/// Sends e-mail (SMTP in the adapter). When no mail server is configured, the adapter answers
+/// `ERR_MAIL_NOT_CONFIGURED` instead of pretending the mail left.
+#[async_trait]
+pub trait Mailer: Send + Sync {
+    /// Sends one mail; returns once the mail server accepted it.
+    async fn send(&self, mail: &OutboundMail) -> Result<()>;
 }
 
 /// A realtime event for the clients of one company.
@@ -347,4 +369,70 @@ pub trait QueueRepo: Send + Sync {
 #[async_trait]
 pub trait HelpRepo: Send + Sync {
     async fn count(&self) -> Result<i64>;
+}
+
+/// A password-reset code issued to a user. Only the code's SHA-256 is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PasswordReset {
+    /// The row's id.
+    pub id: i64,
+    /// The user's company.
+    pub company_id: CompanyId,
+    /// The user the code was sent to.
+    pub user_id: UserId,
+    /// SHA-256 (hex) of the code; the code itself is never stored.
+    pub code_hash: String,
+    /// The code is refused from this instant on.
+    pub expires_at: DateTime<Utc>,
+    /// Attempts counted against the code so far.
+    pub attempts: u32,
+    /// Set when the code was used, or burnt by too many wrong attempts.
+    pub used_at: Option<DateTime<Utc>>,
+    /// When the code was issued.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A password-reset code to store for a user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPasswordReset {
+    /// The user the code is sent to.
+    pub user_id: UserId,
+    /// SHA-256 (hex) of the code.
+    pub code_hash: String,
+    /// The code is refused from this instant on.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Password-reset codes of a company's users: at most one live code per user.
+#[async_trait]
+pub trait PasswordResetRepo: Send + Sync {
+    /// Stores a new code for a user of the scope's company, issued at `at`, and drops every
+    /// earlier code of that user, so only the newest can be used. `ERR_NO_USER_FOUND` when the
+    /// user is not in the scope's company.
+    async fn create(
+        &self,
+        scope: TenantScope,
+        reset: &NewPasswordReset,
+        at: DateTime<Utc>,
+    ) -> Result<PasswordReset>;
+    /// The user's most recent code that is unused and has not expired at `now`.
+    async fn latest_live(
+        &self,
+        scope: TenantScope,
+        user: UserId,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PasswordReset>>;
+    /// Counts one attempt against an unused code, atomically and only while fewer than
+    /// `max_attempts` were counted; returns the new count, or `None` when the code is used,
+    /// burnt, exhausted or not the scope's. Counting before comparing keeps concurrent guesses
+    /// within the limit.
+    async fn count_attempt(
+        &self,
+        scope: TenantScope,
+        id: i64,
+        max_attempts: u32,
+    ) -> Result<Option<u32>>;
+    /// Marks an unused code used (or burnt) at `at`; false when it was already used or is not
+    /// the scope's, so of two concurrent uses exactly one succeeds.
+    async fn mark_used(&self, scope: TenantScope, id: i64, at: DateTime<Utc>) -> Result<bool>;
 }

@@ -356,6 +356,33 @@ pub fn validate_tickets_panel_width(width: i64) -> Result<()> {
     fields.finish()
 }
 
+/// Shortest password chosen through a password reset (spec 3 §5, §9).
+pub const RESET_PASSWORD_MIN_CHARS: usize = 8;
+
+/// Checks a password chosen through a password reset (spec 3 §5): field `newPassword`.
+///
+/// At least 8 characters with an upper-case letter, a lower-case letter and a digit ("Sua senha
+/// precisa ter no mínimo 8 caracteres, sendo uma letra maiúscula, uma minúscula e um número."),
+/// reported as [`FieldCode::InvalidFormat`]; an empty one is [`FieldCode::Required`] and one over
+/// 50 characters, the longest any password may be, [`FieldCode::TooLong`]. Not trimmed: spaces
+/// count.
+pub fn validate_new_password(password: &str) -> Result<()> {
+    let mut fields = Fields::default();
+    let len = password.chars().count();
+    if len == 0 {
+        fields.push("newPassword", FieldCode::Required);
+    } else if len > PASSWORD_MAX_CHARS {
+        fields.push("newPassword", FieldCode::TooLong);
+    } else if len < RESET_PASSWORD_MIN_CHARS
+        || !password.chars().any(char::is_uppercase)
+        || !password.chars().any(char::is_lowercase)
+        || !password.chars().any(|c| c.is_ascii_digit())
+    {
+        fields.push("newPassword", FieldCode::InvalidFormat);
+    }
+    fields.finish()
+}
+
 /// How strong a password looks on the login page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -462,6 +489,33 @@ mod tests {
             assert!(!is_valid_email(bad), "{bad}");
         }
         assert_eq!(normalize_email("  Ana@Example.COM "), "ana@example.com");
+    }
+
+    #[test]
+    fn reset_passwords_follow_the_spec_rule() {
+        assert_eq!(fields_of(validate_new_password("NovaSenha1")), vec![]);
+        assert_eq!(fields_of(validate_new_password("Abcdef1 ")), vec![]);
+        assert_eq!(fields_of(validate_new_password("Ábcdefg1")), vec![]);
+        assert_eq!(
+            fields_of(validate_new_password("")),
+            one("newPassword", FieldCode::Required)
+        );
+        for weak in [
+            "Abcde1", "Abcdef1", "abcdefg1", "ABCDEFG1", "Abcdefgh", "12345678",
+        ] {
+            assert_eq!(
+                fields_of(validate_new_password(weak)),
+                one("newPassword", FieldCode::InvalidFormat),
+                "{weak}"
+            );
+        }
+        let fifty = format!("Aa1{}", "x".repeat(47));
+        assert_eq!(fields_of(validate_new_password(&fifty)), vec![]);
+        let fifty_one = format!("Aa1{}", "x".repeat(48));
+        assert_eq!(
+            fields_of(validate_new_password(&fifty_one)),
+            one("newPassword", FieldCode::TooLong)
+        );
     }
 
     #[test]

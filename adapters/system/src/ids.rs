@@ -1,12 +1,12 @@
-//! Random identifiers and tokens.
+//! Random identifiers, tokens and numeric codes.
 
 use chatflow_core::ports::IdGenerator;
 use rand::Rng;
 use rand::distr::Alphanumeric;
 use uuid::Uuid;
 
-/// Version-4 uuids and alphanumeric tokens (`[A-Za-z0-9]`) from a cryptographically secure
-/// generator seeded by the operating system.
+/// Version-4 uuids, alphanumeric tokens (`[A-Za-z0-9]`) and decimal codes from a
+/// cryptographically secure generator seeded by the operating system.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RandomIds;
 
@@ -20,6 +20,13 @@ impl IdGenerator for RandomIds {
             .sample_iter(&Alphanumeric)
             .take(len)
             .map(char::from)
+            .collect()
+    }
+
+    fn digits(&self, len: usize) -> String {
+        let mut rng = rand::rng();
+        (0..len)
+            .map(|_| char::from(b'0' + rng.random_range(0..10u8)))
             .collect()
     }
 }
@@ -47,6 +54,21 @@ mod tests {
             assert_eq!(token.chars().count(), len);
             assert!(token.chars().all(|c| c.is_ascii_alphanumeric()), "{token}");
         }
+    }
+
+    #[test]
+    fn digit_codes_have_the_length_asked_and_use_every_digit() {
+        let ids = RandomIds;
+        for len in [0, 1, 6, 12] {
+            let code = ids.digits(len);
+            assert_eq!(code.len(), len);
+            assert!(code.chars().all(|c| c.is_ascii_digit()), "{code}");
+        }
+        // 6000 digits: each of the ten appears (a missing one has odds of about 1e-274).
+        let seen: HashSet<char> = (0..1000)
+            .flat_map(|_| ids.digits(6).chars().collect::<Vec<_>>())
+            .collect();
+        assert_eq!(seen.len(), 10, "{seen:?}");
     }
 
     #[test]

@@ -9,6 +9,10 @@
 //!   ([`chatflow_core::ports::MediaStore`]).
 //! - [`BroadcastBus`]: realtime events to subscribers in the same process
 //!   ([`chatflow_core::ports::EventBus`]); the CLI uses it with no subscriber.
+//! - [`SmtpMailer`]: e-mail through an SMTP server, configured by a URL; [`LogMailer`] when no
+//!   server is configured: it sends nothing and says so ([`chatflow_core::ports::Mailer`]).
+//! - `fake_smtp` (feature `test-support`): a fake SMTP server that records what it receives,
+//!   for tests of any crate.
 //!
 //! Hosts build these once and hand them to the core's use cases as trait objects.
 
@@ -16,10 +20,15 @@ mod clock;
 mod events;
 mod hasher;
 mod ids;
+mod mail;
 mod media;
+
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake_smtp;
 
 pub use clock::SystemClock;
 pub use events::BroadcastBus;
 pub use hasher::Argon2Hasher;
 pub use ids::RandomIds;
+pub use mail::{LogMailer, MailConfigError, SMTP_TIMEOUT, SmtpMailer, configured_mailer};
 pub use media::LocalMediaStore;

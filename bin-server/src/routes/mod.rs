@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod companies;
+pub mod password_reset;
 pub mod settings;
 pub mod users;
 
@@ -26,7 +27,7 @@ use crate::state::AppState;
     ),
     modifiers(&BearerAuth),
     tags(
-        (name = "auth", description = "Sign-in, sessions and signup"),
+        (name = "auth", description = "Sign-in, sessions, signup and password reset"),
         (name = "users", description = "Users of the caller's company"),
         (name = "companies", description = "The caller's company and plan"),
         (name = "settings", description = "Company and platform settings"),
@@ -60,6 +61,7 @@ pub fn api(max_body_bytes: usize) -> OpenApiRouter<AppState> {
         .routes(routes!(health))
         .routes(routes!(version))
         .merge(auth::router())
+        .merge(password_reset::router())
         .merge(users::router())
         .merge(companies::router())
         .merge(settings::router())

@@ -7,13 +7,14 @@
 use std::sync::Arc;
 
 use crate::ports::{
-    Clock, CompanyRepo, EventBus, HelpRepo, IdGenerator, MediaStore, PasswordHasher, PlanRepo,
-    QueueRepo, SessionRepo, SettingsRepo, UserRepo,
+    Clock, CompanyRepo, EventBus, HelpRepo, IdGenerator, Mailer, MediaStore, PasswordHasher,
+    PasswordResetRepo, PlanRepo, QueueRepo, SessionRepo, SettingsRepo, UserRepo,
 };
 
 pub mod auth;
 pub mod bootstrap;
 pub mod companies;
+pub mod password_reset;
 pub mod settings;
 pub mod users;
 
@@ -33,4 +34,8 @@ pub struct Ports {
     pub helps: Arc<dyn HelpRepo>,
     /// Stored media (avatars, attachments).
     pub media: Arc<dyn MediaStore>,
+    /// Outgoing e-mail (password-reset codes).
+    pub mailer: Arc<dyn Mailer>,
+    /// Password-reset codes.
+    pub resets: Arc<dyn PasswordResetRepo>,
 }

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 
 mod companies;
 mod helps;
+mod password_resets;
 mod plans;
 mod queues;
 mod sessions;

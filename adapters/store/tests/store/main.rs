@@ -8,6 +8,7 @@
 mod support;
 
 mod companies;
+mod password_resets;
 mod plans;
 mod queues_helps;
 mod schema;

@@ -2,7 +2,8 @@
 
 use chatflow_core::identity::{AllTicket, MenuMode, Profile, Theme, Toggle};
 use chatflow_core::ports::{
-    NewUser, RefreshSession, SessionRepo, SettingsRepo, UserRepo, UserSettings,
+    NewPasswordReset, NewUser, PasswordResetRepo, RefreshSession, SessionRepo, SettingsRepo,
+    UserRepo, UserSettings,
 };
 use chatflow_core::{QueueId, TenantScope};
 use chatflow_store::{Backend, DbPool, Error, Store};
@@ -35,6 +36,7 @@ const TABLES: &[&str] = &[
     "ticket_logs",
     "helps",
     "announcements",
+    "password_resets",
 ];
 
 /// The tables that belong to a company (everything but plans, platform settings, helps,
@@ -56,6 +58,7 @@ const TENANT_TABLES: &[&str] = &[
     "messages",
     "ticket_notes",
     "ticket_logs",
+    "password_resets",
 ];
 
 unmigrated_store_tests!(migrations_apply_from_empty);
@@ -174,6 +177,18 @@ async fn fill_company(store: &Store, scope: TenantScope, tag: &str) {
     )
     .await
     .expect("session stored");
+    PasswordResetRepo::create(
+        store,
+        scope,
+        &NewPasswordReset {
+            user_id: user,
+            code_hash: format!("reset-{tag}"),
+            expires_at: Utc::now(),
+        },
+        Utc::now(),
+    )
+    .await
+    .expect("password reset stored");
     let now = Utc::now();
     let ticket_uuid = Uuid::new_v4();
     chatflow_store::on_pool!(store.pool(), |p| {

@@ -11,7 +11,7 @@ use chatflow_core::service::companies::{self, NewCompanyInput};
 use chatflow_core::tenancy::{PLATFORM_DUE_DATE, PlanFlags, Recurrence};
 use chatflow_core::{CompanyId, ErrorCode, PlanId, TenantScope};
 use chatflow_store::Store;
-use chatflow_system::{Argon2Hasher, BroadcastBus, LocalMediaStore, RandomIds};
+use chatflow_system::{Argon2Hasher, BroadcastBus, LocalMediaStore, LogMailer, RandomIds};
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
 use crate::store_tests;
@@ -56,10 +56,12 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
         settings: store.clone(),
         sessions: store.clone(),
         queues: store.clone(),
-        helps: store,
+        helps: store.clone(),
         media: Arc::new(LocalMediaStore::new(
             std::env::temp_dir().join("chatflow-store-tests-media"),
         )),
+        mailer: Arc::new(LogMailer),
+        resets: store,
     }
 }
 
