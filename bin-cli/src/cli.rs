@@ -21,7 +21,8 @@ pub struct Cli {
         long,
         env = "DATABASE_URL",
         default_value = "sqlite://data/chatflow.db",
-        global = true
+        global = true,
+        hide_env_values = true
     )]
     pub database_url: String,
 

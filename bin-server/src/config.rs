@@ -77,7 +77,8 @@ pub struct Config {
     #[arg(
         long,
         env = "DATABASE_URL",
-        default_value = "sqlite://data/chatflow.db"
+        default_value = "sqlite://data/chatflow.db",
+        hide_env_values = true
     )]
     pub database_url: Secret,
 
@@ -91,7 +92,7 @@ pub struct Config {
 
     /// The key that signs access tokens. When absent, one is generated on first start and kept
     /// in the platform settings, so restarts keep sessions.
-    #[arg(long, env = "CHATFLOW_JWT_SECRET")]
+    #[arg(long, env = "CHATFLOW_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<Secret>,
 
     /// Lifetime of an access token, in seconds.
@@ -113,7 +114,7 @@ pub struct Config {
 
     /// The password of the super admin created on first start; generated and printed once when
     /// absent.
-    #[arg(long, env = "CHATFLOW_ADMIN_PASSWORD")]
+    #[arg(long, env = "CHATFLOW_ADMIN_PASSWORD", hide_env_values = true)]
     pub admin_password: Option<Secret>,
 
     /// The built web app, served on the same port with a fallback to its index.html.

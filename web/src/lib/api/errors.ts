@@ -55,6 +55,8 @@ export const ERROR_CODES = [
   'ERR_TICKET_OWNED_BY_OTHER',
   'ERR_NO_COMPANY_FOUND',
   'ERR_NO_PLAN_FOUND',
+  'ERR_INVALID_RESET_CODE',
+  'ERR_MAIL_NOT_CONFIGURED',
   // client side: the server could not be reached
   'ERR_NETWORK',
 ] as const;

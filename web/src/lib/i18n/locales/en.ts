@@ -343,6 +343,8 @@ const en: Catalogue = {
     ERR_TICKET_OWNED_BY_OTHER: 'This ticket belongs to another attendant.',
     ERR_NO_COMPANY_FOUND: 'Company not found.',
     ERR_NO_PLAN_FOUND: 'Plan not found.',
+    ERR_INVALID_RESET_CODE: 'Invalid or expired code. Request a new code.',
+    ERR_MAIL_NOT_CONFIGURED: 'Sending e-mail is not configured on this server. Contact the administrator.',
     ERR_NETWORK: 'Could not reach the server.',
   },
 };

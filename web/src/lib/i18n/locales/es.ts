@@ -343,6 +343,8 @@ const es: Catalogue = {
     ERR_TICKET_OWNED_BY_OTHER: 'Este ticket pertenece a otro agente.',
     ERR_NO_COMPANY_FOUND: 'Empresa no encontrada.',
     ERR_NO_PLAN_FOUND: 'Plan no encontrado.',
+    ERR_INVALID_RESET_CODE: 'Código inválido o vencido. Solicite un nuevo código.',
+    ERR_MAIL_NOT_CONFIGURED: 'El envío de correos no está configurado en este servidor. Contacte al administrador.',
     ERR_NETWORK: 'No se pudo conectar con el servidor.',
   },
 };

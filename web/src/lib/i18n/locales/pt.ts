@@ -342,6 +342,8 @@ const pt = {
     ERR_TICKET_OWNED_BY_OTHER: 'Este ticket pertence a outro atendente.',
     ERR_NO_COMPANY_FOUND: 'Empresa não encontrada.',
     ERR_NO_PLAN_FOUND: 'Plano não encontrado.',
+    ERR_INVALID_RESET_CODE: 'Código inválido ou expirado. Solicite um novo código.',
+    ERR_MAIL_NOT_CONFIGURED: 'O envio de e-mails não está configurado neste servidor. Contate o administrador.',
     ERR_NETWORK: 'Não foi possível conectar ao servidor.',
   },
 };

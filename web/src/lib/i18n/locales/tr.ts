@@ -343,6 +343,8 @@ const tr: Catalogue = {
     ERR_TICKET_OWNED_BY_OTHER: 'Bu talep başka bir temsilciye ait.',
     ERR_NO_COMPANY_FOUND: 'Şirket bulunamadı.',
     ERR_NO_PLAN_FOUND: 'Plan bulunamadı.',
+    ERR_INVALID_RESET_CODE: 'Kod geçersiz veya süresi dolmuş. Yeni bir kod isteyin.',
+    ERR_MAIL_NOT_CONFIGURED: 'Bu sunucuda e-posta gönderimi yapılandırılmamış. Yöneticiye başvurun.',
     ERR_NETWORK: 'Sunucuya ulaşılamadı.',
   },
 };
