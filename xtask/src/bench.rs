@@ -103,6 +103,12 @@ async fn succeeded(response: reqwest::Result<reqwest::Response>) -> bool {
     }
 }
 
+/// Prints the server's resident memory after a scenario.
+fn print_rss(pid: u32) {
+    let rss = rss_kib(pid).unwrap_or_default();
+    println!("{:<38}       {:>9.1} MiB", "  memory after it (RSS)", rss as f64 / 1024.0);
+}
+
 /// Resident memory of a process in KiB, from /proc.
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -185,6 +191,7 @@ async fn scenarios(binary: &std::path::Path, duration: Duration) -> Result<()> {
         })
         .await;
         measured.print("POST /auth/login (argon2id)", concurrency);
+        print_rss(server.pid());
     }
 
     let me_url = format!("{base}/auth/me");
@@ -207,6 +214,7 @@ async fn scenarios(binary: &std::path::Path, duration: Duration) -> Result<()> {
         })
         .await;
         measured.print("GET /auth/me", concurrency);
+        print_rss(server.pid());
     }
 
     let loaded = rss_kib(server.pid()).unwrap_or_default();
