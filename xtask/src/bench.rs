@@ -217,12 +217,6 @@ async fn scenarios(binary: &std::path::Path, duration: Duration) -> Result<()> {
         print_rss(server.pid());
     }
 
-    let loaded = rss_kib(server.pid()).unwrap_or_default();
-    println!(
-        "{:<38}       {:>9.1} MiB",
-        "memory after load (RSS)",
-        loaded as f64 / 1024.0
-    );
     drop(server);
     Ok(())
 }
