@@ -106,7 +106,11 @@ async fn succeeded(response: reqwest::Result<reqwest::Response>) -> bool {
 /// Prints the server's resident memory after a scenario.
 fn print_rss(pid: u32) {
     let rss = rss_kib(pid).unwrap_or_default();
-    println!("{:<38}       {:>9.1} MiB", "  memory after it (RSS)", rss as f64 / 1024.0);
+    println!(
+        "{:<38}       {:>9.1} MiB",
+        "  memory after it (RSS)",
+        rss as f64 / 1024.0
+    );
 }
 
 /// Resident memory of a process in KiB, from /proc.
