@@ -45,6 +45,23 @@ id_type!(
     WhatsappId
 );
 
+id_type!(
+    /// A contact (person or group) of a company.
+    ContactId
+);
+id_type!(
+    /// A ticket (conversation) of a company.
+    TicketId
+);
+id_type!(
+    /// A stored message.
+    MessageId
+);
+id_type!(
+    /// A tag of a company.
+    TagId
+);
+
 impl CompanyId {
     /// The platform's own company: it never expires.
     pub const PLATFORM: CompanyId = CompanyId(1);

@@ -12,6 +12,7 @@
 //! - [`identity`]: users, profiles, per-user flags, the acting user.
 //! - [`policy`]: the permission table and the one policy function.
 //! - [`ticket`]: the ticket state machine.
+//! - [`inbox`]: connections, contacts, tickets, messages, ingestion, realtime events.
 //! - [`validation`]: form and payload rules, password strength.
 //! - [`settings`]: the catalogue of platform and company settings with their defaults.
 //! - [`ports`]: the traits adapters implement.
@@ -20,6 +21,7 @@
 pub mod error;
 pub mod identity;
 pub mod ids;
+pub mod inbox;
 pub mod policy;
 pub mod ports;
 pub mod service;
@@ -29,4 +31,7 @@ pub mod ticket;
 pub mod validation;
 
 pub use error::{Error, ErrorCode, FieldError, Result};
-pub use ids::{CompanyId, PlanId, QueueId, TenantScope, UserId, WhatsappId};
+pub use ids::{
+    CompanyId, ContactId, MessageId, PlanId, QueueId, TagId, TenantScope, TicketId, UserId,
+    WhatsappId,
+};

@@ -141,6 +141,7 @@ pub trait MediaStore: Send + Sync {
 
 /// The kind of channel a connection speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ChannelKind {
     Whatsapp,
@@ -149,25 +150,7 @@ pub enum ChannelKind {
     Instagram,
 }
 
-/// An outbound text to a contact over a connection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OutboundText {
-    pub connection: WhatsappId,
-    /// The contact's address on the channel (number or page-scoped id).
-    pub to: String,
-    pub body: String,
-    /// The channel's id of the quoted message, if any.
-    pub quoted: Option<String>,
-}
-
-/// A messaging channel (WhatsApp Web, Cloud API, Messenger, Instagram, sandbox). The inbox issue
-/// extends it with media, reactions, edits, deletes and the inbound event type.
-#[async_trait]
-pub trait Channel: Send + Sync {
-    fn kind(&self) -> ChannelKind;
-    /// Sends a text and returns the channel's message id.
-    async fn send_text(&self, scope: TenantScope, message: &OutboundText) -> Result<String>;
-}
+// The channel port (providers, inbound events) is in `crate::inbox::channel`.
 
 // ---------------------------------------------------------------- repositories
 

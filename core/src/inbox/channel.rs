@@ -1,0 +1,235 @@
+//! The channel port: what every provider (sandbox, WhatsApp Web, Cloud API, Messenger,
+//! Instagram) does for the inbox, and the inbound events it reports.
+//!
+//! Providers push [`InboundEvent`]s to an [`InboundSink`]; the sink returns only after the event
+//! is committed, and the provider acknowledges (or forgets) the event only then. A provider that
+//! crashes before acknowledging replays the event, and ingestion's unique key on
+//! (connection, external id) makes the replay harmless.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::ids::{TenantScope, WhatsappId};
+use crate::inbox::model::{MediaType, ProviderKind, SessionUpdate};
+
+/// A media attachment travelling through a channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelMedia {
+    pub media_type: MediaType,
+    pub file_name: String,
+    pub mime_type: String,
+    /// The bytes (the host stores them with the media-store port).
+    #[serde(with = "bytes_as_base64")]
+    pub bytes: Vec<u8>,
+}
+
+/// A message that reached a connection from a contact (or was sent from the phone itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InboundMessage {
+    /// The channel's id of the message; unique per connection.
+    pub external_id: String,
+    /// The chat: the contact's number, or the group's id.
+    pub chat: String,
+    /// The chat's display name (contact push name or group subject).
+    pub chat_name: String,
+    pub is_group: bool,
+    /// In a group: who wrote it.
+    pub participant: Option<String>,
+    /// Sent from the connected phone itself.
+    pub from_me: bool,
+    pub body: String,
+    pub media_type: MediaType,
+    pub media: Option<ChannelMedia>,
+    /// The external id of the quoted message.
+    pub quoted_external_id: Option<String>,
+    pub timestamp: DateTime<Utc>,
+}
+
+/// What a provider reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum InboundEvent {
+    /// A new message.
+    Message(InboundMessage),
+    /// A delivery/read receipt for an outbound message.
+    #[serde(rename_all = "camelCase")]
+    Ack { external_id: String, ack: i64 },
+    /// The contact edited a message.
+    #[serde(rename_all = "camelCase")]
+    Edit {
+        external_id: String,
+        body: String,
+        timestamp: DateTime<Utc>,
+    },
+    /// The contact deleted a message for everyone.
+    #[serde(rename_all = "camelCase")]
+    Delete { external_id: String },
+    /// The contact reacted (an empty emoji removes the reaction).
+    #[serde(rename_all = "camelCase")]
+    Reaction {
+        external_id: String,
+        chat: String,
+        emoji: String,
+    },
+    /// A call the contact made that nobody answered.
+    #[serde(rename_all = "camelCase")]
+    MissedCall {
+        /// The call's id (deduplication key).
+        external_id: String,
+        chat: String,
+        chat_name: String,
+        timestamp: DateTime<Utc>,
+    },
+    /// The session changed (QR code, connected, disconnected...).
+    Session(SessionUpdate),
+}
+
+/// A contact card to send (vCard).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContactCard {
+    pub name: String,
+    pub number: String,
+}
+
+/// What to send to a chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum OutboundContent {
+    Text {
+        body: String,
+    },
+    Media {
+        media: ChannelMedia,
+        caption: String,
+    },
+    Contact {
+        card: ContactCard,
+    },
+    #[serde(rename_all = "camelCase")]
+    Location {
+        latitude: f64_bits::F64,
+        longitude: f64_bits::F64,
+        name: String,
+    },
+}
+
+/// An outbound message to one chat over one connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outbound {
+    pub connection: WhatsappId,
+    /// The contact's number (or group id).
+    pub to: String,
+    pub content: OutboundContent,
+    /// The external id of the quoted message.
+    pub quoted_external_id: Option<String>,
+}
+
+/// A messaging provider. One instance serves every connection of its [`ProviderKind`]; calls
+/// name the connection.
+#[async_trait]
+pub trait ChannelProvider: Send + Sync {
+    fn kind(&self) -> ProviderKind;
+    /// Starts (or restarts) the connection's session; progress arrives as
+    /// [`InboundEvent::Session`] events.
+    async fn start(&self, scope: TenantScope, connection: WhatsappId) -> Result<()>;
+    /// Drops the session and asks for a fresh QR code.
+    async fn new_qr(&self, scope: TenantScope, connection: WhatsappId) -> Result<()>;
+    /// Ends the session.
+    async fn disconnect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()>;
+    /// Sends and returns the channel's id of the sent message. `ERR_WAPP_NOT_INITIALIZED` when
+    /// the session is not connected, `ERR_SENDING_WAPP_MSG` when the channel refused.
+    async fn send(&self, scope: TenantScope, message: &Outbound) -> Result<String>;
+    /// Edits a sent message.
+    async fn edit(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+        body: &str,
+    ) -> Result<()>;
+    /// Deletes a sent message for everyone (`ERR_DELETE_WAPP_MSG` on failure).
+    async fn delete(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+    ) -> Result<()>;
+    /// Reacts to a message (empty emoji removes).
+    async fn react(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+        emoji: &str,
+    ) -> Result<()>;
+    /// Marks the chat read on the phone.
+    async fn mark_read(&self, scope: TenantScope, connection: WhatsappId, chat: &str)
+    -> Result<()>;
+}
+
+/// Where providers deliver inbound events. Returns once the event is durably committed (or
+/// recognised as a duplicate); the provider acknowledges it only then.
+#[async_trait]
+pub trait InboundSink: Send + Sync {
+    async fn deliver(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        event: InboundEvent,
+    ) -> Result<()>;
+}
+
+/// Latitude/longitude carried as exact bit patterns so the content stays `Eq` and hashable.
+pub mod f64_bits {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// An `f64` compared by its bits.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct F64(pub u64);
+
+    impl F64 {
+        pub fn new(value: f64) -> Self {
+            Self(value.to_bits())
+        }
+        pub fn get(self) -> f64 {
+            f64::from_bits(self.0)
+        }
+    }
+
+    impl Serialize for F64 {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_f64(self.get())
+        }
+    }
+
+    impl<'de> Deserialize<'de> for F64 {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            f64::deserialize(d).map(F64::new)
+        }
+    }
+}
+
+/// Bytes as standard base64 in JSON.
+mod bytes_as_base64 {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD.decode(text).map_err(serde::de::Error::custom)
+    }
+}

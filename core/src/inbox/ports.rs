@@ -1,0 +1,317 @@
+//! Repository ports of the inbox. Every method takes the tenant scope; methods that write also
+//! append their realtime events to the company's event log **in the same transaction** (the
+//! outbox), so a client never sees an event for data that was rolled back.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use crate::error::Result;
+use crate::ids::{
+    CompanyId, ContactId, MessageId, TagId, TenantScope, TicketId, UserId, WhatsappId,
+};
+use crate::inbox::channel::InboundMessage;
+use crate::inbox::events::{InboxEvent, StoredEvent};
+use crate::inbox::ingest::{IngestContext, IngestPlan};
+use crate::inbox::model::{
+    Connection, ConnectionInput, Contact, ContactFilter, ContactInput, KeysetPage, Message,
+    NewMessage, NewTicket, PageStart, SessionUpdate, Tag, Ticket, TicketFilter, TicketLogEntry,
+    TicketNote,
+};
+use crate::ticket::{TicketLog, TicketState};
+
+/// Connections (`whatsapps`).
+#[async_trait]
+pub trait ConnectionRepo: Send + Sync {
+    async fn list(&self, scope: TenantScope) -> Result<Vec<Connection>>;
+    async fn get(&self, scope: TenantScope, id: WhatsappId) -> Result<Option<Connection>>;
+    async fn count(&self, scope: TenantScope) -> Result<i64>;
+    /// Creates; when `input.is_default`, the company's other connections lose the flag in the
+    /// same transaction. Appends `events`.
+    async fn create(
+        &self,
+        scope: TenantScope,
+        input: &ConnectionInput,
+        token: &str,
+        events: &[InboxEvent],
+    ) -> Result<Connection>;
+    /// Updates the editable fields (and the default flag as in `create`).
+    async fn update(
+        &self,
+        scope: TenantScope,
+        id: WhatsappId,
+        input: &ConnectionInput,
+    ) -> Result<Option<Connection>>;
+    async fn set_token(&self, scope: TenantScope, id: WhatsappId, token: &str) -> Result<bool>;
+    /// Records a session change and appends the `whatsappSession` event.
+    async fn set_session(
+        &self,
+        scope: TenantScope,
+        id: WhatsappId,
+        update: &SessionUpdate,
+    ) -> Result<Option<Connection>>;
+    async fn delete(&self, scope: TenantScope, id: WhatsappId) -> Result<bool>;
+    /// Platform-level: every connection of every company (provider restart at boot).
+    async fn list_all_platform(&self) -> Result<Vec<Connection>>;
+}
+
+/// Contacts, their extra fields and tags.
+#[async_trait]
+pub trait ContactRepo: Send + Sync {
+    async fn search(
+        &self,
+        scope: TenantScope,
+        filter: &ContactFilter,
+        start: &PageStart,
+        page_size: u32,
+    ) -> Result<KeysetPage<Contact>>;
+    async fn get(&self, scope: TenantScope, id: ContactId) -> Result<Option<Contact>>;
+    /// Brief list (name, number) for pickers, at most `limit`, matching `search`.
+    async fn list_brief(&self, scope: TenantScope, search: &str, limit: u32)
+    -> Result<Vec<Contact>>;
+    /// `ERR_DUPLICATED_CONTACT` when (channel, number) exists in the company.
+    async fn create(&self, scope: TenantScope, input: &ContactInput) -> Result<Contact>;
+    async fn update(
+        &self,
+        scope: TenantScope,
+        id: ContactId,
+        input: &ContactInput,
+    ) -> Result<Option<Contact>>;
+    async fn delete(&self, scope: TenantScope, id: ContactId) -> Result<bool>;
+    async fn set_active(&self, scope: TenantScope, id: ContactId, active: bool)
+    -> Result<Option<Contact>>;
+    async fn set_flags(
+        &self,
+        scope: TenantScope,
+        id: ContactId,
+        disable_bot: Option<bool>,
+        accept_audio: Option<bool>,
+    ) -> Result<Option<Contact>>;
+    /// Replaces the contact's tags.
+    async fn set_tags(&self, scope: TenantScope, id: ContactId, tags: &[TagId]) -> Result<bool>;
+    /// Inserts, or updates name/e-mail of the contact with the same (channel, number); returns
+    /// whether it was created.
+    async fn upsert(&self, scope: TenantScope, input: &ContactInput) -> Result<(Contact, bool)>;
+}
+
+/// Tags.
+#[async_trait]
+pub trait TagRepo: Send + Sync {
+    /// Tags, optionally only kanban ones (`kanban = 1`) or only plain ones.
+    async fn list(&self, scope: TenantScope, kanban: Option<bool>) -> Result<Vec<Tag>>;
+    async fn create(&self, scope: TenantScope, name: &str, color: &str, kanban: i64)
+    -> Result<Tag>;
+    async fn update(
+        &self,
+        scope: TenantScope,
+        id: TagId,
+        name: &str,
+        color: &str,
+        kanban: i64,
+    ) -> Result<Option<Tag>>;
+    async fn delete(&self, scope: TenantScope, id: TagId) -> Result<bool>;
+    async fn contact_tags(&self, scope: TenantScope, contact: ContactId) -> Result<Vec<Tag>>;
+    async fn set_ticket_tag(&self, scope: TenantScope, ticket: TicketId, tag: TagId)
+    -> Result<bool>;
+    async fn clear_ticket_tags(&self, scope: TenantScope, ticket: TicketId) -> Result<bool>;
+}
+
+/// The stored part of a ticket a transition reads: its state plus identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TicketRow {
+    pub id: TicketId,
+    pub state: TicketState,
+    pub contact_id: ContactId,
+    pub whatsapp_id: Option<WhatsappId>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Tickets, their logs and notes.
+#[async_trait]
+pub trait TicketRepo: Send + Sync {
+    async fn list(
+        &self,
+        scope: TenantScope,
+        filter: &TicketFilter,
+        start: &PageStart,
+        page_size: u32,
+    ) -> Result<KeysetPage<Ticket>>;
+    async fn get(&self, scope: TenantScope, id: TicketId) -> Result<Option<Ticket>>;
+    async fn get_by_uuid(&self, scope: TenantScope, uuid: uuid::Uuid) -> Result<Option<Ticket>>;
+    async fn row(&self, scope: TenantScope, id: TicketId) -> Result<Option<TicketRow>>;
+    /// The contact's ticket that is not closed on that connection, if any.
+    async fn active_for_contact(
+        &self,
+        scope: TenantScope,
+        contact: ContactId,
+        whatsapp: Option<WhatsappId>,
+    ) -> Result<Option<Ticket>>;
+    /// Creates a ticket. The database allows one not-closed ticket per (contact, connection):
+    /// `Err(ERR_OTHER_OPEN_TICKET)` when one exists. Writes the `create` log and appends events.
+    async fn create(&self, scope: TenantScope, ticket: &NewTicket, uuid: uuid::Uuid)
+    -> Result<Ticket>;
+    /// Stores a transition's state, its logs and its events, only if the ticket still has the
+    /// `expected` state (optimistic check): `Ok(None)` when someone changed it meanwhile.
+    async fn save_transition(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+        expected: &TicketState,
+        new: &TicketState,
+        logs: &[TicketLog],
+        actor: Option<UserId>,
+    ) -> Result<Option<Ticket>>;
+    /// Sets unread to 0 (the attendant opened the ticket) and appends `updateUnread`.
+    async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<bool>;
+    async fn set_use_integration(&self, scope: TenantScope, id: TicketId, on: bool)
+    -> Result<Option<Ticket>>;
+    async fn delete(&self, scope: TenantScope, id: TicketId) -> Result<bool>;
+    /// Closes every ticket matching, with a `closed` log each; returns how many.
+    async fn close_all(
+        &self,
+        scope: TenantScope,
+        filter: &TicketFilter,
+        actor: UserId,
+    ) -> Result<u64>;
+    async fn add_log(&self, scope: TenantScope, id: TicketId, log: &TicketLog) -> Result<()>;
+    async fn logs(&self, scope: TenantScope, id: TicketId) -> Result<Vec<TicketLogEntry>>;
+    async fn notes(
+        &self,
+        scope: TenantScope,
+        ticket: Option<TicketId>,
+        contact: Option<ContactId>,
+    ) -> Result<Vec<TicketNote>>;
+    async fn add_note(
+        &self,
+        scope: TenantScope,
+        ticket: TicketId,
+        user: UserId,
+        note: &str,
+    ) -> Result<Option<TicketNote>>;
+    async fn delete_note(&self, scope: TenantScope, id: i64) -> Result<bool>;
+}
+
+/// What ingestion did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IngestOutcome {
+    /// The (connection, external id) was already stored: nothing changed.
+    Duplicate,
+    /// The plan said to drop it (e.g. a group on a connection that does not allow groups).
+    Ignored,
+    Stored {
+        ticket: TicketId,
+        message: MessageId,
+        ticket_created: bool,
+    },
+}
+
+/// Messages.
+#[async_trait]
+pub trait MessageRepo: Send + Sync {
+    /// A ticket's messages, newest page first (`start` walks to older pages); items are returned
+    /// oldest first within the page.
+    async fn list(
+        &self,
+        scope: TenantScope,
+        ticket: TicketId,
+        start: &PageStart,
+        page_size: u32,
+    ) -> Result<KeysetPage<Message>>;
+    async fn get(&self, scope: TenantScope, id: MessageId) -> Result<Option<Message>>;
+    /// Stores an outbound message or note; updates the ticket's last message and appends the
+    /// `appMessage create` and ticket `update` events.
+    async fn create(&self, scope: TenantScope, message: &NewMessage) -> Result<Message>;
+    /// Records the channel's id once sent (and ack 1).
+    async fn set_sent(
+        &self,
+        scope: TenantScope,
+        id: MessageId,
+        external_id: &str,
+    ) -> Result<Option<Message>>;
+    async fn edit(&self, scope: TenantScope, id: MessageId, body: &str) -> Result<Option<Message>>;
+    async fn mark_deleted(&self, scope: TenantScope, id: MessageId) -> Result<Option<Message>>;
+    /// Sets our side's reaction (empty removes).
+    async fn react(
+        &self,
+        scope: TenantScope,
+        id: MessageId,
+        emoji: &str,
+        from_me: bool,
+    ) -> Result<Option<Message>>;
+    /// Count of messages in a date range, optionally only own ones (`GET /messages-allMe`).
+    async fn count(
+        &self,
+        scope: TenantScope,
+        from_me: Option<bool>,
+        from: Option<DateTime<Utc>>,
+        to: Option<DateTime<Utc>>,
+    ) -> Result<i64>;
+
+    // ------------------------------------------------------------- inbound side
+    /// Ingests one inbound message exactly once, in one transaction: upserts the contact, loads
+    /// the [`IngestContext`], calls `decide` (the core's pure decision), applies the plan
+    /// (reuse or create the ticket — the unique index on not-closed tickets serialises races —,
+    /// insert the message with `ON CONFLICT (whatsapp_id, external_id) DO NOTHING`, bump unread
+    /// and last message, write logs) and appends the plan's events. A duplicate commits nothing.
+    async fn ingest(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        message: &InboundMessage,
+        media_path: Option<&str>,
+        decide: &(dyn Fn(&IngestContext) -> IngestPlan + Send + Sync),
+    ) -> Result<IngestOutcome>;
+    /// Applies a receipt to the message with that external id (ack only moves forward).
+    async fn apply_ack(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        ack: i64,
+    ) -> Result<Option<Message>>;
+    async fn apply_edit(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        body: &str,
+    ) -> Result<Option<Message>>;
+    async fn apply_delete(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+    ) -> Result<Option<Message>>;
+    async fn apply_reaction(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        emoji: &str,
+    ) -> Result<Option<Message>>;
+}
+
+/// What a reconnecting client gets for "everything since sequence N".
+#[derive(Debug, Clone, PartialEq)]
+pub enum Missed {
+    /// The events after N, in order.
+    Events(Vec<StoredEvent>),
+    /// N is older than what the log keeps: the client must reload its lists.
+    RefreshRequired,
+}
+
+/// The per-company event log: the outbox the dispatcher emits from and the replay source for
+/// reconnecting clients. Sequence numbers are per company, gap-free and assigned in commit
+/// order (`companies.event_seq` is bumped in the writing transaction).
+#[async_trait]
+pub trait EventLog: Send + Sync {
+    /// Appends events in their own transaction (for use cases whose data write is separate).
+    async fn append(&self, scope: TenantScope, events: &[InboxEvent]) -> Result<i64>;
+    /// Platform-level: each company's latest sequence number (the dispatcher polls this).
+    async fn heads(&self) -> Result<Vec<(CompanyId, i64)>>;
+    /// Events of the company with sequence > `after`, at most `limit`, in order.
+    async fn read(&self, scope: TenantScope, after: i64, limit: u32) -> Result<Vec<StoredEvent>>;
+    /// Replay for a reconnecting client (see [`Missed`]).
+    async fn missed(&self, scope: TenantScope, after: i64, limit: u32) -> Result<Missed>;
+    /// Drops events older than `before`, keeping at least the newest `keep` per company.
+    async fn prune(&self, before: DateTime<Utc>, keep: u32) -> Result<u64>;
+}
