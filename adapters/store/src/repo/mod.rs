@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 mod companies;
+pub(crate) mod events;
 mod helps;
 mod password_resets;
 mod plans;
