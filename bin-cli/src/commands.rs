@@ -110,6 +110,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         media: Arc::new(LocalMediaStore::new(cli.media_dir.clone())),
         mailer,
         resets: store,
+        channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
     })
 }
 

@@ -179,6 +179,7 @@ pub async fn build_with_hasher(
         media: Arc::new(LocalMediaStore::new(config.media_dir.clone())),
         mailer,
         resets: store.clone(),
+        channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
     };
 
     let seed = bootstrap::ensure_seeded(

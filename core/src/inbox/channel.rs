@@ -233,3 +233,37 @@ mod bytes_as_base64 {
         STANDARD.decode(text).map_err(serde::de::Error::custom)
     }
 }
+
+/// The providers a host runs, by kind.
+#[derive(Clone, Default)]
+pub struct ChannelRegistry {
+    providers: Vec<std::sync::Arc<dyn ChannelProvider>>,
+}
+
+impl ChannelRegistry {
+    /// The registry with `provider` added (replacing one of the same kind).
+    pub fn with(mut self, provider: std::sync::Arc<dyn ChannelProvider>) -> Self {
+        self.providers.retain(|p| p.kind() != provider.kind());
+        self.providers.push(provider);
+        self
+    }
+
+    /// The provider of `kind`; `ERR_WAPP_NOT_INITIALIZED` when this host does not run it.
+    pub fn get(&self, kind: ProviderKind) -> Result<std::sync::Arc<dyn ChannelProvider>> {
+        self.providers
+            .iter()
+            .find(|p| p.kind() == kind)
+            .cloned()
+            .ok_or_else(|| {
+                crate::Error::with_detail(
+                    crate::ErrorCode::ERR_WAPP_NOT_INITIALIZED,
+                    format!("no {kind:?} provider runs on this host"),
+                )
+            })
+    }
+
+    /// Every provider.
+    pub fn all(&self) -> &[std::sync::Arc<dyn ChannelProvider>] {
+        &self.providers
+    }
+}

@@ -33,7 +33,10 @@ pub enum InboxEvent {
         ticket: Box<Ticket>,
     },
     /// `company-{id}-contact` `{action: "update"|"create", contact}`.
-    ContactUpdate { action: String, contact: Box<Contact> },
+    ContactUpdate {
+        action: String,
+        contact: Box<Contact>,
+    },
     /// `company-{id}-contact` `{action: "delete", contactId}`.
     #[serde(rename_all = "camelCase")]
     ContactDelete { contact_id: ContactId },

@@ -66,8 +66,12 @@ pub trait ContactRepo: Send + Sync {
     ) -> Result<KeysetPage<Contact>>;
     async fn get(&self, scope: TenantScope, id: ContactId) -> Result<Option<Contact>>;
     /// Brief list (name, number) for pickers, at most `limit`, matching `search`.
-    async fn list_brief(&self, scope: TenantScope, search: &str, limit: u32)
-    -> Result<Vec<Contact>>;
+    async fn list_brief(
+        &self,
+        scope: TenantScope,
+        search: &str,
+        limit: u32,
+    ) -> Result<Vec<Contact>>;
     /// `ERR_DUPLICATED_CONTACT` when (channel, number) exists in the company.
     async fn create(&self, scope: TenantScope, input: &ContactInput) -> Result<Contact>;
     async fn update(
@@ -77,8 +81,12 @@ pub trait ContactRepo: Send + Sync {
         input: &ContactInput,
     ) -> Result<Option<Contact>>;
     async fn delete(&self, scope: TenantScope, id: ContactId) -> Result<bool>;
-    async fn set_active(&self, scope: TenantScope, id: ContactId, active: bool)
-    -> Result<Option<Contact>>;
+    async fn set_active(
+        &self,
+        scope: TenantScope,
+        id: ContactId,
+        active: bool,
+    ) -> Result<Option<Contact>>;
     async fn set_flags(
         &self,
         scope: TenantScope,
@@ -110,8 +118,12 @@ pub trait TagRepo: Send + Sync {
     ) -> Result<Option<Tag>>;
     async fn delete(&self, scope: TenantScope, id: TagId) -> Result<bool>;
     async fn contact_tags(&self, scope: TenantScope, contact: ContactId) -> Result<Vec<Tag>>;
-    async fn set_ticket_tag(&self, scope: TenantScope, ticket: TicketId, tag: TagId)
-    -> Result<bool>;
+    async fn set_ticket_tag(
+        &self,
+        scope: TenantScope,
+        ticket: TicketId,
+        tag: TagId,
+    ) -> Result<bool>;
     async fn clear_ticket_tags(&self, scope: TenantScope, ticket: TicketId) -> Result<bool>;
 }
 
@@ -147,8 +159,12 @@ pub trait TicketRepo: Send + Sync {
     ) -> Result<Option<Ticket>>;
     /// Creates a ticket. The database allows one not-closed ticket per (contact, connection):
     /// `Err(ERR_OTHER_OPEN_TICKET)` when one exists. Writes the `create` log and appends events.
-    async fn create(&self, scope: TenantScope, ticket: &NewTicket, uuid: uuid::Uuid)
-    -> Result<Ticket>;
+    async fn create(
+        &self,
+        scope: TenantScope,
+        ticket: &NewTicket,
+        uuid: uuid::Uuid,
+    ) -> Result<Ticket>;
     /// Stores a transition's state, its logs and its events, only if the ticket still has the
     /// `expected` state (optimistic check): `Ok(None)` when someone changed it meanwhile.
     async fn save_transition(
@@ -162,8 +178,12 @@ pub trait TicketRepo: Send + Sync {
     ) -> Result<Option<Ticket>>;
     /// Sets unread to 0 (the attendant opened the ticket) and appends `updateUnread`.
     async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<bool>;
-    async fn set_use_integration(&self, scope: TenantScope, id: TicketId, on: bool)
-    -> Result<Option<Ticket>>;
+    async fn set_use_integration(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+        on: bool,
+    ) -> Result<Option<Ticket>>;
     async fn delete(&self, scope: TenantScope, id: TicketId) -> Result<bool>;
     /// Closes every ticket matching, with a `closed` log each; returns how many.
     async fn close_all(

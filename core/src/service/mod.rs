@@ -38,4 +38,6 @@ pub struct Ports {
     pub mailer: Arc<dyn Mailer>,
     /// Password-reset codes.
     pub resets: Arc<dyn PasswordResetRepo>,
+    /// Messaging providers (sandbox, WhatsApp, ...), by kind.
+    pub channels: crate::inbox::channel::ChannelRegistry,
 }

@@ -364,6 +364,7 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
                 .expect("a valid mailer"),
         ),
         resets: store,
+        channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
     }
 }
 

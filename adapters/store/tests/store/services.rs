@@ -62,6 +62,7 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
         )),
         mailer: Arc::new(LogMailer),
         resets: store,
+        channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
     }
 }
 
