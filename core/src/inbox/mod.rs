@@ -6,6 +6,7 @@
 //! - [`visibility`]: which tickets a user sees; the inbox filter.
 //! - [`lgpd`]: number masking.
 //! - [`events`]: realtime events (outbox entries) and their per-recipient payloads.
+//! - [`search`]: search text normalisation.
 //! - [`ports`]: repositories of the inbox.
 
 pub mod channel;
@@ -14,4 +15,5 @@ pub mod ingest;
 pub mod lgpd;
 pub mod model;
 pub mod ports;
+pub mod search;
 pub mod visibility;
