@@ -272,10 +272,11 @@ pub trait MessageRepo: Send + Sync {
     /// (reuse or create the ticket — the unique index on not-closed tickets serialises races —,
     /// insert the message with `ON CONFLICT (whatsapp_id, external_id) DO NOTHING`, bump unread
     /// and last message, write logs) and appends the plan's events. A duplicate commits nothing.
+    /// The caller loads `connection` beforehand (its settings need no transaction).
     async fn ingest(
         &self,
         scope: TenantScope,
-        connection: WhatsappId,
+        connection: &Connection,
         message: &InboundMessage,
         media_path: Option<&str>,
         decide: &(dyn Fn(&IngestContext) -> IngestPlan + Send + Sync),
