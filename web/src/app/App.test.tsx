@@ -45,17 +45,17 @@ describe('routing and session', () => {
     expect(await screen.findByTestId('link-signup')).toBeInTheDocument();
   });
 
-  it('signs an admin in, lands on /users and shows users and settings in the menu', async () => {
+  it('signs an admin in, lands on /tickets and shows tickets, users and settings in the menu', async () => {
     const server = mockServer({ ...publicSettings(), 'POST /auth/login': () => authFixture(), ...usersPage() });
     renderApp('/login');
     await signIn('Admin@Chatflow.test', 'Str0ng!Pass');
-    expect(await screen.findByTestId('users-page')).toBeInTheDocument();
-    expect(window.location.pathname).toBe('/users');
+    expect(await screen.findByTestId('tickets-page')).toBeInTheDocument();
+    expect(window.location.pathname).toBe('/tickets');
     expect(server.find('POST', '/auth/login')[0].body).toEqual({ email: 'admin@chatflow.test', password: 'Str0ng!Pass' });
     const menu = screen.getByTestId('side-menu');
     expect(within(menu).getByTestId('menu-users')).toBeInTheDocument();
     expect(within(menu).getByTestId('menu-settings')).toBeInTheDocument();
-    expect(within(menu).queryByTestId('menu-tickets')).not.toBeInTheDocument();
+    expect(within(menu).getByTestId('menu-tickets')).toBeInTheDocument();
     expect(screen.getByTestId('topbar-greeting')).toHaveTextContent('Olá Admin, seja bem-vindo(a) à Empresa 1');
     expect(screen.getByTestId('app-version')).toHaveTextContent('3.5.0');
     // remember-me unchecked: the token lives in sessionStorage
@@ -78,7 +78,7 @@ describe('routing and session', () => {
     expect(await screen.findByTestId('change-password-hint')).toBeInTheDocument();
     await user.click(screen.getByTestId('login-submit'));
     await user.click(await screen.findByTestId('weak-password-proceed'));
-    expect(await screen.findByTestId('users-page')).toBeInTheDocument();
+    expect(await screen.findByTestId('tickets-page')).toBeInTheDocument();
     expect(server.find('POST', '/auth/login')).toHaveLength(1);
   });
 
@@ -138,7 +138,7 @@ describe('routing and session', () => {
 
   it('shows the home view at "/" for a user without built pages', async () => {
     localStorage.setItem('token', 'stored');
-    const me = authFixture({ user: { name: 'Ana', profile: 'user' }, permissions: ATTENDANT_PERMISSIONS });
+    const me = authFixture({ user: { name: 'Ana', profile: 'user' }, permissions: [] });
     mockServer({ ...publicSettings(), 'GET /auth/me': () => me });
     renderApp('/');
     expect(await screen.findByTestId('home-page')).toHaveTextContent('Olá, Ana!');
@@ -163,7 +163,7 @@ describe('routing and session', () => {
     localStorage.setItem('token', 'stored');
     mockServer({ ...publicSettings(), 'GET /auth/me': () => authFixture(), ...usersPage() });
     renderApp('/login');
-    expect(await screen.findByTestId('users-page')).toBeInTheDocument();
+    expect(await screen.findByTestId('tickets-page')).toBeInTheDocument();
   });
 
   it('signs out: DELETE /auth/logout then /login', async () => {

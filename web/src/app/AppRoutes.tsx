@@ -30,7 +30,7 @@ export function AppRoutes() {
                 return (
                   <Route
                     key={entry.id}
-                    path={entry.path}
+                    path={entry.nested ? `${entry.path}/*` : entry.path}
                     element={
                       <RequireCapability capability={entry.pageCapability}>
                         <Page />

@@ -20,20 +20,21 @@ describe('menu registry', () => {
     expect(capabilities).toHaveLength(25);
   });
 
-  it('builds only users and settings in this version', () => {
-    expect(builtEntries().map((e) => e.path)).toEqual(['/users', '/settings']);
-    expect(builtEntries().map((e) => e.pageCapability)).toEqual(['page:users', 'page:settings']);
+  it('builds only tickets, contacts, tags, users, connections and settings in this version', () => {
+    expect(builtEntries().map((e) => e.path)).toEqual(['/tickets', '/contacts', '/tags', '/users', '/connections', '/settings']);
+    // Every user may open the inbox: its page goes with its menu capability.
+    expect(builtEntries().map((e) => e.pageCapability)).toEqual(['menu:tickets', 'menu:contacts', 'menu:tags', 'page:users', 'menu:connections', 'page:settings']);
     for (const entry of MENU_ENTRIES) expect(!!entry.page).toBe(entry.built);
   });
 });
 
 describe('menu gating', () => {
-  it('an admin sees users and settings', () => {
-    expect(visibleMenuEntries(ADMIN).map((e) => e.id)).toEqual(['users', 'settings']);
+  it('an admin sees tickets, users and settings', () => {
+    expect(visibleMenuEntries(ADMIN).map((e) => e.id)).toEqual(['tickets', 'users', 'settings']);
   });
 
-  it('a plain user sees neither', () => {
-    expect(visibleMenuEntries(PLAIN_USER)).toEqual([]);
+  it('a plain user sees tickets and contacts', () => {
+    expect(visibleMenuEntries(PLAIN_USER).map((e) => e.id)).toEqual(['tickets', 'contacts']);
     expect(visibleMenuEntries([])).toEqual([]);
   });
 
@@ -45,12 +46,13 @@ describe('menu gating', () => {
   it('never shows an unbuilt entry, whatever the capabilities', () => {
     const visible = visibleMenuEntries(ALL_MENU_CAPABILITIES);
     expect(visible.every((e) => e.built)).toBe(true);
-    expect(visible.map((e) => e.id)).toEqual(['users', 'settings']);
+    expect(visible.map((e) => e.id)).toEqual(['tickets', 'contacts', 'tags', 'users', 'connections', 'settings']);
   });
 
   it('lands on the first visible entry, or on the home view', () => {
-    expect(landingPath(ADMIN)).toBe('/users');
+    expect(landingPath(ADMIN)).toBe('/tickets');
     expect(landingPath(['menu:settings'])).toBe('/settings');
-    expect(landingPath(PLAIN_USER)).toBeNull();
+    expect(landingPath(PLAIN_USER)).toBe('/tickets');
+    expect(landingPath([])).toBeNull();
   });
 });

@@ -50,6 +50,8 @@ export interface MenuEntry {
   built: boolean;
   /** The page, split into its own chunk; present when built. */
   page?: LazyExoticComponent<ComponentType>;
+  /** The page also serves the paths below its own (`/tickets/{uuid}`). */
+  nested?: boolean;
 }
 
 function entry(
@@ -68,10 +70,10 @@ export const MENU_ENTRIES: readonly MenuEntry[] = [
   entry('dashboard', '/', DashboardIcon, 'dashboard', 'management'),
   entry('reports', '/reports', QueryStatsIcon, 'reports', 'management'),
   entry('moments', '/moments', SpeedIcon, 'moments', 'management'),
-  entry('tickets', '/tickets', WhatsAppIcon, 'tickets', 'service'),
+  { ...entry('tickets', '/tickets', WhatsAppIcon, 'tickets', 'service', lazy(() => import('../features/tickets/components/TicketsPage'))), pageCapability: 'menu:tickets', nested: true },
   entry('quick-messages', '/quick-messages', QuestionAnswerIcon, 'quickMessages', 'service'),
-  entry('contacts', '/contacts', ContactPhoneIcon, 'contacts', 'service'),
-  entry('tags', '/tags', LocalOfferIcon, 'tags', 'service'),
+  { ...entry('contacts', '/contacts', ContactPhoneIcon, 'contacts', 'service', lazy(() => import('../features/contacts/components/ContactsRoutes'))), pageCapability: 'menu:contacts', nested: true },
+  { ...entry('tags', '/tags', LocalOfferIcon, 'tags', 'service', lazy(() => import('../features/tags/components/TagsPage'))), pageCapability: 'menu:tags' },
   entry('helps', '/helps', HelpOutlineIcon, 'helps', 'service'),
   entry('kanban', '/Kanban', ViewKanbanIcon, 'kanban', 'service'),
   entry('schedules', '/schedules', EventIcon, 'schedules', 'service'),
@@ -83,7 +85,7 @@ export const MENU_ENTRIES: readonly MenuEntry[] = [
   entry('queue-integration', '/queue-integration', DeviceHubIcon, 'queueIntegration', 'service'),
   entry('users', '/users', PeopleAltIcon, 'users', 'administration', lazy(() => import('../features/users/components/UsersPage'))),
   entry('queues', '/queues', AllInboxIcon, 'queues', 'administration'),
-  entry('connections', '/connections', SyncAltIcon, 'connections', 'administration'),
+  { ...entry('connections', '/connections', SyncAltIcon, 'connections', 'administration', lazy(() => import('../features/connections/components/ConnectionsPage'))), pageCapability: 'menu:connections' },
   entry('files', '/files', AttachFileIcon, 'files', 'administration'),
   entry('financeiro', '/financeiro', PaymentsIcon, 'financeiro', 'administration'),
   entry('settings', '/settings', SettingsIcon, 'settings', 'administration', lazy(() => import('../features/settings/components/SettingsPage'))),

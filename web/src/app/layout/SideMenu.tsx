@@ -4,6 +4,7 @@ import { Box, Divider, List, ListItemButton, ListItemIcon, ListItemText, ListSub
 import { useTranslation } from 'react-i18next';
 import { useAuthenticatedSession } from '../../lib/session';
 import { visibleMenuEntries, type MenuEntry } from '../routes';
+import { ConnectionsMenuBadge } from '../../features/connections/components/ConnectionsMenuBadge';
 
 export const APP_VERSION = '3.5.0';
 
@@ -41,7 +42,13 @@ export function SideMenu({ collapsed, onNavigate }: { collapsed: boolean; onNavi
                     sx={{ '&.active': { bgcolor: 'action.selected', color: 'primary.main', '& .MuiListItemIcon-root': { color: 'primary.main' } } }}
                   >
                     <ListItemIcon sx={{ minWidth: 40 }}>
-                      <Icon />
+                      {entry.id === 'connections' ? (
+                        <ConnectionsMenuBadge>
+                          <Icon />
+                        </ConnectionsMenuBadge>
+                      ) : (
+                        <Icon />
+                      )}
                     </ListItemIcon>
                     {!collapsed && <ListItemText primary={label} />}
                   </ListItemButton>

@@ -46,6 +46,7 @@ export const ERROR_CODES = [
   'ERR_SUBSCRIPTION_EXPIRED',
   'ERR_SIGNUP_DISABLED',
   'ERR_USER_LIMIT_REACHED',
+  'ERR_CONNECTION_LIMIT_REACHED',
   'ERR_DUPLICATED_EMAIL',
   'ERR_INVALID_SETTING',
   'ERR_SETTING_MESSAGE_REQUIRED',
@@ -57,6 +58,7 @@ export const ERROR_CODES = [
   'ERR_NO_PLAN_FOUND',
   'ERR_INVALID_RESET_CODE',
   'ERR_MAIL_NOT_CONFIGURED',
+  'ERR_INVALID_FILE',
   // client side: the server could not be reached
   'ERR_NETWORK',
 ] as const;
@@ -72,13 +74,16 @@ export class ApiError extends Error {
   /** The server's ERR_* code, when the body carried one. */
   readonly code: string | undefined;
   readonly fields: FieldError[];
+  /** The parsed error body, for errors that carry more (a 409's existing `ticket`...). */
+  readonly body: unknown;
 
-  constructor(status: number, code: string | undefined, message: string, fields: FieldError[] = []) {
+  constructor(status: number, code: string | undefined, message: string, fields: FieldError[] = [], body: unknown = undefined) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.fields = fields;
+    this.body = body;
   }
 }
 
@@ -91,8 +96,10 @@ export function apiErrorFrom(status: number, bodyText: string): ApiError {
   let code: string | undefined;
   let message = '';
   let fields: FieldError[] = [];
+  let parsedBody: unknown;
   try {
     const parsed: unknown = JSON.parse(bodyText);
+    parsedBody = parsed;
     if (typeof parsed === 'string') {
       message = parsed;
     } else if (parsed && typeof parsed === 'object') {
@@ -109,5 +116,5 @@ export function apiErrorFrom(status: number, bodyText: string): ApiError {
   } catch {
     message = bodyText;
   }
-  return new ApiError(status, code, message, fields);
+  return new ApiError(status, code, message, fields, parsedBody);
 }

@@ -1,4 +1,9 @@
 import type { Catalogue } from './pt';
+import ticketsLocale from '../../../features/tickets/locales/en';
+import messagesLocale from '../../../features/messages/locales/en';
+import connectionsLocale from '../../../features/connections/locales/en';
+import contactsLocale from '../../../features/contacts/locales/en';
+import tagsLocale from '../../../features/tags/locales/en';
 
 const en: Catalogue = {
   common: {
@@ -289,6 +294,11 @@ const en: Catalogue = {
       allowSignup: 'Allow new companies to sign up',
     },
   },
+  ...ticketsLocale,
+  ...messagesLocale,
+  ...connectionsLocale,
+  ...contactsLocale,
+  ...tagsLocale,
   validation: {
     REQUIRED: 'Required',
     TOO_SHORT: 'Too Short!',
@@ -334,6 +344,7 @@ const en: Catalogue = {
     ERR_SUBSCRIPTION_EXPIRED: "The company's subscription has expired. Please contact support.",
     ERR_SIGNUP_DISABLED: 'Signing up new companies is disabled.',
     ERR_USER_LIMIT_REACHED: "The plan's user limit has been reached.",
+    ERR_CONNECTION_LIMIT_REACHED: "The plan's connection limit has been reached.",
     ERR_DUPLICATED_EMAIL: 'A user with this email already exists.',
     ERR_INVALID_SETTING: 'Invalid setting or value.',
     ERR_SETTING_MESSAGE_REQUIRED: 'Fill in the matching message before enabling this option.',
@@ -345,6 +356,7 @@ const en: Catalogue = {
     ERR_NO_PLAN_FOUND: 'Plan not found.',
     ERR_INVALID_RESET_CODE: 'Invalid or expired code. Request a new code.',
     ERR_MAIL_NOT_CONFIGURED: 'Sending e-mail is not configured on this server. Contact the administrator.',
+    ERR_INVALID_FILE: 'Invalid file!',
     ERR_NETWORK: 'Could not reach the server.',
   },
 };

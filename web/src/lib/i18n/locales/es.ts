@@ -1,4 +1,9 @@
 import type { Catalogue } from './pt';
+import ticketsLocale from '../../../features/tickets/locales/es';
+import messagesLocale from '../../../features/messages/locales/es';
+import connectionsLocale from '../../../features/connections/locales/es';
+import contactsLocale from '../../../features/contacts/locales/es';
+import tagsLocale from '../../../features/tags/locales/es';
 
 const es: Catalogue = {
   common: {
@@ -289,6 +294,11 @@ const es: Catalogue = {
       allowSignup: 'Permitir el registro de nuevas empresas',
     },
   },
+  ...ticketsLocale,
+  ...messagesLocale,
+  ...connectionsLocale,
+  ...contactsLocale,
+  ...tagsLocale,
   validation: {
     REQUIRED: 'Obligatorio',
     TOO_SHORT: '¡Muy corto!',
@@ -334,6 +344,7 @@ const es: Catalogue = {
     ERR_SUBSCRIPTION_EXPIRED: 'La suscripción de la empresa ha vencido. Contacte al soporte.',
     ERR_SIGNUP_DISABLED: 'El registro de nuevas empresas está deshabilitado.',
     ERR_USER_LIMIT_REACHED: 'Se alcanzó el límite de usuarios del plan.',
+    ERR_CONNECTION_LIMIT_REACHED: 'Se alcanzó el límite de conexiones del plan.',
     ERR_DUPLICATED_EMAIL: 'Ya existe un usuario con este correo electrónico.',
     ERR_INVALID_SETTING: 'Configuración o valor inválido.',
     ERR_SETTING_MESSAGE_REQUIRED: 'Complete el mensaje correspondiente antes de habilitar esta opción.',
@@ -345,6 +356,7 @@ const es: Catalogue = {
     ERR_NO_PLAN_FOUND: 'Plan no encontrado.',
     ERR_INVALID_RESET_CODE: 'Código inválido o vencido. Solicite un nuevo código.',
     ERR_MAIL_NOT_CONFIGURED: 'El envío de correos no está configurado en este servidor. Contacte al administrador.',
+    ERR_INVALID_FILE: '¡Archivo inválido!',
     ERR_NETWORK: 'No se pudo conectar con el servidor.',
   },
 };

@@ -1,3 +1,9 @@
+import ticketsLocale from '../../../features/tickets/locales/pt';
+import messagesLocale from '../../../features/messages/locales/pt';
+import connectionsLocale from '../../../features/connections/locales/pt';
+import contactsLocale from '../../../features/contacts/locales/pt';
+import tagsLocale from '../../../features/tags/locales/pt';
+
 /** Portuguese: the default and fallback language, and the source of the translation key types. */
 const pt = {
   common: {
@@ -288,6 +294,11 @@ const pt = {
       allowSignup: 'Permitir cadastro de novas empresas',
     },
   },
+  ...ticketsLocale,
+  ...messagesLocale,
+  ...connectionsLocale,
+  ...contactsLocale,
+  ...tagsLocale,
   validation: {
     REQUIRED: 'Obrigatório',
     TOO_SHORT: 'Muito curto!',
@@ -333,6 +344,7 @@ const pt = {
     ERR_SUBSCRIPTION_EXPIRED: 'A assinatura da empresa expirou. Entre em contato com o suporte.',
     ERR_SIGNUP_DISABLED: 'O cadastro de novas empresas está desabilitado.',
     ERR_USER_LIMIT_REACHED: 'O limite de usuários do plano foi atingido.',
+    ERR_CONNECTION_LIMIT_REACHED: 'O limite de conexões do plano foi atingido.',
     ERR_DUPLICATED_EMAIL: 'Já existe um usuário com este email.',
     ERR_INVALID_SETTING: 'Configuração ou valor inválido.',
     ERR_SETTING_MESSAGE_REQUIRED: 'Preencha a mensagem correspondente antes de habilitar esta opção.',
@@ -344,6 +356,7 @@ const pt = {
     ERR_NO_PLAN_FOUND: 'Plano não encontrado.',
     ERR_INVALID_RESET_CODE: 'Código inválido ou expirado. Solicite um novo código.',
     ERR_MAIL_NOT_CONFIGURED: 'O envio de e-mails não está configurado neste servidor. Contate o administrador.',
+    ERR_INVALID_FILE: 'Arquivo inválido!',
     ERR_NETWORK: 'Não foi possível conectar ao servidor.',
   },
 };

@@ -1,4 +1,9 @@
 import type { Catalogue } from './pt';
+import ticketsLocale from '../../../features/tickets/locales/tr';
+import messagesLocale from '../../../features/messages/locales/tr';
+import connectionsLocale from '../../../features/connections/locales/tr';
+import contactsLocale from '../../../features/contacts/locales/tr';
+import tagsLocale from '../../../features/tags/locales/tr';
 
 const tr: Catalogue = {
   common: {
@@ -289,6 +294,11 @@ const tr: Catalogue = {
       allowSignup: 'Yeni şirketlerin kaydolmasına izin ver',
     },
   },
+  ...ticketsLocale,
+  ...messagesLocale,
+  ...connectionsLocale,
+  ...contactsLocale,
+  ...tagsLocale,
   validation: {
     REQUIRED: 'Zorunlu',
     TOO_SHORT: 'Çok kısa!',
@@ -334,6 +344,7 @@ const tr: Catalogue = {
     ERR_SUBSCRIPTION_EXPIRED: 'Şirketin aboneliği sona erdi. Lütfen destekle iletişime geçin.',
     ERR_SIGNUP_DISABLED: 'Yeni şirket kaydı devre dışı.',
     ERR_USER_LIMIT_REACHED: 'Planın kullanıcı sınırına ulaşıldı.',
+    ERR_CONNECTION_LIMIT_REACHED: 'Planın bağlantı sınırına ulaşıldı.',
     ERR_DUPLICATED_EMAIL: 'Bu e-postaya sahip bir kullanıcı zaten var.',
     ERR_INVALID_SETTING: 'Geçersiz ayar veya değer.',
     ERR_SETTING_MESSAGE_REQUIRED: 'Bu seçeneği etkinleştirmeden önce ilgili mesajı doldurun.',
@@ -345,6 +356,7 @@ const tr: Catalogue = {
     ERR_NO_PLAN_FOUND: 'Plan bulunamadı.',
     ERR_INVALID_RESET_CODE: 'Kod geçersiz veya süresi dolmuş. Yeni bir kod isteyin.',
     ERR_MAIL_NOT_CONFIGURED: 'Bu sunucuda e-posta gönderimi yapılandırılmamış. Yöneticiye başvurun.',
+    ERR_INVALID_FILE: 'Geçersiz dosya!',
     ERR_NETWORK: 'Sunucuya ulaşılamadı.',
   },
 };

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/** Session statuses (spec 2 §4), as on the wire. */
+export const CONNECTION_STATUSES = ['qrcode', 'PAIRING', 'DISCONNECTED', 'TIMEOUT', 'OPENING', 'CONNECTED'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+
+/** Statuses that put a badge on the side menu's connections entry (spec 1 "Side menu"). */
+export function needsAttention(status: ConnectionStatus): boolean {
+  return status !== 'CONNECTED';
+}
+
+const text = z.string().nullish().transform((v) => v ?? '');
+const int = (fallback: number) => z.number().nullish().transform((v) => v ?? fallback);
+
+/** A connection, `whatsapp` on the wire (core/src/inbox/model.rs `Connection`). */
+export const connectionSchema = z
+  .object({
+    id: z.number(),
+    name: z.string(),
+    number: text,
+    channel: z.string().nullish().transform((v) => v ?? 'whatsapp'),
+    provider: z.string().nullish(),
+    status: z.enum(CONNECTION_STATUSES).catch('DISCONNECTED'),
+    qrcode: text,
+    retries: int(0),
+    isDefault: z.boolean().nullish().transform((v) => !!v),
+    token: text,
+    greetingMessage: text,
+    complationMessage: text,
+    outOfHoursMessage: text,
+    ratingMessage: text,
+    allowGroup: z.boolean().nullish().transform((v) => !!v),
+    groupAsTicket: z.boolean().nullish().transform((v) => !!v),
+    maxUseBotQueues: int(3),
+    timeUseBotQueues: int(0),
+    timeSendQueue: int(0),
+    sendIdQueue: z.number().nullish(),
+    expiresTicket: int(0),
+    expiresInactiveMessage: text,
+    timeCreateNewTicket: int(0),
+    queueIds: z.array(z.number()).nullish(),
+    queues: z.array(z.object({ id: z.number(), name: z.string(), color: z.string().nullish() })).nullish(),
+    updatedAt: z.string().nullish(),
+  })
+  .loose();
+export type Connection = z.infer<typeof connectionSchema>;
+
+/** Ids of a connection's queues, from either wire form. */
+export function connectionQueueIds(connection: Pick<Connection, 'queueIds' | 'queues'>): number[] {
+  return connection.queueIds ?? connection.queues?.map((q) => q.id) ?? [];
+}
+
+/** dd/MM/yy HH:mm (spec 1 §9, dates in tables). */
+export function formatTableDate(value: string | null | undefined): string {
+  if (!value) return '';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return '';
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(date.getDate())}/${two(date.getMonth() + 1)}/${two(date.getFullYear() % 100)} ${two(date.getHours())}:${two(date.getMinutes())}`;
+}

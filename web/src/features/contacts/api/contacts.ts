@@ -1,0 +1,154 @@
+/**
+ * Contacts (docs/api.md "Contacts and tags"): `GET /contacts` (keyset: `cursor`, falling back to
+ * `pageNumber`), `GET/PUT/DELETE /contacts/{id}`, `POST /contacts`, `PUT /contacts/block/{id}`,
+ * `GET /contacts/export`, and `POST /tickets` to open a ticket with a contact.
+ */
+import { infiniteQueryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { api } from '../../../lib/api';
+import { nextPageParam, type PageParam } from '../../tags/api/tags';
+import { contactSchema, type Contact } from '../types';
+
+export const contactsPageSchema = z.object({
+  contacts: z.array(contactSchema),
+  count: z.number().nullish(),
+  hasMore: z.boolean().catch(false),
+  nextCursor: z.string().nullish(),
+});
+export type ContactsPage = z.infer<typeof contactsPageSchema>;
+
+export const contactsKeys = {
+  all: ['contacts'] as const,
+  lists: () => [...contactsKeys.all, 'list'] as const,
+  list: (search: string, tagIds: readonly number[]) => [...contactsKeys.lists(), search, [...tagIds]] as const,
+  detail: (id: number) => [...contactsKeys.all, 'detail', id] as const,
+};
+
+export function getContacts(search: string, tagIds: readonly number[], page: PageParam, signal?: AbortSignal): Promise<ContactsPage> {
+  return api.get('/contacts', {
+    params: { searchParam: search, ...(tagIds.length ? { contactTag: JSON.stringify(tagIds) } : {}), ...page },
+    schema: contactsPageSchema,
+    signal,
+  });
+}
+
+export const contactsInfiniteQuery = (search: string, tagIds: readonly number[]) =>
+  infiniteQueryOptions({
+    queryKey: contactsKeys.list(search, tagIds),
+    queryFn: ({ pageParam, signal }) => getContacts(search, tagIds, pageParam, signal),
+    initialPageParam: { pageNumber: 1 } as PageParam,
+    getNextPageParam: (last, _all, lastParam) => nextPageParam(last, lastParam),
+  });
+
+export function useContacts(search: string, tagIds: readonly number[]) {
+  return useInfiniteQuery(contactsInfiniteQuery(search, tagIds));
+}
+
+export function useContact(id: number | null) {
+  return useQuery({
+    queryKey: contactsKeys.detail(id ?? 0),
+    queryFn: ({ signal }) => api.get(`/contacts/${id}`, { schema: contactSchema, signal }),
+    enabled: id !== null,
+  });
+}
+
+/** Contact form (spec 1 §5): name 2-50, number 8-50, e-mail valid when given. */
+export const contactFormSchema = z.object({
+  name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
+  number: z.string().trim().min(1, 'REQUIRED').min(8, 'TOO_SHORT').max(50, 'TOO_LONG'),
+  email: z.union([z.literal(''), z.string().trim().email('INVALID_EMAIL')]),
+  extraInfo: z.array(
+    z.object({
+      id: z.number().nullish(),
+      name: z.string().trim().min(1, 'REQUIRED'),
+      value: z.string().trim().min(1, 'REQUIRED'),
+    }),
+  ),
+});
+export type ContactFormValues = z.infer<typeof contactFormSchema>;
+export const CONTACT_FORM_FIELDS = ['name', 'number', 'email'] as const;
+
+export const emptyContactForm: ContactFormValues = { name: '', number: '', email: '', extraInfo: [] };
+
+/** The `ContactInput` body; an edited contact keeps its channel, group flag and connection. */
+export function contactBody(values: ContactFormValues, current: Contact | null) {
+  return {
+    name: values.name.trim(),
+    number: values.number.trim(),
+    email: values.email.trim(),
+    extraInfo: values.extraInfo.map((info) => ({ ...(info.id ? { id: info.id } : {}), name: info.name.trim(), value: info.value.trim() })),
+    ...(current
+      ? {
+          channel: current.channel,
+          isGroup: current.isGroup,
+          whatsappId: current.whatsappId ?? null,
+        }
+      : {}),
+  };
+}
+
+export function useSaveContact() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: number | null; body: ReturnType<typeof contactBody> }) =>
+      id === null ? api.post('/contacts', body, { schema: contactSchema }) : api.put(`/contacts/${id}`, body, { schema: contactSchema }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKeys.all }),
+  });
+}
+
+export function useDeleteContact() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => api.delete(`/contacts/${id}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKeys.all }),
+  });
+}
+
+/** `PUT /contacts/block/{id}` `{active}`: false blocks, true unblocks. */
+export function useBlockContact() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, active }: { id: number; active: boolean }) => api.put(`/contacts/block/${id}`, { active }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKeys.all }),
+  });
+}
+
+const ticketRefSchema = z.object({ id: z.number(), uuid: z.string() }).loose();
+
+/** `POST /tickets` for a contact, as the current user, open. */
+export function openTicket(contact: Contact, userId: number): Promise<z.infer<typeof ticketRefSchema>> {
+  return api.post(
+    '/tickets',
+    { contactId: contact.id, queueId: null, whatsappId: contact.whatsappId ?? null, userId, status: 'open' },
+    { schema: ticketRefSchema },
+  );
+}
+
+/** The existing ticket a 409 `ERR_OTHER_OPEN_TICKET` carries. */
+export const otherTicketSchema = z
+  .object({
+    ticket: z
+      .object({
+        id: z.number().nullish(),
+        uuid: z.string(),
+        userId: z.number().nullish(),
+        user: z.object({ name: z.string() }).loose().nullish(),
+        queue: z.object({ name: z.string() }).loose().nullish(),
+      })
+      .loose(),
+  })
+  .loose();
+export type OtherTicket = z.infer<typeof otherTicketSchema>['ticket'];
+
+/** Downloads `GET /contacts/export` as a file. */
+export async function exportContacts(): Promise<void> {
+  const blob = await api.blob('/contacts/export');
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = 'contacts.xlsx';
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -1,0 +1,315 @@
+/**
+ * The conversation of a ticket view: message list, input and the message dialogs (media preview,
+ * forward, send contact, delete confirmation). Sending goes through `POST /messages/{ticketId}`;
+ * what the server returns is put in the list at once (the live event then finds it there).
+ */
+import { useRef, useState, type KeyboardEvent } from 'react';
+import { Box, IconButton, Menu, Paper, Stack, TextField, Tooltip, Typography } from '@mui/material';
+import AttachFileIcon from '@mui/icons-material/AttachFile';
+import CloseIcon from '@mui/icons-material/Close';
+import ContactPageIcon from '@mui/icons-material/ContactPage';
+import DrawIcon from '@mui/icons-material/Draw';
+import EmojiIcon from '@mui/icons-material/EmojiEmotionsOutlined';
+import LockIcon from '@mui/icons-material/Lock';
+import LockOpenIcon from '@mui/icons-material/LockOpen';
+import SendIcon from '@mui/icons-material/Send';
+import { useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { ConfirmDialog } from '../../../components/ui';
+import { useAuthenticatedSession } from '../../../lib/session';
+import { toast, toastError } from '../../../lib/toast';
+import {
+  deleteMessage,
+  editMessage,
+  forwardMessage,
+  messagesKeys,
+  reactToMessage,
+  sendMedia,
+  sendMessage,
+  upsertMessage,
+  type MessagesData,
+  type SendBody,
+} from '../api/messages';
+import { EMOJIS } from '../format';
+import { canEditMessage, type Message, type MessageTicket } from '../types';
+import { ContactPickDialog } from './ContactPickDialog';
+import { MediaPreviewDialog } from './MediaPreviewDialog';
+import type { MessageCommand } from './MessageItem';
+import { MessagesList } from './MessagesList';
+
+const SIGN_KEY = 'signOption';
+
+function storedSign(): boolean {
+  return localStorage.getItem(SIGN_KEY) !== 'false';
+}
+
+interface Props {
+  ticket: MessageTicket;
+  /** The user may write (the ticket is open or a group in their hands). */
+  canWrite: boolean;
+}
+
+export function MessagesPanel({ ticket, canWrite }: Props) {
+  const { t } = useTranslation();
+  const { user } = useAuthenticatedSession();
+  const queryClient = useQueryClient();
+  const [text, setText] = useState('');
+  const [isPrivate, setIsPrivate] = useState(false);
+  const [sign, setSign] = useState(storedSign);
+  const [replyTo, setReplyTo] = useState<Message | null>(null);
+  const [editing, setEditing] = useState<Message | null>(null);
+  const [files, setFiles] = useState<File[]>([]);
+  const [forwarding, setForwarding] = useState<Message | null>(null);
+  const [sendingContact, setSendingContact] = useState(false);
+  const [deleting, setDeleting] = useState<Message | null>(null);
+  const [busy, setBusy] = useState(false);
+  const fileInput = useRef<HTMLInputElement | null>(null);
+  const [emojiAnchor, setEmojiAnchor] = useState<HTMLElement | null>(null);
+
+  const put = (result: Message | Message[]) => {
+    for (const message of Array.isArray(result) ? result : [result]) {
+      queryClient.setQueryData<MessagesData>(messagesKeys.ticket(ticket.uuid), (data) => upsertMessage(data, message));
+    }
+  };
+
+  const signed = (body: string) => (sign && !isPrivate ? `*${user.name}:*\n${body}` : body);
+
+  const submit = async () => {
+    const body = text.trim();
+    if (!body || busy) return;
+    setBusy(true);
+    try {
+      if (editing) {
+        await editMessage(editing.id, body);
+        put({ ...editing, body, isEdited: true });
+        setEditing(null);
+      } else {
+        const payload: SendBody = { body: signed(body) };
+        if (isPrivate) payload.isPrivate = true;
+        if (replyTo) payload.quotedMsg = { id: replyTo.id };
+        put(await sendMessage(ticket.id, payload));
+        setReplyTo(null);
+      }
+      setText('');
+    } catch (error) {
+      toastError(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      void submit();
+    }
+  };
+
+  const onCommand = (command: MessageCommand, message: Message, emoji?: string) => {
+    switch (command) {
+      case 'reply':
+        setEditing(null);
+        setReplyTo(message);
+        return;
+      case 'edit':
+        if (!canEditMessage(message, user.id)) return;
+        setReplyTo(null);
+        setEditing(message);
+        setText(message.body);
+        return;
+      case 'delete':
+        setDeleting(message);
+        return;
+      case 'forward':
+        setForwarding(message);
+        return;
+      case 'react':
+        if (emoji) reactToMessage(message.id, emoji).catch(toastError);
+        return;
+    }
+  };
+
+  const sendFiles = async (items: { file: File; caption: string }[]) => {
+    setBusy(true);
+    try {
+      put(await sendMedia(ticket.id, items, replyTo?.id));
+      setFiles([]);
+      setReplyTo(null);
+    } catch (error) {
+      toastError(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const banner = editing ?? replyTo;
+  return (
+    <Box sx={{ display: 'flex', flexDirection: 'column', flex: 1, minHeight: 0 }}>
+      <MessagesList ticket={ticket} userId={user.id} onCommand={onCommand} />
+      {canWrite ? (
+        <Paper square elevation={2} sx={{ p: 1 }}>
+          {banner && (
+            <Stack direction="row" sx={{ alignItems: 'center', borderLeft: '4px solid', borderColor: 'primary.main', pl: 1, mb: 1 }} data-testid={editing ? 'input-editing' : 'input-replying'}>
+              <Box sx={{ flex: 1, minWidth: 0 }}>
+                <Typography variant="caption" color="primary">
+                  {editing ? t('messages.editing') : t('messages.replyingTo')}
+                </Typography>
+                <Typography variant="body2" noWrap>
+                  {banner.body}
+                </Typography>
+              </Box>
+              <IconButton
+                size="small"
+                aria-label={t('common.cancel')}
+                onClick={() => {
+                  if (editing) setText('');
+                  setEditing(null);
+                  setReplyTo(null);
+                }}
+              >
+                <CloseIcon fontSize="small" />
+              </IconButton>
+            </Stack>
+          )}
+          <Stack direction="row" spacing={0.5} sx={{ alignItems: 'flex-end' }}>
+            <Tooltip title={t('messages.emoji')}>
+              <IconButton onClick={(e) => setEmojiAnchor(e.currentTarget)} aria-label={t('messages.emoji')} data-testid="input-emoji">
+                <EmojiIcon />
+              </IconButton>
+            </Tooltip>
+            <Menu anchorEl={emojiAnchor} open={emojiAnchor !== null} onClose={() => setEmojiAnchor(null)}>
+              <Box sx={{ display: 'grid', gridTemplateColumns: 'repeat(8, 36px)', px: 1 }}>
+                {EMOJIS.map((emoji) => (
+                  <IconButton
+                    key={emoji}
+                    size="small"
+                    onClick={() => {
+                      setText((current) => current + emoji);
+                      setEmojiAnchor(null);
+                    }}
+                    data-testid={`input-emoji-${emoji}`}
+                  >
+                    {emoji}
+                  </IconButton>
+                ))}
+              </Box>
+            </Menu>
+            <Tooltip title={t('messages.attach')}>
+              <span>
+                <IconButton onClick={() => fileInput.current?.click()} disabled={!!editing} aria-label={t('messages.attach')} data-testid="input-attach">
+                  <AttachFileIcon />
+                </IconButton>
+              </span>
+            </Tooltip>
+            <input
+              ref={fileInput}
+              type="file"
+              multiple
+              hidden
+              data-testid="input-file"
+              onChange={(e) => {
+                setFiles(Array.from(e.target.files ?? []));
+                e.target.value = '';
+              }}
+            />
+            <Tooltip title={t('messages.sendContact')}>
+              <IconButton onClick={() => setSendingContact(true)} aria-label={t('messages.sendContact')} data-testid="input-send-contact">
+                <ContactPageIcon />
+              </IconButton>
+            </Tooltip>
+            <Tooltip title={isPrivate ? t('messages.privateOn') : t('messages.privateOff')}>
+              <IconButton onClick={() => setIsPrivate((v) => !v)} color={isPrivate ? 'warning' : 'default'} aria-pressed={isPrivate} aria-label={t('messages.privateNote')} data-testid="input-private">
+                {isPrivate ? <LockIcon /> : <LockOpenIcon />}
+              </IconButton>
+            </Tooltip>
+            <Tooltip title={t('messages.sign')}>
+              <IconButton
+                onClick={() => {
+                  const next = !sign;
+                  localStorage.setItem(SIGN_KEY, String(next));
+                  setSign(next);
+                }}
+                color={sign ? 'primary' : 'default'}
+                aria-pressed={sign}
+                aria-label={t('messages.sign')}
+                data-testid="input-sign"
+              >
+                <DrawIcon />
+              </IconButton>
+            </Tooltip>
+            <TextField
+              fullWidth
+              multiline
+              maxRows={6}
+              size="small"
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              onKeyDown={onKeyDown}
+              placeholder={isPrivate ? t('messages.placeholderPrivate') : t('messages.placeholder')}
+              sx={isPrivate ? { bgcolor: '#fff8e1' } : undefined}
+              slotProps={{ htmlInput: { 'data-testid': 'message-input' } }}
+            />
+            <IconButton color="primary" onClick={() => void submit()} disabled={busy || !text.trim()} aria-label={t('messages.send')} data-testid="message-send">
+              <SendIcon />
+            </IconButton>
+          </Stack>
+        </Paper>
+      ) : (
+        <Paper square elevation={2} sx={{ p: 2, textAlign: 'center' }}>
+          <Typography variant="body2" color="text.secondary" data-testid="input-disabled">
+            {t('messages.readOnly')}
+          </Typography>
+        </Paper>
+      )}
+      <MediaPreviewDialog files={files} busy={busy} onClose={() => setFiles([])} onSend={(items) => void sendFiles(items)} />
+      <ContactPickDialog
+        open={forwarding !== null}
+        title={t('messages.forward.title')}
+        submitLabel={t('messages.forward.submit')}
+        withSign
+        testId="forward-dialog"
+        onClose={() => setForwarding(null)}
+        onSubmit={(contact, signMessage) => {
+          const message = forwarding;
+          setForwarding(null);
+          if (!message) {
+            toast.error(t('messages.forward.noMessage'));
+            return;
+          }
+          forwardMessage(message.id, contact.id, signMessage)
+            .then(() => toast.success(t('messages.forward.done')))
+            .catch(toastError);
+        }}
+      />
+      <ContactPickDialog
+        open={sendingContact}
+        title={t('messages.sendContact')}
+        submitLabel={t('messages.send')}
+        testId="send-contact-dialog"
+        onClose={() => setSendingContact(false)}
+        onSubmit={(contact) => {
+          setSendingContact(false);
+          sendMessage(ticket.id, { body: contact.name, vCard: { name: contact.name, number: contact.number ?? '' } })
+            .then(put)
+            .catch(toastError);
+        }}
+      />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('messages.deleteTitle')}
+        onClose={() => setDeleting(null)}
+        onConfirm={() => {
+          const message = deleting;
+          setDeleting(null);
+          if (!message) return;
+          deleteMessage(message.id)
+            .then(() => put({ ...message, isDeleted: true }))
+            .catch(toastError);
+        }}
+        testId="message-delete-confirm"
+      >
+        {t('messages.deleteMessage')}
+      </ConfirmDialog>
+    </Box>
+  );
+}

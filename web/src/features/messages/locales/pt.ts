@@ -1,0 +1,37 @@
+/** Conversation strings (pt, the source of the keys). Registered in lib/i18n/locales/pt.ts. */
+const messages = {
+  messages: {
+    placeholder: 'Digite uma mensagem',
+    placeholderPrivate: 'Digite uma nota privada',
+    send: 'Enviar',
+    emoji: 'Emoji',
+    attach: 'Anexar arquivo',
+    sendContact: 'Enviar contato',
+    privateNote: 'Nota privada',
+    privateOn: 'Nota privada: ligada',
+    privateOff: 'Nota privada: desligada',
+    sign: 'Assinar mensagem',
+    readOnly: 'Aceite ou reabra o atendimento para responder.',
+    options: 'Opções da mensagem',
+    replyingTo: 'Respondendo a',
+    editing: 'Editando mensagem',
+    edited: 'Editada',
+    forwarded: 'Encaminhada',
+    deletedOwn: 'Essa mensagem foi apagada',
+    deletedByContact: 'Mensagem apagada pelo contato',
+    deletedQuoted: 'Mensagem apagada',
+    callLog: 'Chamada perdida às {{time}}',
+    reply24h: 'Você tem 24 horas para responder a esta mensagem.',
+    mediaError: 'Não foi possível carregar a mídia.',
+    download: 'Baixar',
+    deleteTitle: 'Apagar mensagem?',
+    deleteMessage: 'A mensagem será apagada para todos.',
+    ack: { clock: 'Enviando', sent: 'Enviada', delivered: 'Entregue', read: 'Lida', played: 'Reproduzida' },
+    actions: { reply: 'Responder', forward: 'Encaminhar', edit: 'Editar', delete: 'Apagar', react: 'Reagir' },
+    media: { title: 'Enviar arquivos', caption: 'Legenda' },
+    forward: { title: 'Encaminhar mensagem', submit: 'Encaminhar', done: 'Mensagem encaminhada', noMessage: 'Nenhuma mensagem selecionada' },
+    pick: { contact: 'Contato', typeMore: 'Digite ao menos 3 caracteres' },
+  },
+};
+
+export default messages;
