@@ -73,6 +73,15 @@ pub enum Command {
     /// Platform settings, or a company's settings with --company.
     #[command(subcommand)]
     Settings(SettingsCommand),
+    /// Development tools (data generator).
+    #[command(subcommand)]
+    Dev(crate::dev::DevCommand),
+    /// The sandbox channel's simulated phones: scan a QR code, send, read what they received.
+    #[command(subcommand)]
+    Sandbox(crate::sandbox::SandboxCommand),
+    /// A company's contacts: list, import a spreadsheet, export.
+    #[command(subcommand)]
+    Contacts(crate::contacts::ContactsCommand),
 }
 
 /// `chatflow migrate`.

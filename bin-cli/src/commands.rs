@@ -80,6 +80,9 @@ async fn dispatch(cli: &Cli, store: &Store) -> Outcome {
         Command::User(command) => user(cli, &ports, command).await,
         Command::Company(command) => company(cli, &ports, command).await,
         Command::Settings(command) => settings_command(cli, &ports, command).await,
+        Command::Dev(command) => crate::dev::run(cli, store, &ports, command).await,
+        Command::Sandbox(command) => crate::sandbox::run(cli, store, &ports, command).await,
+        Command::Contacts(command) => crate::contacts::run(cli, &ports, command).await,
     }
 }
 
@@ -109,8 +112,14 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         helps: store.clone(),
         media: Arc::new(LocalMediaStore::new(cli.media_dir.clone())),
         mailer,
-        resets: store,
+        resets: store.clone(),
         channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
+        event_log: store.clone(),
+        contacts: store.clone(),
+        tags: store.clone(),
+        tickets: store.clone(),
+        messages: store.clone(),
+        connections: store,
     })
 }
 

@@ -14,7 +14,10 @@ use clap::Parser;
 
 mod cli;
 mod commands;
+mod contacts;
+mod dev;
 mod output;
+mod sandbox;
 
 /// Exit code of a command the core refused.
 const EXIT_DOMAIN: u8 = 1;

@@ -159,6 +159,11 @@ pub struct Config {
         default_value = DEFAULT_MAIL_FROM
     )]
     pub mail_from: String,
+
+    /// Run the sandbox channel (the built-in simulated phone network) and its routes. Default:
+    /// on with SQLite, off with PostgreSQL.
+    #[arg(long, env = "CHATFLOW_SANDBOX", action = ArgAction::Set)]
+    pub sandbox: Option<bool>,
 }
 
 /// The sender of mail when `CHATFLOW_MAIL_FROM` is not set.
@@ -243,7 +248,14 @@ impl Config {
             log_format: LogFormat::Text,
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_owned(),
+            sandbox: None,
         }
+    }
+
+    /// Whether the sandbox channel runs: `CHATFLOW_SANDBOX` when set, else on for SQLite.
+    pub fn sandbox_enabled(&self) -> bool {
+        self.sandbox
+            .unwrap_or_else(|| self.database_url.expose().starts_with("sqlite:"))
     }
 }
 

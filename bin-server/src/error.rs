@@ -85,7 +85,7 @@ impl From<ErrorCode> for ApiError {
 pub fn status_of(code: ErrorCode) -> StatusCode {
     use ErrorCode::*;
     match code {
-        ERR_BAD_REQUEST | ERR_INVALID_RESET_CODE => StatusCode::BAD_REQUEST,
+        ERR_BAD_REQUEST | ERR_INVALID_RESET_CODE | ERR_INVALID_FILE => StatusCode::BAD_REQUEST,
         ERR_INVALID_CREDENTIALS | ERR_SESSION_EXPIRED => StatusCode::UNAUTHORIZED,
         ERR_SUBSCRIPTION_EXPIRED => StatusCode::PAYMENT_REQUIRED,
         ERR_TOKEN_EXPIRED
@@ -93,6 +93,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ERR_USER_CREATION_DISABLED
         | ERR_SIGNUP_DISABLED
         | ERR_USER_LIMIT_REACHED
+        | ERR_CONNECTION_LIMIT_REACHED
         | ERR_TICKET_OWNED_BY_OTHER
         | ERR_OUT_OF_HOURS => StatusCode::FORBIDDEN,
         ERR_NOT_FOUND
@@ -171,6 +172,7 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_SUBSCRIPTION_EXPIRED => "The company's subscription expired; please contact support.",
         ERR_SIGNUP_DISABLED => "Signup is disabled.",
         ERR_USER_LIMIT_REACHED => "The company's plan allows no more users.",
+        ERR_CONNECTION_LIMIT_REACHED => "The company's plan allows no more connections.",
         ERR_DUPLICATED_EMAIL => "Another user already has this e-mail.",
         ERR_INVALID_SETTING => "Unknown setting or invalid value.",
         ERR_SETTING_MESSAGE_REQUIRED => "This option needs its message to be filled in.",
@@ -181,6 +183,7 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_NO_COMPANY_FOUND => "Company not found.",
         ERR_NO_PLAN_FOUND => "Plan not found.",
         ERR_INVALID_RESET_CODE => "The code is wrong, expired or already used; request a new one.",
+        ERR_INVALID_FILE => "Invalid file: send an xls, xlsx, csv or txt spreadsheet.",
         ERR_MAIL_NOT_CONFIGURED => {
             "This server cannot send e-mail yet, so no code was sent; please contact the administrator."
         }

@@ -14,13 +14,16 @@
 //! - [`tokens`]: access tokens (JWT).
 //! - [`rate_limit`]: the sign-in rate limit.
 //! - [`request_log`]: request spans with secrets taken out of URIs.
-//! - [`realtime`]: socket.io rooms and the core's event bus on top of them.
+//! - [`realtime`]: socket.io rooms and client events (`sync` replay).
+//! - [`dispatcher`]: tails the event log and emits to the sockets that may see each event.
 //! - [`web`]: the built web app, SPA fallback and JSON 404/405/413.
 //! - [`state`]: what handlers share.
 
 pub mod config;
+pub mod dispatcher;
 pub mod error;
 pub mod extract;
+pub mod inbound;
 pub mod rate_limit;
 pub mod realtime;
 pub mod request_log;
@@ -52,8 +55,8 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 pub use config::Config;
 
+use crate::dispatcher::{LogBus, Realtime};
 use crate::rate_limit::LoginLimiter;
-use crate::realtime::SocketBus;
 use crate::request_log::RequestSpan;
 use crate::state::{AppState, Shared};
 use crate::tokens::TokenKeys;
@@ -71,6 +74,7 @@ pub struct App {
     state: AppState,
     store: Arc<Store>,
     seed: SeedReport,
+    realtime: Realtime,
 }
 
 impl std::fmt::Debug for App {
@@ -109,11 +113,13 @@ impl App {
             router,
             io,
             store,
+            realtime,
             ..
         } = self;
         let signal = async move {
             shutdown.await;
             tracing::info!("shutting down");
+            realtime.shutdown();
             // Open sockets would otherwise keep the graceful shutdown waiting.
             io.close().await;
         };
@@ -162,13 +168,29 @@ pub async fn build_with_hasher(
         );
     }
 
-    let (socket_layer, io) = SocketIo::builder().build_layer();
+    // Room for bursts (a bulk close, a replayed backlog) before a slow socket drops events; a
+    // client that sees a gap in `seq` asks for the rest with `sync`.
+    let (socket_layer, io) = SocketIo::builder()
+        .max_buffer_size(dispatcher::SOCKET_BUFFER)
+        .build_layer();
     let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
+    let realtime = Realtime::new();
+    let sandbox = config.sandbox_enabled().then(|| {
+        chatflow_sandbox::SandboxProvider::new(
+            store.clone(),
+            ids.clone(),
+            chatflow_sandbox::SandboxConfig::default(),
+        )
+    });
+    let mut channels = chatflow_core::inbox::channel::ChannelRegistry::default();
+    if let Some(sandbox) = &sandbox {
+        channels = channels.with(Arc::new(sandbox.clone()));
+    }
     let ports = Ports {
         clock: Arc::new(SystemClock),
         ids: ids.clone(),
         hasher,
-        events: Arc::new(SocketBus::new(io.clone())),
+        events: Arc::new(LogBus::new(store.clone(), realtime.clone())),
         companies: store.clone(),
         plans: store.clone(),
         users: store.clone(),
@@ -179,7 +201,13 @@ pub async fn build_with_hasher(
         media: Arc::new(LocalMediaStore::new(config.media_dir.clone())),
         mailer,
         resets: store.clone(),
-        channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
+        channels,
+        event_log: store.clone(),
+        contacts: store.clone(),
+        tags: store.clone(),
+        tickets: store.clone(),
+        messages: store.clone(),
+        connections: store.clone(),
     };
 
     let seed = bootstrap::ensure_seeded(
@@ -220,9 +248,16 @@ pub async fn build_with_hasher(
         cookie_secure: config.cookie_secure,
         trust_proxy: config.trust_proxy,
         web_dir,
+        realtime: realtime.clone(),
+        sandbox,
     });
     realtime::attach(&io, state.clone());
+    dispatcher::start(realtime.clone(), io.clone(), state.ports.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot start the realtime dispatcher: {e}"))?;
+    dispatcher::spawn_pruner(realtime.clone(), state.ports.clone());
     spawn_limiter_cleanup(&state);
+    routes::sandbox::start(&state).await;
 
     let router = router(state.clone(), socket_layer, config.max_body_bytes);
     let listener = TcpListener::bind((config.host, config.port))
@@ -235,13 +270,18 @@ pub async fn build_with_hasher(
         state,
         store,
         seed,
+        realtime,
     })
 }
 
 /// The whole HTTP application: API routes with their OpenAPI document, socket.io, the web app
 /// and the cross-cutting layers (tracing, panics, body limits, JSON errors).
 pub fn router(state: AppState, socket_layer: SocketIoLayer, max_body_bytes: usize) -> Router {
-    let (api, openapi) = routes::api(max_body_bytes).split_for_parts();
+    let mut api = routes::api(max_body_bytes);
+    if state.sandbox.is_some() {
+        api = api.merge(routes::sandbox::router());
+    }
+    let (api, openapi) = api.split_for_parts();
     // Serialised once: the document does not change while the server runs.
     let document = axum::body::Bytes::from(serde_json::to_vec(&openapi).unwrap_or_default());
     let api = api
@@ -262,6 +302,10 @@ pub fn router(state: AppState, socket_layer: SocketIoLayer, max_body_bytes: usiz
     app.layer(middleware::from_fn_with_state(
         state.clone(),
         web::spa_navigation,
+    ))
+    .layer(middleware::from_fn_with_state(
+        state.clone(),
+        dispatcher::wake_after_writes,
     ))
     .layer(socket_layer)
     .layer(RequestBodyLimitLayer::new(max_body_bytes))

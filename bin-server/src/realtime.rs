@@ -6,21 +6,34 @@
 //! `company-{id}` (everything addressed to the company) and `company-{id}-user-{userId}` (its
 //! user), plus, on request, `company-{id}-notification` and the ticket status rooms
 //! `company-{id}-{status}`. Room names are always built here from the socket's own company, so a
-//! client can never name another company's room.
+//! client can never name another company's room. Rooms only say which optional events a socket
+//! follows; what a socket may receive is decided per event by the dispatcher
+//! ([`crate::dispatcher`]) from the user stored on the socket ([`SocketActor`]).
 //!
-//! [`SocketBus`] is the core's [`EventBus`] on top of socket.io: each [`RealtimeEvent`] is
-//! emitted under its own name to the room its audience names.
+//! Client events: `joinNotification`/`leaveNotification`, `joinTickets`/`leaveTickets`
+//! (status), `joinChatBox`/`leaveChatBox` (ticket id), `userStatus`, and `sync` `{lastSeq}`,
+//! answered through the acknowledgement with the events the socket missed
+//! (`{events: [{event, payload}], seq}`), `{refresh: true}` when the log no longer holds them, or
+//! `{seq}` (the current number) when `lastSeq` is absent or -1.
 
-use async_trait::async_trait;
-use chatflow_core::ids::{CompanyId, TenantScope, UserId};
-use chatflow_core::ports::{Audience, EventBus, RealtimeEvent};
+use std::sync::Arc;
+
+use chatflow_core::identity::Actor;
+use chatflow_core::ids::{CompanyId, TenantScope, TicketId, UserId};
+use chatflow_core::inbox::ports::Missed;
+use chatflow_core::inbox::visibility;
+use chatflow_core::ports::Audience;
 use chatflow_core::service::users;
-use serde_json::Value;
+use serde_json::{Value, json};
 use socketioxide::SocketIo;
-use socketioxide::extract::{Data, SocketRef, TryData};
+use socketioxide::extract::{AckSender, Data, SocketRef, TryData};
 
+use crate::dispatcher;
 use crate::extract::authenticate;
 use crate::state::AppState;
+
+/// The most events one `sync` answers; a client further behind is told to refresh.
+pub const SYNC_LIMIT: u32 = 1000;
 
 /// The ticket statuses a socket may follow with `joinTickets` (spec 1 §4).
 pub const TICKET_STATUSES: &[&str] = &["pending", "open", "closed", "group", "lgpd", "nps"];
@@ -49,33 +62,15 @@ pub fn room_of(company: CompanyId, audience: &Audience) -> String {
     }
 }
 
-/// The core's event bus, delivered through socket.io.
-#[derive(Clone)]
-pub struct SocketBus {
-    io: SocketIo,
+/// The room of one ticket's chat box (`joinChatBox`).
+pub fn ticket_room(company: CompanyId, ticket: i64) -> String {
+    format!("company-{company}-ticket-{ticket}")
 }
 
-impl SocketBus {
-    /// A bus emitting through `io`.
-    pub fn new(io: SocketIo) -> Self {
-        Self { io }
-    }
-}
-
-#[async_trait]
-impl EventBus for SocketBus {
-    async fn publish(&self, event: RealtimeEvent) {
-        let room = room_of(event.company_id, &event.audience);
-        if let Err(e) = self
-            .io
-            .to(room.clone())
-            .emit(&event.name, &event.payload)
-            .await
-        {
-            tracing::warn!(%room, event = %event.name, "realtime emit failed: {e}");
-        }
-    }
-}
+/// The acting user of a socket, stored on it when it connects and refreshed by the dispatcher
+/// when the user changes.
+#[derive(Debug, Clone)]
+pub struct SocketActor(pub Arc<Actor>);
 
 /// Who a socket belongs to, stored on the socket when it connects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,15 +91,21 @@ impl SocketUser {
 struct Refused(&'static str);
 
 /// Registers the default namespace: token check on connect, rooms, client events.
+///
+/// Rooms and client-event handlers are set up in the connect check, before socket.io confirms
+/// the connection: a client may emit as soon as it is confirmed, and nothing it sends may arrive
+/// before its handler exists.
 pub fn attach(io: &SocketIo, state: AppState) {
-    let check_state = state.clone();
     let check = move |socket: SocketRef, TryData(auth): TryData<Value>| {
-        let state = check_state.clone();
-        async move { admit(&state, &socket, auth.ok()).await }
-    };
-    let connected = move |socket: SocketRef| {
         let state = state.clone();
-        async move { on_connect(state, socket) }
+        async move {
+            admit(&state, &socket, auth.ok()).await?;
+            on_connect(state, socket);
+            Ok::<(), Refused>(())
+        }
+    };
+    let connected = |socket: SocketRef| async move {
+        tracing::trace!(sid = %socket.id, "socket confirmed");
     };
     io.ns(
         "/",
@@ -142,6 +143,9 @@ async fn admit(state: &AppState, socket: &SocketRef, auth: Option<Value>) -> Res
         company_id: session.user.company_id,
         user_id: session.user.id,
     });
+    socket
+        .extensions
+        .insert(SocketActor(Arc::new(session.actor)));
     Ok(())
 }
 
@@ -179,11 +183,44 @@ fn on_connect(state: AppState, socket: SocketRef) {
             }
         },
     );
-    // Ticket rooms come with the inbox: the ticket id will be checked against the socket's own
-    // company before any join. Until then the event is accepted and joins nothing.
+    let chat_state = state.clone();
     socket.on(
         "joinChatBox",
-        |TryData(_ticket): TryData<Value>| async move {},
+        move |s: SocketRef, TryData(ticket): TryData<Value>| {
+            let state = chat_state.clone();
+            async move {
+                if let Some(ticket) = ticket.ok().as_ref().and_then(ticket_id) {
+                    join_chat_box(&state, &s, me, ticket).await;
+                }
+            }
+        },
+    );
+    socket.on(
+        "leaveChatBox",
+        move |s: SocketRef, TryData(ticket): TryData<Value>| async move {
+            if let Some(ticket) = ticket.ok().as_ref().and_then(ticket_id) {
+                s.leave(ticket_room(me.company_id, ticket));
+            }
+        },
+    );
+
+    let sync_state = state.clone();
+    socket.on(
+        "sync",
+        move |s: SocketRef, ack: AckSender, TryData(request): TryData<Value>| {
+            let state = sync_state.clone();
+            async move {
+                let last_seq = request
+                    .ok()
+                    .as_ref()
+                    .and_then(|r| r.get("lastSeq"))
+                    .and_then(Value::as_i64);
+                let answer = sync(&state, &s, me, last_seq).await;
+                if let Err(e) = ack.send(&answer) {
+                    tracing::debug!(sid = %s.id, "cannot answer sync: {e}");
+                }
+            }
+        },
     );
 
     let status_state = state.clone();
@@ -213,6 +250,82 @@ fn on_connect(state: AppState, socket: SocketRef) {
             }
         }
     });
+}
+
+/// A ticket id sent by a client: a number or a numeric string.
+fn ticket_id(value: &Value) -> Option<i64> {
+    value
+        .as_i64()
+        .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
+        .filter(|id| *id > 0)
+}
+
+/// Joins the socket to a ticket's room when its user may see the ticket (the ticket is looked
+/// up in the socket's own company only). Rooms decide nothing about what a socket receives (the
+/// dispatcher checks visibility per event); the check keeps the room membership honest.
+async fn join_chat_box(state: &AppState, socket: &SocketRef, me: SocketUser, ticket: i64) {
+    let Some(SocketActor(actor)) = socket.extensions.get::<SocketActor>() else {
+        return;
+    };
+    match state.ports.tickets.get(me.scope(), TicketId(ticket)).await {
+        Ok(Some(found)) if visibility::may_see_ticket(&actor, &found) => {
+            socket.join(ticket_room(me.company_id, ticket));
+        }
+        Ok(_) => {
+            tracing::debug!(company = %me.company_id, user = %me.user_id, ticket, "joinChatBox refused");
+        }
+        Err(e) => tracing::warn!(company = %me.company_id, ticket, "cannot load a ticket: {e}"),
+    }
+}
+
+/// The answer to `sync {lastSeq}`.
+async fn sync(
+    state: &AppState,
+    socket: &SocketRef,
+    me: SocketUser,
+    last_seq: Option<i64>,
+) -> Value {
+    // Everything after this number is still emitted live to this socket; the answer stops here
+    // so no event arrives twice.
+    let emitted = state.realtime.emitted(me.company_id);
+    let last_seq = match last_seq {
+        Some(seq) if seq >= 0 => seq,
+        _ => return json!({ "seq": emitted }),
+    };
+    let Some(SocketActor(actor)) = socket.extensions.get::<SocketActor>() else {
+        return json!({ "refresh": true });
+    };
+    let missed = match state
+        .ports
+        .event_log
+        .missed(me.scope(), last_seq, SYNC_LIMIT)
+        .await
+    {
+        Ok(missed) => missed,
+        Err(e) => {
+            tracing::warn!(company = %me.company_id, "cannot replay events: {e}");
+            return json!({ "refresh": true });
+        }
+    };
+    let events = match missed {
+        Missed::RefreshRequired => return json!({ "refresh": true }),
+        Missed::Events(events) => events,
+    };
+    let settings = dispatcher::recipient_settings(&state.ports, me.company_id).await;
+    let rooms = socket.rooms();
+    let replay: Vec<Value> = events
+        .iter()
+        .filter(|event| event.seq <= emitted)
+        .filter(|event| {
+            let room = dispatcher::room_for(me.company_id, &event.event);
+            rooms.iter().any(|joined| **joined == *room)
+        })
+        .filter_map(|event| {
+            let payload = dispatcher::payload_for(event, &actor, settings)?;
+            Some(json!({ "event": event.event.name(me.company_id), "payload": payload }))
+        })
+        .collect();
+    json!({ "events": replay, "seq": emitted.max(last_seq) })
 }
 
 #[cfg(test)]

@@ -26,6 +26,10 @@ pub struct Shared {
     pub trust_proxy: bool,
     /// The built web app's directory, when there is one.
     pub web_dir: Option<PathBuf>,
+    /// The realtime dispatcher's handle (wake it after writes, sequence numbers emitted).
+    pub realtime: crate::dispatcher::Realtime,
+    /// The sandbox channel, when `CHATFLOW_SANDBOX` is on.
+    pub sandbox: Option<chatflow_sandbox::SandboxProvider>,
 }
 
 impl std::fmt::Debug for Shared {

@@ -104,6 +104,8 @@ catalogue! {
     ERR_SIGNUP_DISABLED,
     /// Ours: the company's plan allows no more users.
     ERR_USER_LIMIT_REACHED,
+    /// Ours: the company's plan allows no more connections.
+    ERR_CONNECTION_LIMIT_REACHED,
     /// Ours: another user already has this e-mail.
     ERR_DUPLICATED_EMAIL,
     /// Ours: unknown setting key or a value outside the key's allowed values.
@@ -127,6 +129,9 @@ catalogue! {
     ERR_INVALID_RESET_CODE,
     /// Ours: no mail server is configured, so mail (a password-reset code) cannot be sent.
     ERR_MAIL_NOT_CONFIGURED,
+    /// Ours: an uploaded file is not a readable spreadsheet of an accepted type (xls, xlsx, csv,
+    /// txt): "Arquivo inválido!".
+    ERR_INVALID_FILE,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -342,10 +342,13 @@ pub struct QueueSummary {
     pub color: String,
 }
 
-/// Queues of a company (read side needed by users; the queues issue adds the rest).
+/// Queues of a company (the inbox needs listing and creating; the queues issue adds the rest).
 #[async_trait]
 pub trait QueueRepo: Send + Sync {
     async fn list(&self, scope: TenantScope) -> Result<Vec<QueueSummary>>;
+    /// Creates a queue; a colour already used in the company gives
+    /// `ERR_QUEUE_COLOR_ALREADY_EXISTS`.
+    async fn create(&self, scope: TenantScope, name: &str, color: &str) -> Result<QueueSummary>;
 }
 
 /// Help entries are platform-level (super user); every company reads them.

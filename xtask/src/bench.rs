@@ -1,8 +1,14 @@
 //! `cargo xtask bench`: numbers for the closing notes, measured in one run on this machine.
 //!
-//! Each scenario starts from a release server on a fresh SQLite database. The load generator runs
-//! in this process on the same machine, so absolute numbers include its own CPU use; ratios
-//! between scenarios of one run are the fair comparison.
+//! Each scenario starts from a release server on a fresh database. The load generator runs in
+//! this process on the same machine, so absolute numbers include its own CPU use; ratios between
+//! scenarios of one run are the fair comparison.
+//!
+//! Two groups: the basic one (cold start, idle memory, sign-in, `/auth/me`) on SQLite, and the
+//! inbox one ([`inbox`]), which seeds a database with `chatflow dev seed` (default 100 000
+//! tickets x 10 messages; `--quick` 10 000 x 5) on SQLite and on a throwaway PostgreSQL
+//! database, then measures the ticket list, contact and message-body search, a ticket's first
+//! message page and inbound ingestion through the sandbox with sockets listening.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,6 +17,8 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use crate::util::{cmd, project_root, run_step, start_server, target_dir};
+
+mod inbox;
 
 /// Latency and throughput of one scenario.
 struct Measured {
@@ -123,19 +131,82 @@ fn rss_kib(pid: u32) -> Option<u64> {
         .and_then(|kib| kib.parse().ok())
 }
 
-pub fn bench(seconds: u64) -> Result<()> {
+/// `cargo xtask bench` flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// Seconds per throughput scenario.
+    #[arg(long, default_value_t = 5)]
+    pub seconds: u64,
+    /// Tickets the inbox scenarios seed.
+    #[arg(long, default_value_t = 100_000)]
+    pub tickets: u64,
+    /// Messages of each seeded ticket.
+    #[arg(long, default_value_t = 10)]
+    pub messages_per_ticket: u32,
+    /// A small run to try the wiring: 10 000 tickets x 5 messages, 2 s per scenario.
+    #[arg(long)]
+    pub quick: bool,
+    /// Use debug builds instead of release ones (checks the wiring; the numbers mean little).
+    #[arg(long)]
+    pub debug: bool,
+    /// Which scenarios: all, basic (sign-in and /auth/me) or inbox (seeded lists, search,
+    /// messages and ingestion on SQLite and PostgreSQL).
+    #[arg(long, default_value = "all")]
+    pub only: Only,
+    /// Use the server and CLI binaries already built for the profile instead of building them.
+    #[arg(long)]
+    pub no_build: bool,
+    /// Skip PostgreSQL even when one answers (CHATFLOW_TEST_POSTGRES_URL or 127.0.0.1:5432).
+    #[arg(long)]
+    pub no_postgres: bool,
+    /// Inbound messages sent through the sandbox in the ingestion scenario.
+    #[arg(long, default_value_t = 2000)]
+    pub ingest_messages: u64,
+}
+
+/// The scenario groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Only {
+    All,
+    Basic,
+    Inbox,
+}
+
+pub fn bench(mut args: BenchArgs) -> Result<()> {
+    if args.quick {
+        args.tickets = 10_000;
+        args.messages_per_ticket = 5;
+        args.seconds = args.seconds.min(2);
+        args.ingest_messages = args.ingest_messages.min(500);
+    }
     let root = project_root();
-    run_step(
-        "build release server",
-        cmd(
-            "cargo",
-            &["build", "--release", "--package", "chatflow-server"],
-        )
-        .current_dir(&root),
-    )?;
-    let binary = target_dir(&root).join("release").join("chatflow-server");
+    let profile = if args.debug { "debug" } else { "release" };
+    let mut build = vec!["build", "--package", "chatflow-server"];
+    if args.only != Only::Basic {
+        build.extend(["--package", "chatflow-cli"]);
+    }
+    if !args.debug {
+        build.push("--release");
+    }
+    if !args.no_build {
+        run_step(
+            &format!("build {profile} server and CLI"),
+            cmd("cargo", &build).current_dir(&root),
+        )?;
+    }
+    let binary = target_dir(&root).join(profile).join("chatflow-server");
+    let cli = target_dir(&root).join(profile).join("chatflow");
+    let duration = Duration::from_secs(args.seconds);
     let runtime = tokio::runtime::Runtime::new().context("starting tokio")?;
-    runtime.block_on(scenarios(&binary, Duration::from_secs(seconds)))
+    runtime.block_on(async {
+        if args.only != Only::Inbox {
+            scenarios(&binary, duration).await?;
+        }
+        if args.only != Only::Basic {
+            inbox::run(&binary, &cli, &args, duration).await?;
+        }
+        Ok(())
+    })
 }
 
 async fn scenarios(binary: &std::path::Path, duration: Duration) -> Result<()> {

@@ -42,12 +42,9 @@ enum Command {
         #[arg(long)]
         no_web: bool,
     },
-    /// Measure throughput, latency, memory and start-up time of a release server.
-    Bench {
-        /// Seconds per throughput scenario.
-        #[arg(long, default_value_t = 5)]
-        seconds: u64,
-    },
+    /// Measure throughput, latency, memory and start-up time of a release server, and the
+    /// inbox on seeded SQLite and PostgreSQL databases.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> Result<()> {
@@ -58,7 +55,7 @@ fn main() -> Result<()> {
             rebuild_web,
         } => run(release, rebuild_web),
         Command::Test { no_e2e, no_web } => test(!no_web, !no_e2e && !no_web),
-        Command::Bench { seconds } => bench::bench(seconds),
+        Command::Bench(args) => bench::bench(args),
     }
 }
 

@@ -34,6 +34,7 @@
 //! # }
 //! ```
 
+pub mod bulk;
 mod db;
 mod error;
 mod repo;

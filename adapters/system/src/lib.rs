@@ -11,6 +11,7 @@
 //!   ([`chatflow_core::ports::EventBus`]); the CLI uses it with no subscriber.
 //! - [`SmtpMailer`]: e-mail through an SMTP server, configured by a URL; [`LogMailer`] when no
 //!   server is configured: it sends nothing and says so ([`chatflow_core::ports::Mailer`]).
+//! - [`spreadsheet`]: contact spreadsheets read (xls, xlsx, csv, txt) and written (xlsx).
 //! - `fake_smtp` (feature `test-support`): a fake SMTP server that records what it receives,
 //!   for tests of any crate.
 //!
@@ -22,6 +23,7 @@ mod hasher;
 mod ids;
 mod mail;
 mod media;
+pub mod spreadsheet;
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake_smtp;

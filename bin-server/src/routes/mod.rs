@@ -3,8 +3,16 @@
 
 pub mod auth;
 pub mod companies;
+pub mod connections;
+pub mod contacts;
+pub mod messages;
 pub mod password_reset;
+pub mod queues;
+pub mod sandbox;
 pub mod settings;
+pub mod tags;
+pub mod ticket_notes;
+pub mod tickets;
 pub mod users;
 
 use axum::extract::DefaultBodyLimit;
@@ -31,7 +39,14 @@ use crate::state::AppState;
         (name = "users", description = "Users of the caller's company"),
         (name = "companies", description = "The caller's company and plan"),
         (name = "settings", description = "Company and platform settings"),
+        (name = "queues", description = "Queues of the caller's company"),
         (name = "system", description = "Health and version"),
+        (name = "contacts", description = "Contacts, their import and export"),
+        (name = "tags", description = "Tags of contacts and tickets"),
+        (name = "connections", description = "Connections (channel accounts) and their sessions"),
+        (name = "tickets", description = "Tickets: the inbox, transitions, logs and notes"),
+        (name = "messages", description = "Messages of tickets, media, reactions and forwarding"),
+        (name = "sandbox", description = "The simulated phone network (when CHATFLOW_SANDBOX is on)"),
     )
 )]
 struct ApiDoc;
@@ -65,8 +80,18 @@ pub fn api(max_body_bytes: usize) -> OpenApiRouter<AppState> {
         .merge(users::router())
         .merge(companies::router())
         .merge(settings::router())
+        .merge(queues::router())
+        .merge(contacts::router())
+        .merge(tags::router())
+        .merge(connections::router())
+        .merge(tickets::router())
+        .merge(ticket_notes::router())
+        .merge(messages::router())
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT));
-    let uploads = users::upload_router().layer(DefaultBodyLimit::max(max_body_bytes));
+    let uploads = users::upload_router()
+        .merge(contacts::upload_router())
+        .merge(messages::upload_router())
+        .layer(DefaultBodyLimit::max(max_body_bytes));
     json.merge(uploads)
 }
 

@@ -5,10 +5,16 @@ mod mailbox;
 mod socket_client;
 
 mod auth;
+mod connections;
+mod contacts;
 mod cross_company;
 mod malformed;
+mod messages;
 mod password_reset;
+mod realtime_seq;
 mod settings;
 mod sockets;
+mod tags;
+mod tickets;
 mod users;
 mod web;

@@ -2,8 +2,9 @@
 //!
 //! Enough of the protocol to connect with an `auth` payload, answer pings, emit events and read
 //! the events the server sends: `0` open, `2`/`3` ping/pong, `40` connect, `44` connect error,
-//! `42` event.
+//! `42` event, `43` acknowledgement.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
@@ -15,6 +16,10 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 /// A connected socket.
 pub struct SocketClient {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Events received while waiting for an acknowledgement.
+    pending: VecDeque<(String, Value)>,
+    /// The id of the next acknowledged emit.
+    next_ack: u64,
 }
 
 /// One frame of interest from the server.
@@ -31,7 +36,11 @@ impl SocketClient {
         let (ws, _) = connect_async(url)
             .await
             .map_err(|e| format!("websocket: {e}"))?;
-        let mut client = Self { ws };
+        let mut client = Self {
+            ws,
+            pending: VecDeque::new(),
+            next_ack: 0,
+        };
         match client.frame(Duration::from_secs(5)).await {
             Some(Frame::Text(open)) if open.starts_with('0') => {}
             _ => return Err("no engine.io open packet".to_owned()),
@@ -71,8 +80,40 @@ impl SocketClient {
         self.send(format!("42{}", json!([event]))).await;
     }
 
+    /// Emits an event with one argument and waits for the server's acknowledgement, returning
+    /// its first argument. Events that arrive meanwhile are kept for [`Self::next_event`].
+    pub async fn emit_with_ack(&mut self, event: &str, data: Value, wait: Duration) -> Value {
+        let id = self.next_ack;
+        self.next_ack += 1;
+        self.send(format!("42{id}{}", json!([event, data]))).await;
+        let prefix = format!("43{id}[");
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match self.frame(left).await {
+                Some(Frame::Text(text)) if text.starts_with(&prefix) => {
+                    let parts: Value =
+                        serde_json::from_str(&text[prefix.len() - 1..]).expect("an ack array");
+                    return parts.get(0).cloned().unwrap_or(Value::Null);
+                }
+                Some(Frame::Text(text)) if text.starts_with("42") => {
+                    if let Some(event) = parse_event(&text) {
+                        self.pending.push_back(event);
+                    }
+                }
+                Some(Frame::Text(_)) => continue,
+                Some(Frame::Closed) | None => {
+                    panic!("no acknowledgement of `{event}` within {wait:?}")
+                }
+            }
+        }
+    }
+
     /// The next event `(name, first argument)` within `wait`, answering pings on the way.
     pub async fn next_event(&mut self, wait: Duration) -> Option<(String, Value)> {
+        if let Some(event) = self.pending.pop_front() {
+            return Some(event);
+        }
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
@@ -80,11 +121,7 @@ impl SocketClient {
                 return None;
             }
             match self.frame(left).await? {
-                Frame::Text(text) if text.starts_with("42") => {
-                    let parts: Value = serde_json::from_str(&text[2..]).ok()?;
-                    let name = parts.get(0)?.as_str()?.to_owned();
-                    return Some((name, parts.get(1).cloned().unwrap_or(Value::Null)));
-                }
+                Frame::Text(text) if text.starts_with("42") => return parse_event(&text),
                 Frame::Text(_) => continue,
                 Frame::Closed => return None,
             }
@@ -144,4 +181,11 @@ impl SocketClient {
             }
         }
     }
+}
+
+/// `(name, first argument)` of a `42` event frame.
+fn parse_event(text: &str) -> Option<(String, Value)> {
+    let parts: Value = serde_json::from_str(text.get(2..)?).ok()?;
+    let name = parts.get(0)?.as_str()?.to_owned();
+    Some((name, parts.get(1).cloned().unwrap_or(Value::Null)))
 }

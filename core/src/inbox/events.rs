@@ -48,12 +48,16 @@ pub enum InboxEvent {
     /// `company-{id}-whatsappSession` `{action: "update", session}`.
     WhatsappSession { session: Box<Connection> },
     /// Any other event published through the bus (users, settings, auth...): emitted as is to
-    /// the whole company (or to one user when `user_id` is set).
+    /// the whole company, to one user when `user_id` is set, or to the sockets that joined the
+    /// company's named room `room` (`notification`, a ticket status...).
     #[serde(rename_all = "camelCase")]
     Other {
         name_suffix: String,
         payload: serde_json::Value,
         user_id: Option<i64>,
+        /// A named room of the company (`company-{id}-{room}`); `None` for the whole company.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        room: Option<String>,
     },
 }
 
@@ -82,6 +86,17 @@ pub struct StoredEvent {
 pub struct RecipientSettings {
     /// `enableLGPD` and `lgpdHideNumber` both enabled.
     pub hide_numbers: bool,
+}
+
+impl RecipientSettings {
+    /// The recipient settings of a company from its stored settings (key, value) pairs.
+    pub fn from_company_settings(stored: &[(String, String)]) -> Self {
+        let map = crate::settings::to_map(stored);
+        Self {
+            hide_numbers: crate::settings::is_enabled(&map, "enableLGPD")
+                && crate::settings::is_enabled(&map, "lgpdHideNumber"),
+        }
+    }
 }
 
 impl InboxEvent {
@@ -177,5 +192,43 @@ impl InboxEvent {
             map.insert("seq".into(), json!(seq));
         }
         value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_hidden_only_with_both_lgpd_settings() {
+        let pairs = |lgpd: &str, hide: &str| {
+            vec![
+                ("enableLGPD".to_owned(), lgpd.to_owned()),
+                ("lgpdHideNumber".to_owned(), hide.to_owned()),
+            ]
+        };
+        assert!(
+            RecipientSettings::from_company_settings(&pairs("enabled", "enabled")).hide_numbers
+        );
+        assert!(
+            !RecipientSettings::from_company_settings(&pairs("enabled", "disabled")).hide_numbers
+        );
+        assert!(
+            !RecipientSettings::from_company_settings(&pairs("disabled", "enabled")).hide_numbers
+        );
+        assert!(!RecipientSettings::from_company_settings(&[]).hide_numbers);
+    }
+
+    #[test]
+    fn other_events_stored_without_a_room_still_read() {
+        let stored = serde_json::json!({
+            "kind": "other", "nameSuffix": "user", "payload": {"action": "update"}, "userId": null
+        });
+        let event: InboxEvent = serde_json::from_value(stored).expect("readable");
+        assert_eq!(event.name(CompanyId(2)), "company-2-user");
+        let InboxEvent::Other { room, .. } = &event else {
+            panic!("an Other event")
+        };
+        assert_eq!(room, &None);
     }
 }

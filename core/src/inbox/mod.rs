@@ -5,15 +5,25 @@
 //! - [`ingest`]: inbound ingestion as pure decisions.
 //! - [`visibility`]: which tickets a user sees; the inbox filter.
 //! - [`lgpd`]: number masking.
+//! - [`messages`]: message rules (validation, signing, edit/delete, forward, media limits).
 //! - [`events`]: realtime events (outbox entries) and their per-recipient payloads.
 //! - [`search`]: search text normalisation.
 //! - [`ports`]: repositories of the inbox.
+//! - [`connection_rules`]: validation of a connection's settings.
+//! - [`contact_rules`]: contact validation and number normalisation.
+//! - [`import`]: contact import rules (column mapping, row outcomes).
+//! - [`sandbox`]: the sandbox channel's persistence port.
 
 pub mod channel;
+pub mod connection_rules;
+pub mod contact_rules;
 pub mod events;
+pub mod import;
 pub mod ingest;
 pub mod lgpd;
+pub mod messages;
 pub mod model;
 pub mod ports;
+pub mod sandbox;
 pub mod search;
 pub mod visibility;

@@ -122,6 +122,13 @@ pub struct Connection {
     pub queue_ids: Vec<QueueId>,
     pub queues: Vec<QueueSummary>,
     pub updated_at: DateTime<Utc>,
+    /// `maxUseBotQueuesNPS`: rating prompts before giving up (default 3).
+    #[serde(default, rename = "maxUseBotQueuesNPS")]
+    pub max_use_bot_queues_nps: i64,
+    /// `expiresTicketNPS`: minutes a rating waits before the ticket closes; required (not 0)
+    /// when ratings are on.
+    #[serde(default, rename = "expiresTicketNPS")]
+    pub expires_ticket_nps: i64,
 }
 
 /// The editable fields of a connection (create and update).
@@ -147,6 +154,12 @@ pub struct ConnectionInput {
     pub expires_inactive_message: String,
     pub time_create_new_ticket: i64,
     pub queue_ids: Vec<QueueId>,
+    /// `maxUseBotQueuesNPS` (default 3).
+    #[serde(rename = "maxUseBotQueuesNPS")]
+    pub max_use_bot_queues_nps: i64,
+    /// `expiresTicketNPS`: required (not 0) when ratings are on.
+    #[serde(rename = "expiresTicketNPS")]
+    pub expires_ticket_nps: i64,
 }
 
 impl Default for ConnectionInput {
@@ -170,6 +183,8 @@ impl Default for ConnectionInput {
             expires_inactive_message: String::new(),
             time_create_new_ticket: 0,
             queue_ids: Vec::new(),
+            max_use_bot_queues_nps: 3,
+            expires_ticket_nps: 0,
         }
     }
 }
@@ -389,10 +404,17 @@ pub struct TicketFilter {
     pub search_on_messages: bool,
     /// Empty means every status.
     pub statuses: Vec<TicketStatus>,
+    /// Every queue (no queue restriction); `queue_ids` and `include_no_queue` are then unused.
+    pub all_queues: bool,
+    /// Tickets of these queues (when `all_queues` is false).
     pub queue_ids: Vec<QueueId>,
     /// Also tickets without a queue (allTicket enabled).
     pub include_no_queue: bool,
-    /// Restrict to these owners; tickets without owner pass when `include_unassigned`.
+    /// Tickets owned by this user pass the queue and group restrictions (one always sees one's
+    /// own tickets).
+    pub own_user: Option<UserId>,
+    /// Restrict to these owners; tickets without owner pass when `include_unassigned`. Empty
+    /// means no owner restriction.
     pub user_ids: Vec<UserId>,
     pub include_unassigned: bool,
     /// Only group tickets (`Some(true)`), only one-to-one (`Some(false)`), or both.
@@ -425,7 +447,7 @@ impl Cursor {
 
     /// Parses [`Cursor::encode`]'s output; `None` for anything else.
     pub fn decode(value: &str) -> Option<Self> {
-        if value.len() % 2 != 0 || value.len() > 512 {
+        if !value.len().is_multiple_of(2) || value.len() > 512 {
             return None;
         }
         let bytes: Option<Vec<u8>> = (0..value.len())

@@ -52,6 +52,9 @@ pub trait ConnectionRepo: Send + Sync {
     async fn delete(&self, scope: TenantScope, id: WhatsappId) -> Result<bool>;
     /// Platform-level: every connection of every company (provider restart at boot).
     async fn list_all_platform(&self) -> Result<Vec<Connection>>;
+    /// Makes `id` the company's default connection (the others lose the flag) in one
+    /// transaction, appending `whatsapp` update events; `false` when it is not the company's.
+    async fn set_default(&self, scope: TenantScope, id: WhatsappId) -> Result<bool>;
 }
 
 /// Contacts, their extra fields and tags.
@@ -237,6 +240,8 @@ pub trait MessageRepo: Send + Sync {
         page_size: u32,
     ) -> Result<KeysetPage<Message>>;
     async fn get(&self, scope: TenantScope, id: MessageId) -> Result<Option<Message>>;
+    /// The media store's name of the message's attachment, if it has one.
+    async fn media_path(&self, scope: TenantScope, id: MessageId) -> Result<Option<String>>;
     /// Stores an outbound message or note; updates the ticket's last message and appends the
     /// `appMessage create` and ticket `update` events.
     async fn create(&self, scope: TenantScope, message: &NewMessage) -> Result<Message>;
@@ -279,7 +284,7 @@ pub trait MessageRepo: Send + Sync {
         connection: &Connection,
         message: &InboundMessage,
         media_path: Option<&str>,
-        decide: &(dyn Fn(&IngestContext) -> IngestPlan + Send + Sync),
+        decide: &(dyn for<'c> Fn(&'c IngestContext) -> IngestPlan + Send + Sync),
     ) -> Result<IngestOutcome>;
     /// Applies a receipt to the message with that external id (ack only moves forward).
     async fn apply_ack(

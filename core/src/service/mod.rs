@@ -14,7 +14,9 @@ use crate::ports::{
 pub mod auth;
 pub mod bootstrap;
 pub mod companies;
+pub mod inbox;
 pub mod password_reset;
+pub mod queues;
 pub mod settings;
 pub mod users;
 
@@ -40,4 +42,16 @@ pub struct Ports {
     pub resets: Arc<dyn PasswordResetRepo>,
     /// Messaging providers (sandbox, WhatsApp, ...), by kind.
     pub channels: crate::inbox::channel::ChannelRegistry,
+    /// The per-company realtime event log (outbox and replay source).
+    pub event_log: Arc<dyn crate::inbox::ports::EventLog>,
+    /// Connections (`whatsapps`).
+    pub connections: Arc<dyn crate::inbox::ports::ConnectionRepo>,
+    /// Contacts, their extra fields and tags.
+    pub contacts: Arc<dyn crate::inbox::ports::ContactRepo>,
+    /// Tags (company, contact and ticket tags).
+    pub tags: Arc<dyn crate::inbox::ports::TagRepo>,
+    /// Tickets, their logs and notes.
+    pub tickets: Arc<dyn crate::inbox::ports::TicketRepo>,
+    /// Messages and inbound ingestion.
+    pub messages: Arc<dyn crate::inbox::ports::MessageRepo>,
 }

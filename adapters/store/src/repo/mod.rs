@@ -10,13 +10,19 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 mod companies;
+mod connections;
+pub(crate) mod contacts;
 pub(crate) mod events;
 mod helps;
+pub(crate) mod messages;
 mod password_resets;
 mod plans;
 mod queues;
+mod sandbox;
 mod sessions;
 mod settings;
+mod tags;
+pub(crate) mod tickets;
 mod users;
 
 /// The wire spelling of an enum value (`"admin"`, `"enabled"`, `"MENSAL"`...), as stored in

@@ -40,4 +40,22 @@ impl QueueRepo for Store {
         })?;
         Ok(rows.into_iter().map(QueueSummary::from).collect())
     }
+
+    async fn create(&self, scope: TenantScope, name: &str, color: &str) -> Result<QueueSummary> {
+        let at = crate::repo::now();
+        let row = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as::<_, QueueSummaryRow>(
+                "INSERT INTO queues (company_id, name, color, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $4) RETURNING id, name, color",
+            )
+            .bind(scope.company_id().0)
+            .bind(name)
+            .bind(color)
+            .bind(at)
+            .fetch_one(p)
+            .await
+            .map_err(db_error)
+        })?;
+        Ok(row.into())
+    }
 }

@@ -7,7 +7,10 @@
 
 mod support;
 
+mod bulk;
 mod companies;
+mod connections;
+mod contacts;
 mod password_resets;
 mod plans;
 mod queues_helps;
@@ -15,4 +18,6 @@ mod schema;
 mod services;
 mod sessions;
 mod settings;
+mod tags;
+mod tickets;
 mod users;

@@ -363,8 +363,14 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
             SmtpMailer::new(&smtp.url(), "Chatflow <no-reply@chatflow.local>")
                 .expect("a valid mailer"),
         ),
-        resets: store,
+        resets: store.clone(),
         channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
+        event_log: store.clone(),
+        contacts: store.clone(),
+        tags: store.clone(),
+        tickets: store.clone(),
+        messages: store.clone(),
+        connections: store,
     }
 }
 

@@ -256,25 +256,25 @@ async fn fill_company(store: &Store, scope: TenantScope, tag: &str) {
             .execute(&mut *tx)
             .await
             .expect("ticket_tags");
-        for (id, quoted) in [
-            (format!("msg-{tag}-1"), None),
-            (format!("msg-{tag}-2"), Some(format!("msg-{tag}-1"))),
-        ] {
-            sqlx::query(
-                "INSERT INTO messages (id, company_id, ticket_id, contact_id, queue_id, body, from_me, \
-                 quoted_msg_id, ack, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, 'hello', TRUE, $6, 2, $7, $7)",
+        let mut quoted: Option<i64> = None;
+        for external in [format!("msg-{tag}-1"), format!("msg-{tag}-2")] {
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO messages (company_id, ticket_id, contact_id, queue_id, whatsapp_id, \
+                 external_id, body, from_me, quoted_msg_id, ack, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, 'hello', TRUE, $7, 2, $8, $8) RETURNING id",
             )
-            .bind(id)
             .bind(company)
             .bind(ticket)
             .bind(contact)
             .bind(queue)
+            .bind(whatsapp)
+            .bind(external)
             .bind(quoted)
             .bind(now)
-            .execute(&mut *tx)
+            .fetch_one(&mut *tx)
             .await
             .expect("messages");
+            quoted = Some(id);
         }
         sqlx::query("INSERT INTO ticket_notes (company_id, note, user_id, ticket_id, contact_id) VALUES ($1, 'note', $2, $3, $4)")
             .bind(company)

@@ -61,8 +61,14 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
             std::env::temp_dir().join("chatflow-store-tests-media"),
         )),
         mailer: Arc::new(LogMailer),
-        resets: store,
+        resets: store.clone(),
         channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
+        event_log: store.clone(),
+        contacts: store.clone(),
+        tags: store.clone(),
+        tickets: store.clone(),
+        messages: store.clone(),
+        connections: store,
     }
 }
 

@@ -1,0 +1,451 @@
+//! The sandbox provider against an in-memory repository and a recording sink: pairing (QR
+//! renewal, timeout, scan, reconnect when paired), sending with acks, and inbound delivery that
+//! only acknowledges what the sink accepted.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chatflow_core::inbox::channel::{
+    ChannelProvider, InboundEvent, InboundSink, Outbound, OutboundContent,
+};
+use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind};
+use chatflow_core::inbox::sandbox::{
+    SandboxChange, SandboxInbound, SandboxPairing, SandboxReceived, SandboxRepo,
+};
+use chatflow_core::ports::IdGenerator;
+use chatflow_core::{CompanyId, ErrorCode, Result, TenantScope, WhatsappId};
+use chatflow_sandbox::{PhoneMessage, SandboxConfig, SandboxProvider};
+use chrono::Utc;
+
+const COMPANY: CompanyId = CompanyId(1);
+const CONNECTION: WhatsappId = WhatsappId(7);
+
+fn scope() -> TenantScope {
+    TenantScope::new(COMPANY)
+}
+
+/// Ids that count up, so every nonce differs.
+#[derive(Default)]
+struct Counter(Mutex<u64>);
+
+impl IdGenerator for Counter {
+    fn uuid(&self) -> uuid::Uuid {
+        uuid::Uuid::nil()
+    }
+    fn token(&self, len: usize) -> String {
+        let mut n = self.0.lock().expect("lock");
+        *n += 1;
+        format!("{:0>len$}", *n)
+    }
+    fn digits(&self, len: usize) -> String {
+        "1".repeat(len)
+    }
+}
+
+/// The sandbox's tables in memory (one company; `connected` stands for the connection's
+/// stored status).
+#[derive(Default)]
+struct Memory {
+    pairing: Mutex<Option<SandboxPairing>>,
+    inbound: Mutex<Vec<SandboxInbound>>,
+    received: Mutex<Vec<SandboxReceived>>,
+    connected: Mutex<bool>,
+}
+
+#[async_trait]
+impl SandboxRepo for Memory {
+    async fn begin_pairing(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        nonce: &str,
+        reset: bool,
+    ) -> Result<SandboxPairing> {
+        let mut pairing = self.pairing.lock().expect("lock");
+        let paired = !reset && pairing.as_ref().is_some_and(|p| p.paired);
+        let next = SandboxPairing {
+            whatsapp_id: connection,
+            nonce: nonce.to_owned(),
+            paired,
+            updated_at: Utc::now(),
+        };
+        *pairing = Some(next.clone());
+        Ok(next)
+    }
+    async fn pairing(&self, _: TenantScope, _: WhatsappId) -> Result<Option<SandboxPairing>> {
+        Ok(self.pairing.lock().expect("lock").clone())
+    }
+    async fn mark_scanned(&self, _: TenantScope, _: WhatsappId) -> Result<bool> {
+        let mut pairing = self.pairing.lock().expect("lock");
+        Ok(match pairing.as_mut() {
+            Some(p) => {
+                p.paired = true;
+                true
+            }
+            None => false,
+        })
+    }
+    async fn unpair(&self, _: TenantScope, _: WhatsappId) -> Result<()> {
+        *self.pairing.lock().expect("lock") = None;
+        Ok(())
+    }
+    async fn push_inbound(
+        &self,
+        _: TenantScope,
+        connection: WhatsappId,
+        event: &InboundEvent,
+    ) -> Result<Option<i64>> {
+        let mut rows = self.inbound.lock().expect("lock");
+        let id = rows.len() as i64 + 1;
+        rows.push(SandboxInbound {
+            id,
+            company_id: COMPANY,
+            whatsapp_id: connection,
+            event: event.clone(),
+            created_at: Utc::now(),
+            delivered_at: None,
+        });
+        Ok(Some(id))
+    }
+    async fn undelivered(&self, limit: u32) -> Result<Vec<SandboxInbound>> {
+        if !*self.connected.lock().expect("lock") {
+            return Ok(Vec::new());
+        }
+        Ok(self
+            .inbound
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter(|r| r.delivered_at.is_none())
+            .take(limit as usize)
+            .cloned()
+            .collect())
+    }
+    async fn mark_delivered(&self, _: TenantScope, id: i64) -> Result<()> {
+        for row in self.inbound.lock().expect("lock").iter_mut() {
+            if row.id == id {
+                row.delivered_at = Some(Utc::now());
+            }
+        }
+        Ok(())
+    }
+    async fn record_received(
+        &self,
+        _: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+        content: &OutboundContent,
+        body: &str,
+    ) -> Result<SandboxReceived> {
+        let row = SandboxReceived {
+            id: 1,
+            whatsapp_id: connection,
+            to: to.to_owned(),
+            external_id: external_id.to_owned(),
+            content: content.clone(),
+            body: body.to_owned(),
+            ack: 1,
+            deleted: false,
+            reaction: String::new(),
+            read_at: None,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        };
+        self.received.lock().expect("lock").push(row.clone());
+        Ok(row)
+    }
+    async fn set_ack(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        external_id: &str,
+        ack: i64,
+    ) -> Result<bool> {
+        let mut rows = self.received.lock().expect("lock");
+        let row = rows.iter_mut().find(|r| r.external_id == external_id);
+        Ok(row.map(|r| r.ack = r.ack.max(ack)).is_some())
+    }
+    async fn change_received(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        external_id: &str,
+        change: &SandboxChange,
+    ) -> Result<bool> {
+        let mut rows = self.received.lock().expect("lock");
+        let Some(row) = rows.iter_mut().find(|r| r.external_id == external_id) else {
+            return Ok(false);
+        };
+        match change {
+            SandboxChange::Edit(body) => row.body = body.clone(),
+            SandboxChange::Delete => row.deleted = true,
+            SandboxChange::React(emoji) => row.reaction = emoji.clone(),
+        }
+        Ok(true)
+    }
+    async fn mark_chat_read(&self, _: TenantScope, _: WhatsappId, _: &str) -> Result<()> {
+        Ok(())
+    }
+    async fn received(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        _: Option<&str>,
+    ) -> Result<Vec<SandboxReceived>> {
+        Ok(self.received.lock().expect("lock").clone())
+    }
+}
+
+/// Records what it is given; refuses messages while `refuse` is set.
+#[derive(Default)]
+struct Recorder {
+    events: Mutex<Vec<InboundEvent>>,
+    refuse: Mutex<bool>,
+}
+
+impl Recorder {
+    fn statuses(&self) -> Vec<(ConnectionStatus, i64)> {
+        self.events
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter_map(|e| match e {
+                InboundEvent::Session(s) => Some((s.status, s.retries)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[async_trait]
+impl InboundSink for Recorder {
+    async fn deliver(&self, _: TenantScope, _: WhatsappId, event: InboundEvent) -> Result<()> {
+        if matches!(event, InboundEvent::Message(_)) && *self.refuse.lock().expect("lock") {
+            return Err(ErrorCode::ERR_INTERNAL.into());
+        }
+        self.events.lock().expect("lock").push(event);
+        Ok(())
+    }
+}
+
+fn provider(config: SandboxConfig) -> (SandboxProvider, Arc<Memory>, Arc<Recorder>) {
+    let memory = Arc::new(Memory::default());
+    let sink = Arc::new(Recorder::default());
+    let provider = SandboxProvider::new(memory.clone(), Arc::new(Counter::default()), config);
+    provider.attach_sink(sink.clone());
+    (provider, memory, sink)
+}
+
+fn fast() -> SandboxConfig {
+    SandboxConfig {
+        qr_interval: Duration::from_millis(20),
+        max_qr_codes: 3,
+        ack_delay: Duration::from_millis(10),
+        poll_interval: Duration::from_millis(10),
+    }
+}
+
+#[tokio::test]
+async fn unscanned_codes_are_renewed_then_time_out() {
+    let (provider, _, sink) = provider(fast());
+    assert_eq!(provider.kind(), ProviderKind::Sandbox);
+    provider.start(scope(), CONNECTION).await.expect("started");
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        provider.tick().await;
+    }
+    assert_eq!(
+        sink.statuses(),
+        vec![
+            (ConnectionStatus::Opening, 0),
+            (ConnectionStatus::Qrcode, 1),
+            (ConnectionStatus::Qrcode, 2),
+            (ConnectionStatus::Qrcode, 3),
+            (ConnectionStatus::Timeout, 3),
+        ]
+    );
+    let codes: Vec<String> = sink
+        .events
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter_map(|e| match e {
+            InboundEvent::Session(s) if s.status == ConnectionStatus::Qrcode => {
+                Some(s.qrcode.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        codes
+            .iter()
+            .all(|c| c.starts_with("data:image/svg+xml;base64,"))
+    );
+    assert_ne!(codes[0], codes[1], "each code has a new nonce");
+}
+
+#[tokio::test]
+async fn a_scan_connects_and_a_paired_phone_reconnects() {
+    let (provider, _, sink) = provider(SandboxConfig::default());
+    let refused = provider
+        .scan(scope(), CONNECTION)
+        .await
+        .expect_err("not pairing");
+    assert_eq!(refused.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+    provider.start(scope(), CONNECTION).await.expect("started");
+    provider.scan(scope(), CONNECTION).await.expect("scanned");
+    let connected = sink
+        .events
+        .lock()
+        .expect("lock")
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            InboundEvent::Session(s) => Some(s.clone()),
+            _ => None,
+        })
+        .expect("a session event");
+    assert_eq!(connected.status, ConnectionStatus::Connected);
+    assert_eq!(connected.number.as_deref(), Some("55000000007"));
+
+    // A restart of a paired connection skips the QR code.
+    sink.events.lock().expect("lock").clear();
+    provider
+        .start(scope(), CONNECTION)
+        .await
+        .expect("restarted");
+    assert_eq!(
+        sink.statuses(),
+        vec![
+            (ConnectionStatus::Opening, 0),
+            (ConnectionStatus::Connected, 0)
+        ]
+    );
+    // A new QR forgets the pairing; disconnecting ends the session.
+    sink.events.lock().expect("lock").clear();
+    provider.new_qr(scope(), CONNECTION).await.expect("new QR");
+    provider
+        .disconnect(scope(), CONNECTION)
+        .await
+        .expect("disconnected");
+    assert_eq!(
+        sink.statuses(),
+        vec![
+            (ConnectionStatus::Opening, 0),
+            (ConnectionStatus::Qrcode, 1),
+            (ConnectionStatus::Disconnected, 0),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn sending_needs_a_session_and_acks_climb() {
+    let (provider, memory, sink) = provider(fast());
+    let message = Outbound {
+        connection: CONNECTION,
+        to: "5511".into(),
+        content: OutboundContent::Text { body: "hi".into() },
+        quoted_external_id: None,
+    };
+    let refused = provider
+        .send(scope(), &message)
+        .await
+        .expect_err("not connected");
+    assert_eq!(refused.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+    provider.start(scope(), CONNECTION).await.expect("started");
+    provider.scan(scope(), CONNECTION).await.expect("scanned");
+    let id = provider.send(scope(), &message).await.expect("sent");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let acks: Vec<i64> = sink
+        .events
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter_map(|e| match e {
+            InboundEvent::Ack { external_id, ack } if *external_id == id => Some(*ack),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(acks, vec![2, 3]);
+    assert_eq!(memory.received.lock().expect("lock")[0].ack, 3);
+
+    provider
+        .edit(scope(), CONNECTION, "5511", &id, "hello")
+        .await
+        .expect("edited");
+    provider
+        .react(scope(), CONNECTION, "5511", &id, "👍")
+        .await
+        .expect("reacted");
+    provider
+        .delete(scope(), CONNECTION, "5511", &id)
+        .await
+        .expect("deleted");
+    let unknown = provider
+        .delete(scope(), CONNECTION, "5511", "nope")
+        .await
+        .expect_err("unknown");
+    assert_eq!(unknown.code, ErrorCode::ERR_DELETE_WAPP_MSG);
+    let row = memory.received.lock().expect("lock")[0].clone();
+    assert_eq!(
+        (row.body.as_str(), row.reaction.as_str(), row.deleted),
+        ("hello", "👍", true)
+    );
+}
+
+#[tokio::test]
+async fn inbound_is_acknowledged_only_after_the_sink_accepted_it() {
+    let (provider, memory, sink) = provider(fast());
+    for text in ["one", "two"] {
+        provider
+            .phone_send(
+                scope(),
+                CONNECTION,
+                &PhoneMessage {
+                    from: "5511".into(),
+                    body: text.into(),
+                    ..PhoneMessage::default()
+                },
+            )
+            .await
+            .expect("queued");
+    }
+    *memory.connected.lock().expect("lock") = true;
+    *sink.refuse.lock().expect("lock") = true;
+    provider.tick().await;
+    assert!(
+        memory
+            .inbound
+            .lock()
+            .expect("lock")
+            .iter()
+            .all(|r| r.delivered_at.is_none()),
+        "a refused message stays queued"
+    );
+    *sink.refuse.lock().expect("lock") = false;
+    let task = provider.spawn();
+    provider.wake();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    task.abort();
+    let bodies: Vec<String> = sink
+        .events
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter_map(|e| match e {
+            InboundEvent::Message(m) => Some(m.body.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bodies, vec!["one", "two"], "in order, once each");
+    assert!(
+        memory
+            .inbound
+            .lock()
+            .expect("lock")
+            .iter()
+            .all(|r| r.delivered_at.is_some())
+    );
+}

@@ -1,0 +1,907 @@
+//! [`MessageRepo`] on the store: a ticket's messages (keyset pages by id, newest page first),
+//! outbound messages, reactions, and exactly-once inbound ingestion.
+//!
+//! Ingestion runs in one transaction: the contact is upserted on (company, channel, number),
+//! the ticket is reused or created (the unique partial index on not-closed tickets settles
+//! races: the loser of `ON CONFLICT DO NOTHING` reuses the winner's ticket), and the message is
+//! inserted with `ON CONFLICT DO NOTHING` on (connection, external id): a duplicate rolls the
+//! whole transaction back, so a replayed delivery changes nothing.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use chatflow_core::ids::{ContactId, MessageId, TicketId, UserId, WhatsappId};
+use chatflow_core::inbox::channel::InboundMessage;
+use chatflow_core::inbox::events::{InboxEvent, MessageAction};
+use chatflow_core::inbox::ingest::{EventIntent, IngestContext, IngestPlan, TicketPlan};
+use chatflow_core::inbox::model::{
+    Connection, Cursor, KeysetPage, MediaType, Message, NewMessage, PageStart, QuotedMessage,
+    Reaction,
+};
+use chatflow_core::inbox::ports::{IngestOutcome, MessageRepo};
+use chatflow_core::inbox::search;
+use chatflow_core::{Error, ErrorCode, Result, TenantScope};
+use chrono::{DateTime, Utc};
+
+use crate::Store;
+use crate::error::db_error;
+use crate::repo::{now, to_wire};
+
+/// The select list and joins of [`MessageRow`].
+pub(crate) const MESSAGE_SELECT: &str = "m.id, m.ticket_id, m.contact_id, m.whatsapp_id, \
+     m.external_id, m.body, m.from_me, m.read, m.is_private, m.is_deleted, m.is_edited, \
+     m.is_forwarded, m.media_type, m.media_path, m.media_name, m.participant, m.quoted_msg_id, \
+     m.ack, m.user_id, m.created_at, m.updated_at, qm.body AS quoted_body, \
+     qm.from_me AS quoted_from_me, qm.media_type AS quoted_media_type, \
+     qm.is_deleted AS quoted_is_deleted \
+     FROM messages m LEFT JOIN messages qm ON qm.id = m.quoted_msg_id";
+
+/// A message row with its quoted message.
+#[derive(sqlx::FromRow)]
+pub(crate) struct MessageRow {
+    id: i64,
+    ticket_id: i64,
+    contact_id: Option<i64>,
+    whatsapp_id: Option<i64>,
+    external_id: Option<String>,
+    body: String,
+    from_me: bool,
+    read: bool,
+    is_private: bool,
+    is_deleted: bool,
+    is_edited: bool,
+    is_forwarded: bool,
+    media_type: String,
+    media_path: Option<String>,
+    media_name: Option<String>,
+    participant: Option<String>,
+    quoted_msg_id: Option<i64>,
+    ack: i64,
+    user_id: Option<i64>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+    quoted_body: Option<String>,
+    quoted_from_me: Option<bool>,
+    quoted_media_type: Option<String>,
+    quoted_is_deleted: Option<bool>,
+}
+
+/// A reaction row.
+#[derive(sqlx::FromRow)]
+pub(crate) struct ReactionRow {
+    message_id: i64,
+    from_me: bool,
+    emoji: String,
+}
+
+fn media_type(value: &str) -> MediaType {
+    MediaType::parse(value).unwrap_or(MediaType::Chat)
+}
+
+/// Builds messages from their rows and reactions, in the rows' order.
+pub(crate) fn assemble(rows: Vec<MessageRow>, reactions: Vec<ReactionRow>) -> Vec<Message> {
+    let mut by_message: HashMap<i64, Vec<Reaction>> = HashMap::new();
+    for r in reactions {
+        by_message.entry(r.message_id).or_default().push(Reaction {
+            emoji: r.emoji,
+            from_me: r.from_me,
+        });
+    }
+    rows.into_iter()
+        .map(|row| Message {
+            id: MessageId(row.id),
+            ticket_id: TicketId(row.ticket_id),
+            contact_id: row.contact_id.map(ContactId),
+            whatsapp_id: row.whatsapp_id.map(WhatsappId),
+            external_id: row.external_id,
+            body: row.body,
+            from_me: row.from_me,
+            read: row.read,
+            is_private: row.is_private,
+            is_deleted: row.is_deleted,
+            is_edited: row.is_edited,
+            is_forwarded: row.is_forwarded,
+            media_type: media_type(&row.media_type),
+            media_url: row
+                .media_path
+                .as_ref()
+                .map(|_| format!("/messages/{}/media", row.id)),
+            media_name: row.media_name,
+            quoted_msg: row.quoted_msg_id.map(|id| QuotedMessage {
+                id: MessageId(id),
+                body: row.quoted_body.unwrap_or_default(),
+                from_me: row.quoted_from_me.unwrap_or_default(),
+                media_type: media_type(row.quoted_media_type.as_deref().unwrap_or("chat")),
+                is_deleted: row.quoted_is_deleted.unwrap_or_default(),
+            }),
+            ack: row.ack,
+            reactions: by_message.remove(&row.id).unwrap_or_default(),
+            user_id: row.user_id.map(UserId),
+            participant: row.participant,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+        .collect()
+}
+
+/// Loads the messages of `$scope` with ids `$ids` (a `&[i64]`) on `$conn`, in ascending id
+/// order: evaluates to `Result<Vec<Message>>`.
+#[macro_export]
+macro_rules! load_messages {
+    ($conn:expr, $scope:expr, $ids:expr) => {{
+        let scope: chatflow_core::TenantScope = $scope;
+        let ids: &[i64] = $ids;
+        let conn = $conn;
+        async move {
+            if ids.is_empty() {
+                return Ok::<_, chatflow_core::Error>(Vec::new());
+            }
+            let list = $crate::repo::tickets::id_list(ids);
+            let rows: Vec<$crate::repo::messages::MessageRow> =
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT {} WHERE m.company_id = $1 AND m.id IN ({list}) ORDER BY m.id",
+                    $crate::repo::messages::MESSAGE_SELECT
+                )))
+                .bind(scope.company_id().0)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err($crate::error::db_error)?;
+            let reactions: Vec<$crate::repo::messages::ReactionRow> =
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT message_id, from_me, emoji FROM message_reactions \
+                     WHERE company_id = $1 AND message_id IN ({list}) ORDER BY from_me"
+                )))
+                .bind(scope.company_id().0)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err($crate::error::db_error)?;
+            Ok($crate::repo::messages::assemble(rows, reactions))
+        }
+        .await
+    }};
+}
+
+/// Appends the `appMessage` event of message `$id` (with its ticket) on `$conn`, returning the
+/// message: evaluates to `Result<Option<Message>>`.
+macro_rules! message_event {
+    ($conn:expr, $scope:expr, $id:expr, $action:expr) => {{
+        let scope: TenantScope = $scope;
+        let id: i64 = $id;
+        async {
+            let Some(message) = crate::load_messages!(&mut *$conn, scope, &[id])?.pop() else {
+                return Ok::<_, Error>(None);
+            };
+            let ticket = crate::load_ticket!(&mut *$conn, scope, message.ticket_id)?
+                .ok_or_else(|| Error::internal("message without ticket"))?;
+            crate::append_events!(
+                &mut *$conn,
+                scope,
+                &[InboxEvent::AppMessage {
+                    action: $action,
+                    message: Box::new(message.clone()),
+                    ticket: Box::new(ticket),
+                }]
+            )?;
+            Ok(Some(message))
+        }
+        .await
+    }};
+}
+
+/// Runs `$body` (a `Result<(T, bool)>`) in a write transaction, committing only when it is
+/// `Ok((_, true))`; evaluates to `Result<T>`.
+macro_rules! decided_tx {
+    ($store:expr, |$tx:ident| $body:expr) => {
+        match $store.pool() {
+            $crate::DbPool::Sqlite(p) => {
+                let mut $tx = p.begin_with("BEGIN IMMEDIATE").await.map_err(db_error)?;
+                let (out, commit) = $body?;
+                if commit {
+                    $tx.commit().await.map_err(db_error)?;
+                }
+                Ok(out)
+            }
+            $crate::DbPool::Postgres(p) => {
+                let mut $tx = p.begin().await.map_err(db_error)?;
+                let (out, commit) = $body?;
+                if commit {
+                    $tx.commit().await.map_err(db_error)?;
+                }
+                Ok(out)
+            }
+        }
+    };
+}
+
+/// Sets one side's reaction on `$conn` (an empty emoji removes it).
+macro_rules! set_reaction {
+    ($conn:expr, $company:expr, $id:expr, $emoji:expr, $from_me:expr) => {{
+        let emoji: &str = $emoji;
+        if emoji.is_empty() {
+            sqlx::query(
+                "DELETE FROM message_reactions WHERE company_id = $1 AND message_id = $2 \
+                 AND from_me = $3",
+            )
+            .bind($company)
+            .bind($id)
+            .bind($from_me)
+            .execute(&mut *$conn)
+            .await
+            .map_err(db_error)
+        } else {
+            sqlx::query(
+                "INSERT INTO message_reactions (message_id, company_id, from_me, emoji) \
+                 VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (message_id, from_me) DO UPDATE SET emoji = excluded.emoji",
+            )
+            .bind($id)
+            .bind($company)
+            .bind($from_me)
+            .bind(emoji)
+            .execute(&mut *$conn)
+            .await
+            .map_err(db_error)
+        }
+    }};
+}
+
+#[async_trait]
+impl MessageRepo for Store {
+    async fn list(
+        &self,
+        scope: TenantScope,
+        ticket: TicketId,
+        start: &PageStart,
+        page_size: u32,
+    ) -> Result<KeysetPage<Message>> {
+        let size = i64::from(page_size.clamp(1, 200));
+        let (before, offset) = match start {
+            PageStart::First => (i64::MAX, 0),
+            PageStart::After(cursor) => (cursor.id, 0),
+            PageStart::PageNumber(n) => (i64::MAX, i64::from(n.saturating_sub(1)) * size),
+        };
+        let first = matches!(start, PageStart::First | PageStart::PageNumber(1));
+        let company = scope.company_id().0;
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            let mut ids: Vec<i64> = sqlx::query_scalar(
+                "SELECT id FROM messages WHERE company_id = $1 AND ticket_id = $2 AND id < $3 \
+                 ORDER BY id DESC LIMIT $4 OFFSET $5",
+            )
+            .bind(company)
+            .bind(ticket.0)
+            .bind(before)
+            .bind(size + 1)
+            .bind(offset)
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(db_error)?;
+            let has_more = ids.len() as i64 > size;
+            ids.truncate(size as usize);
+            let count = if first {
+                let n: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM messages WHERE company_id = $1 AND ticket_id = $2",
+                )
+                .bind(company)
+                .bind(ticket.0)
+                .fetch_one(&mut *conn)
+                .await
+                .map_err(db_error)?;
+                Some(n)
+            } else {
+                None
+            };
+            let next_cursor = if has_more {
+                ids.last().map(|id| Cursor {
+                    key: String::new(),
+                    id: *id,
+                })
+            } else {
+                None
+            };
+            let items = crate::load_messages!(&mut *conn, scope, &ids)?;
+            Ok(KeysetPage {
+                items,
+                has_more,
+                next_cursor,
+                count,
+            })
+        })
+    }
+
+    async fn get(&self, scope: TenantScope, id: MessageId) -> Result<Option<Message>> {
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            Ok(crate::load_messages!(&mut *conn, scope, &[id.0])?.pop())
+        })
+    }
+
+    async fn media_path(&self, scope: TenantScope, id: MessageId) -> Result<Option<String>> {
+        let path: Option<Option<String>> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar("SELECT media_path FROM messages WHERE company_id = $1 AND id = $2")
+                .bind(scope.company_id().0)
+                .bind(id.0)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)?
+        });
+        Ok(path.flatten())
+    }
+
+    async fn create(&self, scope: TenantScope, message: &NewMessage) -> Result<Message> {
+        let company = scope.company_id().0;
+        let kind = to_wire(&message.media_type)?;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let ticket: Option<(i64, Option<i64>, Option<i64>)> = sqlx::query_as(
+                    "SELECT contact_id, whatsapp_id, queue_id FROM tickets \
+                     WHERE company_id = $1 AND id = $2",
+                )
+                .bind(company)
+                .bind(message.ticket_id.0)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some((contact, whatsapp, queue)) = ticket else {
+                    return Err(Error::new(ErrorCode::ERR_NO_TICKET_FOUND));
+                };
+                let at = now();
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
+                     external_id, user_id, queue_id, body, search_text, from_me, read, \
+                     is_private, is_forwarded, media_type, media_path, media_name, \
+                     quoted_msg_id, ack, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, TRUE, $11, $12, $13, $14, \
+                     $15, (SELECT id FROM messages WHERE company_id = $1 AND id = $16), $17, \
+                     $18, $18) RETURNING id",
+                )
+                .bind(company)
+                .bind(message.ticket_id.0)
+                .bind(contact)
+                .bind(whatsapp)
+                .bind(message.external_id.as_deref())
+                .bind(message.user_id.map(|u| u.0))
+                .bind(queue)
+                .bind(&message.body)
+                .bind(search::normalize(&message.body))
+                .bind(message.from_me)
+                .bind(message.is_private)
+                .bind(message.is_forwarded)
+                .bind(&kind)
+                .bind(message.media_path.as_deref())
+                .bind(message.media_name.as_deref())
+                .bind(message.quoted_msg_id.map(|q| q.0))
+                .bind(message.ack)
+                .bind(at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(|e| crate::error::db_error_missing(e, ErrorCode::ERR_CREATING_MESSAGE))?;
+                if !message.is_private {
+                    let last = chatflow_core::inbox::ingest::last_message_text(
+                        &message.body,
+                        message.media_type,
+                    );
+                    sqlx::query(
+                        "UPDATE tickets SET last_message = $1, updated_at = $2 \
+                         WHERE company_id = $3 AND id = $4",
+                    )
+                    .bind(last)
+                    .bind(at)
+                    .bind(company)
+                    .bind(message.ticket_id.0)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                }
+                let created = message_event!(tx, scope, id, MessageAction::Create)?
+                    .ok_or_else(|| Error::internal("message vanished after insert"))?;
+                let ticket = crate::load_ticket!(&mut *tx, scope, message.ticket_id)?
+                    .ok_or_else(|| Error::internal("ticket vanished"))?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    &[InboxEvent::TicketUpdate {
+                        ticket: Box::new(ticket)
+                    }]
+                )?;
+                Ok(created)
+            }
+            .await
+        })
+    }
+
+    async fn set_sent(
+        &self,
+        scope: TenantScope,
+        id: MessageId,
+        external_id: &str,
+    ) -> Result<Option<Message>> {
+        self.update_message(
+            scope,
+            id.0,
+            "external_id = $3, ack = CASE WHEN ack < 1 THEN 1 ELSE ack END",
+            Some(external_id.to_owned()),
+        )
+        .await
+    }
+
+    async fn edit(&self, scope: TenantScope, id: MessageId, body: &str) -> Result<Option<Message>> {
+        self.update_message(
+            scope,
+            id.0,
+            "body = $3, search_text = $4, is_edited = TRUE",
+            Some(body.to_owned()),
+        )
+        .await
+    }
+
+    async fn mark_deleted(&self, scope: TenantScope, id: MessageId) -> Result<Option<Message>> {
+        self.update_message(scope, id.0, "is_deleted = TRUE", None)
+            .await
+    }
+
+    async fn react(
+        &self,
+        scope: TenantScope,
+        id: MessageId,
+        emoji: &str,
+        from_me: bool,
+    ) -> Result<Option<Message>> {
+        let company = scope.company_id().0;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let exists: Option<i64> =
+                    sqlx::query_scalar("SELECT id FROM messages WHERE company_id = $1 AND id = $2")
+                        .bind(company)
+                        .bind(id.0)
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .map_err(db_error)?;
+                if exists.is_none() {
+                    return Ok(None);
+                }
+                set_reaction!(tx, company, id.0, emoji, from_me)?;
+                message_event!(tx, scope, id.0, MessageAction::Update)
+            }
+            .await
+        })
+    }
+
+    async fn count(
+        &self,
+        scope: TenantScope,
+        from_me: Option<bool>,
+        from: Option<DateTime<Utc>>,
+        to: Option<DateTime<Utc>>,
+    ) -> Result<i64> {
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar(
+                "SELECT COUNT(*) FROM messages WHERE company_id = $1 \
+                 AND ($2 IS NULL OR from_me = $2) AND ($3 IS NULL OR created_at >= $3) \
+                 AND ($4 IS NULL OR created_at <= $4)",
+            )
+            .bind(scope.company_id().0)
+            .bind(from_me)
+            .bind(from)
+            .bind(to)
+            .fetch_one(p)
+            .await
+            .map_err(db_error)
+        })
+    }
+
+    async fn ingest(
+        &self,
+        scope: TenantScope,
+        connection: &Connection,
+        message: &InboundMessage,
+        media_path: Option<&str>,
+        decide: &(dyn for<'c> Fn(&'c IngestContext) -> IngestPlan + Send + Sync),
+    ) -> Result<IngestOutcome> {
+        if connection.company_id != scope.company_id() {
+            return Err(Error::new(ErrorCode::ERR_NO_WAPP_FOUND));
+        }
+        let company = scope.company_id().0;
+        let channel = to_wire(&connection.channel)?;
+        let kind = to_wire(&message.media_type)?;
+        let name = if message.chat_name.trim().is_empty() {
+            message.chat.clone()
+        } else {
+            message.chat_name.clone()
+        };
+        decided_tx!(self, |tx| {
+            async {
+                // 1. The contact, created on first contact.
+                let at = now();
+                let inserted: Option<i64> = sqlx::query_scalar(
+                    "INSERT INTO contacts (company_id, name, number, channel, is_group, \
+                     whatsapp_id, search_text, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) \
+                     ON CONFLICT (company_id, channel, number) DO NOTHING RETURNING id",
+                )
+                .bind(company)
+                .bind(&name)
+                .bind(&message.chat)
+                .bind(&channel)
+                .bind(message.is_group)
+                .bind(connection.id.0)
+                .bind(crate::repo::contacts::search_text(&name, &message.chat, ""))
+                .bind(at)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let contact_created = inserted.is_some();
+                let contact_id = match inserted {
+                    Some(id) => id,
+                    None => sqlx::query_scalar(
+                        "SELECT id FROM contacts WHERE company_id = $1 AND channel = $2 \
+                         AND number = $3",
+                    )
+                    .bind(company)
+                    .bind(&channel)
+                    .bind(&message.chat)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(db_error)?,
+                };
+                let contact = crate::load_contact!(&mut *tx, scope, ContactId(contact_id))?
+                    .ok_or_else(|| Error::internal("contact vanished after upsert"))?;
+
+                // 2. The active ticket and the core's decision.
+                let active_id: Option<i64> = sqlx::query_scalar(
+                    "SELECT id FROM tickets WHERE company_id = $1 AND contact_id = $2 \
+                     AND whatsapp_id = $3 AND status <> 'closed' ORDER BY id DESC LIMIT 1",
+                )
+                .bind(company)
+                .bind(contact_id)
+                .bind(connection.id.0)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let active_ticket = match active_id {
+                    Some(id) => crate::load_ticket!(&mut *tx, scope, TicketId(id))?,
+                    None => None,
+                };
+                let ctx = IngestContext {
+                    connection: connection.clone(),
+                    contact,
+                    contact_created,
+                    active_ticket,
+                };
+                let IngestPlan::Store {
+                    ticket: plan,
+                    unread_increment,
+                    last_message,
+                    logs,
+                    events,
+                } = decide(&ctx)
+                else {
+                    return Ok((IngestOutcome::Ignored, false));
+                };
+
+                // 3. The ticket: reuse, or create (the loser of a race reuses the winner's).
+                let (ticket_id, ticket_created) = match (plan, &ctx.active_ticket) {
+                    (TicketPlan::Reuse, Some(active)) => (active.id.0, false),
+                    (TicketPlan::Reuse, None) => {
+                        return Err(Error::internal("reuse planned without an active ticket"));
+                    }
+                    (TicketPlan::Create { status, is_group }, _) => {
+                        let created: Option<i64> = sqlx::query_scalar(
+                            "INSERT INTO tickets (company_id, uuid, status, is_group, channel, \
+                             whatsapp_id, contact_id, created_at, updated_at) \
+                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) \
+                             ON CONFLICT DO NOTHING RETURNING id",
+                        )
+                        .bind(company)
+                        .bind(uuid::Uuid::new_v4())
+                        .bind(to_wire(&status)?)
+                        .bind(is_group)
+                        .bind(&channel)
+                        .bind(connection.id.0)
+                        .bind(contact_id)
+                        .bind(at)
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .map_err(db_error)?;
+                        match created {
+                            Some(id) => (id, true),
+                            None => {
+                                let id: i64 = sqlx::query_scalar(
+                                    "SELECT id FROM tickets WHERE company_id = $1 \
+                                     AND contact_id = $2 AND whatsapp_id = $3 \
+                                     AND status <> 'closed'",
+                                )
+                                .bind(company)
+                                .bind(contact_id)
+                                .bind(connection.id.0)
+                                .fetch_one(&mut *tx)
+                                .await
+                                .map_err(db_error)?;
+                                (id, false)
+                            }
+                        }
+                    }
+                };
+
+                // 4. The message, once per (connection, external id).
+                let message_id: Option<i64> = sqlx::query_scalar(
+                    "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
+                     external_id, body, search_text, from_me, read, media_type, media_path, \
+                     media_name, participant, quoted_msg_id, ack, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, \
+                     (SELECT id FROM messages WHERE whatsapp_id = $4 AND external_id = $13), \
+                     $14, $15, $15) ON CONFLICT DO NOTHING RETURNING id",
+                )
+                .bind(company)
+                .bind(ticket_id)
+                .bind(contact_id)
+                .bind(connection.id.0)
+                .bind(&message.external_id)
+                .bind(&message.body)
+                .bind(search::normalize(&message.body))
+                .bind(message.from_me)
+                .bind(&kind)
+                .bind(media_path)
+                .bind(message.media.as_ref().map(|m| m.file_name.clone()))
+                .bind(message.participant.as_deref())
+                .bind(message.quoted_external_id.as_deref())
+                .bind(i64::from(message.from_me))
+                .bind(at)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some(message_id) = message_id else {
+                    return Ok((IngestOutcome::Duplicate, false));
+                };
+
+                // 5. The ticket's counters, logs, the contact's name.
+                sqlx::query(
+                    "UPDATE tickets SET unread_messages = unread_messages + $1, \
+                     last_message = $2, updated_at = $3 WHERE company_id = $4 AND id = $5",
+                )
+                .bind(unread_increment.max(0))
+                .bind(&last_message)
+                .bind(at)
+                .bind(company)
+                .bind(ticket_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                if ticket_created {
+                    for log in &logs {
+                        crate::insert_ticket_log!(tx, scope, ticket_id, log)?;
+                    }
+                }
+                let contact_event = events.contains(&EventIntent::ContactUpdate);
+                if contact_event && !contact_created {
+                    sqlx::query(
+                        "UPDATE contacts SET name = $1, search_text = $2, updated_at = $3 \
+                         WHERE company_id = $4 AND id = $5",
+                    )
+                    .bind(&name)
+                    .bind(crate::repo::contacts::search_text(
+                        &name,
+                        &ctx.contact.number,
+                        &ctx.contact.email,
+                    ))
+                    .bind(at)
+                    .bind(company)
+                    .bind(contact_id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                }
+
+                // 6. The events, rendered from the rows as written.
+                let ticket = crate::load_ticket!(&mut *tx, scope, TicketId(ticket_id))?
+                    .ok_or_else(|| Error::internal("ticket vanished"))?;
+                let stored = crate::load_messages!(&mut *tx, scope, &[message_id])?
+                    .pop()
+                    .ok_or_else(|| Error::internal("message vanished"))?;
+                let mut out = Vec::new();
+                for intent in &events {
+                    match intent {
+                        EventIntent::TicketUpdate => out.push(InboxEvent::TicketUpdate {
+                            ticket: Box::new(ticket.clone()),
+                        }),
+                        EventIntent::MessageCreate => out.push(InboxEvent::AppMessage {
+                            action: MessageAction::Create,
+                            message: Box::new(stored.clone()),
+                            ticket: Box::new(ticket.clone()),
+                        }),
+                        EventIntent::ContactUpdate => {
+                            let contact =
+                                crate::load_contact!(&mut *tx, scope, ContactId(contact_id))?
+                                    .ok_or_else(|| Error::internal("contact vanished"))?;
+                            out.push(InboxEvent::ContactUpdate {
+                                action: if contact_created { "create" } else { "update" }.into(),
+                                contact: Box::new(contact),
+                            });
+                        }
+                    }
+                }
+                crate::append_events!(&mut *tx, scope, &out)?;
+                Ok::<_, Error>((
+                    IngestOutcome::Stored {
+                        ticket: TicketId(ticket_id),
+                        message: MessageId(message_id),
+                        ticket_created,
+                    },
+                    true,
+                ))
+            }
+            .await
+        })
+    }
+
+    async fn apply_ack(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        ack: i64,
+    ) -> Result<Option<Message>> {
+        self.update_inbound(
+            scope,
+            connection,
+            external_id,
+            "ack = $4",
+            InboundChange::Ack(ack),
+        )
+        .await
+    }
+
+    async fn apply_edit(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        body: &str,
+    ) -> Result<Option<Message>> {
+        self.update_inbound(
+            scope,
+            connection,
+            external_id,
+            "body = $4, search_text = $5, is_edited = TRUE",
+            InboundChange::Body(body.to_owned()),
+        )
+        .await
+    }
+
+    async fn apply_delete(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+    ) -> Result<Option<Message>> {
+        self.update_inbound(
+            scope,
+            connection,
+            external_id,
+            "is_deleted = TRUE",
+            InboundChange::None,
+        )
+        .await
+    }
+
+    async fn apply_reaction(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        emoji: &str,
+    ) -> Result<Option<Message>> {
+        let company = scope.company_id().0;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let id: Option<i64> = sqlx::query_scalar(
+                    "SELECT id FROM messages WHERE company_id = $1 AND whatsapp_id = $2 \
+                     AND external_id = $3",
+                )
+                .bind(company)
+                .bind(connection.0)
+                .bind(external_id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some(id) = id else {
+                    return Ok(None);
+                };
+                set_reaction!(tx, company, id, emoji, false)?;
+                message_event!(tx, scope, id, MessageAction::Update)
+            }
+            .await
+        })
+    }
+}
+
+/// What an inbound change binds after `$1..$3`.
+enum InboundChange {
+    None,
+    Ack(i64),
+    Body(String),
+}
+
+impl Store {
+    /// Updates one message (`set` may use `$3` for `text` and `$4` for its normalised form) and
+    /// appends its `update` event.
+    async fn update_message(
+        &self,
+        scope: TenantScope,
+        id: i64,
+        set: &str,
+        text: Option<String>,
+    ) -> Result<Option<Message>> {
+        let company = scope.company_id().0;
+        let sql = format!(
+            "UPDATE messages SET {set}, updated_at = $5 WHERE company_id = $1 AND id = $2 \
+             AND ($3 IS NULL OR $3 = $3) AND ($4 IS NULL OR $4 = $4)"
+        );
+        let normalized = text.as_deref().map(search::normalize);
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let done = sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .bind(company)
+                    .bind(id)
+                    .bind(text.clone())
+                    .bind(normalized.clone())
+                    .bind(now())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                if done.rows_affected() == 0 {
+                    return Ok(None);
+                }
+                message_event!(tx, scope, id, MessageAction::Update)
+            }
+            .await
+        })
+    }
+
+    /// Applies an inbound change to the message with that external id; acks only move forward.
+    async fn update_inbound(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        set: &str,
+        change: InboundChange,
+    ) -> Result<Option<Message>> {
+        let company = scope.company_id().0;
+        let (ack, body) = match &change {
+            InboundChange::None => (None, None),
+            InboundChange::Ack(a) => (Some(*a), None),
+            InboundChange::Body(b) => (None, Some(b.clone())),
+        };
+        let forward_only = if ack.is_some() { " AND ack < $4" } else { "" };
+        let set = if body.is_some() {
+            set.replace("$4", "$6").replace("$5", "$7")
+        } else {
+            set.to_owned()
+        };
+        let sql = format!(
+            "UPDATE messages SET {set}, updated_at = $5 WHERE company_id = $1 \
+             AND whatsapp_id = $2 AND external_id = $3{forward_only} RETURNING id"
+        );
+        let normalized = body.as_deref().map(search::normalize);
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql))
+                    .bind(company)
+                    .bind(connection.0)
+                    .bind(external_id)
+                    .bind(ack.unwrap_or(0))
+                    .bind(now());
+                if body.is_some() {
+                    q = q.bind(body.clone()).bind(normalized.clone());
+                }
+                let id: Option<i64> = q.fetch_optional(&mut *tx).await.map_err(db_error)?;
+                let Some(id) = id else {
+                    return Ok(None);
+                };
+                message_event!(tx, scope, id, MessageAction::Update)
+            }
+            .await
+        })
+    }
+}

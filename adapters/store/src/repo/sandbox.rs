@@ -1,0 +1,383 @@
+//! [`SandboxRepo`] on the store: the simulated phone network's pairing state, what phones sent
+//! to connections (`sandbox_inbound`) and what they received (`sandbox_outbound`).
+
+use async_trait::async_trait;
+use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
+use chatflow_core::inbox::sandbox::{
+    SandboxChange, SandboxInbound, SandboxPairing, SandboxReceived, SandboxRepo,
+};
+use chatflow_core::{CompanyId, Error, Result, TenantScope, WhatsappId};
+use chrono::{DateTime, Utc};
+
+use crate::Store;
+use crate::error::db_error;
+use crate::repo::now;
+
+#[derive(sqlx::FromRow)]
+struct PairingRow {
+    whatsapp_id: i64,
+    nonce: String,
+    paired: bool,
+    updated_at: DateTime<Utc>,
+}
+
+impl From<PairingRow> for SandboxPairing {
+    fn from(row: PairingRow) -> Self {
+        SandboxPairing {
+            whatsapp_id: WhatsappId(row.whatsapp_id),
+            nonce: row.nonce,
+            paired: row.paired,
+            updated_at: row.updated_at,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct InboundRow {
+    id: i64,
+    company_id: i64,
+    whatsapp_id: i64,
+    event: String,
+    created_at: DateTime<Utc>,
+    delivered_at: Option<DateTime<Utc>>,
+}
+
+impl TryFrom<InboundRow> for SandboxInbound {
+    type Error = Error;
+    fn try_from(row: InboundRow) -> Result<Self> {
+        Ok(SandboxInbound {
+            id: row.id,
+            company_id: CompanyId(row.company_id),
+            whatsapp_id: WhatsappId(row.whatsapp_id),
+            event: serde_json::from_str(&row.event).map_err(|e| {
+                Error::internal(format!("unreadable sandbox inbound {}: {e}", row.id))
+            })?,
+            created_at: row.created_at,
+            delivered_at: row.delivered_at,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct ReceivedRow {
+    id: i64,
+    whatsapp_id: i64,
+    to_number: String,
+    external_id: String,
+    content: String,
+    body: String,
+    ack: i64,
+    deleted: bool,
+    reaction: String,
+    read_at: Option<DateTime<Utc>>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
+
+impl TryFrom<ReceivedRow> for SandboxReceived {
+    type Error = Error;
+    fn try_from(row: ReceivedRow) -> Result<Self> {
+        Ok(SandboxReceived {
+            id: row.id,
+            whatsapp_id: WhatsappId(row.whatsapp_id),
+            to: row.to_number,
+            external_id: row.external_id,
+            content: serde_json::from_str(&row.content).map_err(|e| {
+                Error::internal(format!("unreadable sandbox outbound {}: {e}", row.id))
+            })?,
+            body: row.body,
+            ack: row.ack,
+            deleted: row.deleted,
+            reaction: row.reaction,
+            read_at: row.read_at,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+    }
+}
+
+const RECEIVED_COLUMNS: &str = "id, whatsapp_id, to_number, external_id, content, body, ack, \
+     deleted, reaction, read_at, created_at, updated_at";
+
+#[async_trait]
+impl SandboxRepo for Store {
+    async fn begin_pairing(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        nonce: &str,
+        reset: bool,
+    ) -> Result<SandboxPairing> {
+        let company = scope.company_id().0;
+        let row: Option<PairingRow> = crate::on_pool!(self.pool(), |p| {
+            // Only a connection of the company gets a pairing row.
+            sqlx::query_as(
+                "INSERT INTO sandbox_pairings (whatsapp_id, company_id, nonce, paired, updated_at) \
+                 SELECT w.id, w.company_id, $3, FALSE, $4 FROM whatsapps w \
+                 WHERE w.id = $2 AND w.company_id = $1 \
+                 ON CONFLICT (whatsapp_id) DO UPDATE SET nonce = excluded.nonce, \
+                 paired = CASE WHEN $5 THEN FALSE ELSE sandbox_pairings.paired END, \
+                 updated_at = excluded.updated_at \
+                 RETURNING whatsapp_id, nonce, paired, updated_at",
+            )
+            .bind(company)
+            .bind(connection.0)
+            .bind(nonce)
+            .bind(now())
+            .bind(reset)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        row.map(SandboxPairing::from)
+            .ok_or_else(|| chatflow_core::ErrorCode::ERR_NO_WAPP_FOUND.into())
+    }
+
+    async fn pairing(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+    ) -> Result<Option<SandboxPairing>> {
+        let row: Option<PairingRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT whatsapp_id, nonce, paired, updated_at FROM sandbox_pairings \
+                 WHERE company_id = $1 AND whatsapp_id = $2",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok(row.map(SandboxPairing::from))
+    }
+
+    async fn mark_scanned(&self, scope: TenantScope, connection: WhatsappId) -> Result<bool> {
+        let done = crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE sandbox_pairings SET paired = TRUE, updated_at = $3 \
+                 WHERE company_id = $1 AND whatsapp_id = $2",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(now())
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(done > 0)
+    }
+
+    async fn unpair(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query("DELETE FROM sandbox_pairings WHERE company_id = $1 AND whatsapp_id = $2")
+                .bind(scope.company_id().0)
+                .bind(connection.0)
+                .execute(p)
+                .await
+                .map_err(db_error)?
+                .rows_affected()
+        });
+        Ok(())
+    }
+
+    async fn push_inbound(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        event: &InboundEvent,
+    ) -> Result<Option<i64>> {
+        let payload = serde_json::to_string(event)
+            .map_err(|e| Error::internal(format!("cannot serialise sandbox event: {e}")))?;
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar::<_, i64>(
+                "INSERT INTO sandbox_inbound (company_id, whatsapp_id, event, created_at) \
+                 SELECT w.company_id, w.id, $3, $4 FROM whatsapps w \
+                 WHERE w.id = $2 AND w.company_id = $1 RETURNING id",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(&payload)
+            .bind(now())
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)
+        })
+    }
+
+    async fn undelivered(&self, limit: u32) -> Result<Vec<SandboxInbound>> {
+        let rows: Vec<InboundRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT i.id, i.company_id, i.whatsapp_id, i.event, i.created_at, i.delivered_at \
+                 FROM sandbox_inbound i JOIN whatsapps w ON w.id = i.whatsapp_id \
+                 WHERE i.delivered_at IS NULL AND w.status = 'CONNECTED' \
+                 ORDER BY i.id LIMIT $1",
+            )
+            .bind(i64::from(limit))
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?
+        });
+        rows.into_iter().map(SandboxInbound::try_from).collect()
+    }
+
+    async fn mark_delivered(&self, scope: TenantScope, id: i64) -> Result<()> {
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE sandbox_inbound SET delivered_at = $3 \
+                 WHERE company_id = $1 AND id = $2 AND delivered_at IS NULL",
+            )
+            .bind(scope.company_id().0)
+            .bind(id)
+            .bind(now())
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(())
+    }
+
+    async fn record_received(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+        content: &OutboundContent,
+        body: &str,
+    ) -> Result<SandboxReceived> {
+        let payload = serde_json::to_string(content)
+            .map_err(|e| Error::internal(format!("cannot serialise sandbox content: {e}")))?;
+        let at = now();
+        let row: Option<ReceivedRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "INSERT INTO sandbox_outbound (company_id, whatsapp_id, to_number, external_id, \
+                 content, body, ack, created_at, updated_at) \
+                 SELECT w.company_id, w.id, $3, $4, $5, $6, 1, $7, $7 FROM whatsapps w \
+                 WHERE w.id = $2 AND w.company_id = $1 RETURNING {RECEIVED_COLUMNS}"
+            )))
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(to)
+            .bind(external_id)
+            .bind(&payload)
+            .bind(body)
+            .bind(at)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        match row {
+            Some(row) => SandboxReceived::try_from(row),
+            None => Err(chatflow_core::ErrorCode::ERR_NO_WAPP_FOUND.into()),
+        }
+    }
+
+    async fn set_ack(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        ack: i64,
+    ) -> Result<bool> {
+        let done = crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE sandbox_outbound SET ack = CASE WHEN ack < $4 THEN $4 ELSE ack END, \
+                 updated_at = $5 WHERE company_id = $1 AND whatsapp_id = $2 AND external_id = $3",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(external_id)
+            .bind(ack)
+            .bind(now())
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(done > 0)
+    }
+
+    async fn change_received(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        change: &SandboxChange,
+    ) -> Result<bool> {
+        let (sql, text) = match change {
+            SandboxChange::Edit(body) => ("body = $4", body.as_str()),
+            SandboxChange::Delete => ("deleted = TRUE, body = $4", ""),
+            SandboxChange::React(emoji) => ("reaction = $4", emoji.as_str()),
+        };
+        let query = format!(
+            "UPDATE sandbox_outbound SET {sql}, updated_at = $5 \
+             WHERE company_id = $1 AND whatsapp_id = $2 AND external_id = $3"
+        );
+        let done = crate::on_pool!(self.pool(), |p| {
+            sqlx::query(sqlx::AssertSqlSafe(query.clone()))
+                .bind(scope.company_id().0)
+                .bind(connection.0)
+                .bind(external_id)
+                .bind(text)
+                .bind(now())
+                .execute(p)
+                .await
+                .map_err(db_error)?
+                .rows_affected()
+        });
+        Ok(done > 0)
+    }
+
+    async fn mark_chat_read(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+    ) -> Result<()> {
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE sandbox_outbound SET read_at = $4 WHERE company_id = $1 \
+                 AND whatsapp_id = $2 AND to_number = $3 AND read_at IS NULL",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(to)
+            .bind(now())
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(())
+    }
+
+    async fn received(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: Option<&str>,
+    ) -> Result<Vec<SandboxReceived>> {
+        let filter = if to.is_some() {
+            " AND to_number = $3"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "SELECT {RECEIVED_COLUMNS} FROM sandbox_outbound \
+             WHERE company_id = $1 AND whatsapp_id = $2{filter} ORDER BY id"
+        );
+        let rows: Vec<ReceivedRow> = crate::on_pool!(self.pool(), |p| {
+            let mut query = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()))
+                .bind(scope.company_id().0)
+                .bind(connection.0);
+            if let Some(to) = to {
+                query = query.bind(to);
+            }
+            query.fetch_all(p).await.map_err(db_error)?
+        });
+        rows.into_iter().map(SandboxReceived::try_from).collect()
+    }
+}

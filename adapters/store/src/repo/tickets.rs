@@ -1,0 +1,1171 @@
+//! [`TicketRepo`] on the store, and [`load_ticket!`](crate::load_ticket) /
+//! [`load_tickets!`](crate::load_tickets): loading tickets with their contact, queue, user,
+//! connection and tags inside any transaction (to render events).
+//!
+//! The database keeps at most one ticket that is not closed per (contact, connection) with a
+//! unique partial index, so concurrent inbound messages never open two tickets. The inbox is
+//! keyset-paginated by (unread first on the open and pending tabs, `updated_at`, `id`). Every
+//! write appends its ticket events in the same transaction.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use chatflow_core::ids::{ContactId, QueueId, TagId, TicketId, UserId, WhatsappId};
+use chatflow_core::inbox::events::InboxEvent;
+use chatflow_core::inbox::model::{
+    Cursor, KeysetPage, NewTicket, PageStart, SortOrder, Tag, Ticket, TicketConnection,
+    TicketContact, TicketFilter, TicketLogEntry, TicketNote, TicketUser,
+};
+use chatflow_core::inbox::ports::{TicketRepo, TicketRow};
+use chatflow_core::inbox::search;
+use chatflow_core::ports::{ChannelKind, QueueSummary};
+use chatflow_core::ticket::{TicketLog, TicketLogType, TicketState, TicketStatus};
+use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope};
+use chrono::{DateTime, Utc};
+
+use crate::error::db_error;
+use crate::repo::{escape_like, from_wire, now, to_wire};
+use crate::{Backend, Store};
+
+/// The select list and joins of [`TicketJoinRow`], for `SELECT {TICKET_SELECT} WHERE ...`.
+pub(crate) const TICKET_SELECT: &str = "t.id, t.uuid, t.company_id, t.status, \
+     t.unread_messages, t.last_message, t.is_group, t.is_bot, t.channel, t.user_id, t.queue_id, \
+     t.whatsapp_id, t.contact_id, t.amount_used_bot_queues, t.use_integration, t.is_transfered, \
+     t.created_at, t.updated_at, c.name AS contact_name, c.number AS contact_number, \
+     c.url_picture AS contact_url_picture, c.channel AS contact_channel, \
+     c.is_group AS contact_is_group, c.active AS contact_active, q.name AS queue_name, \
+     q.color AS queue_color, u.name AS user_name, w.name AS whatsapp_name, \
+     w.channel AS whatsapp_channel, w.group_as_ticket AS whatsapp_group_as_ticket \
+     FROM tickets t JOIN contacts c ON c.id = t.contact_id \
+     LEFT JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.user_id \
+     LEFT JOIN whatsapps w ON w.id = t.whatsapp_id";
+
+/// A ticket with what its joins bring.
+#[derive(sqlx::FromRow)]
+pub(crate) struct TicketJoinRow {
+    id: i64,
+    uuid: uuid::Uuid,
+    company_id: i64,
+    status: String,
+    unread_messages: i64,
+    last_message: String,
+    is_group: bool,
+    is_bot: bool,
+    channel: String,
+    user_id: Option<i64>,
+    queue_id: Option<i64>,
+    whatsapp_id: Option<i64>,
+    contact_id: i64,
+    amount_used_bot_queues: i64,
+    use_integration: bool,
+    is_transfered: bool,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+    contact_name: String,
+    contact_number: String,
+    contact_url_picture: Option<String>,
+    contact_channel: String,
+    contact_is_group: bool,
+    contact_active: bool,
+    queue_name: Option<String>,
+    queue_color: Option<String>,
+    user_name: Option<String>,
+    whatsapp_name: Option<String>,
+    whatsapp_channel: Option<String>,
+    whatsapp_group_as_ticket: Option<String>,
+}
+
+/// A tag of a ticket or of a ticket's contact (`owner` is the ticket or contact id).
+#[derive(sqlx::FromRow)]
+pub(crate) struct OwnedTagRow {
+    owner: i64,
+    id: i64,
+    name: String,
+    color: String,
+    kanban: i64,
+}
+
+/// Groups tag rows by owner.
+pub(crate) fn group_tags(rows: Vec<OwnedTagRow>) -> HashMap<i64, Vec<Tag>> {
+    let mut map: HashMap<i64, Vec<Tag>> = HashMap::new();
+    for row in rows {
+        map.entry(row.owner).or_default().push(Tag {
+            id: TagId(row.id),
+            name: row.name,
+            color: row.color,
+            kanban: row.kanban,
+        });
+    }
+    map
+}
+
+/// A comma-separated list of integers for an `IN (...)` (ids are numbers, never text).
+pub(crate) fn id_list(ids: &[i64]) -> String {
+    let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+    if list.is_empty() {
+        "NULL".into()
+    } else {
+        list.join(", ")
+    }
+}
+
+/// Builds tickets from their rows and the tags loaded for them, in the rows' order.
+pub(crate) fn assemble(
+    rows: Vec<TicketJoinRow>,
+    mut ticket_tags: HashMap<i64, Vec<Tag>>,
+    contact_tags: HashMap<i64, Vec<Tag>>,
+) -> Result<Vec<Ticket>> {
+    rows.into_iter()
+        .map(|row| {
+            let queue = match (row.queue_id, row.queue_name) {
+                (Some(id), Some(name)) => Some(QueueSummary {
+                    id: QueueId(id),
+                    name,
+                    color: row.queue_color.unwrap_or_default(),
+                }),
+                _ => None,
+            };
+            let user = match (row.user_id, row.user_name) {
+                (Some(id), Some(name)) => Some(TicketUser {
+                    id: UserId(id),
+                    name,
+                }),
+                _ => None,
+            };
+            let whatsapp = match (row.whatsapp_id, row.whatsapp_name) {
+                (Some(id), Some(name)) => Some(TicketConnection {
+                    id: WhatsappId(id),
+                    name,
+                    channel: from_wire::<ChannelKind>(
+                        "whatsapps.channel",
+                        row.whatsapp_channel.as_deref().unwrap_or("whatsapp"),
+                    )?,
+                    group_as_ticket: row.whatsapp_group_as_ticket.as_deref() == Some("enabled"),
+                }),
+                _ => None,
+            };
+            Ok(Ticket {
+                id: TicketId(row.id),
+                uuid: row.uuid,
+                company_id: CompanyId(row.company_id),
+                status: from_wire::<TicketStatus>("tickets.status", &row.status)?,
+                unread_messages: row.unread_messages,
+                last_message: row.last_message,
+                is_group: row.is_group,
+                is_bot: row.is_bot,
+                channel: from_wire::<ChannelKind>("tickets.channel", &row.channel)?,
+                user_id: row.user_id.map(UserId),
+                queue_id: row.queue_id.map(QueueId),
+                whatsapp_id: row.whatsapp_id.map(WhatsappId),
+                contact_id: ContactId(row.contact_id),
+                amount_used_bot_queues: row.amount_used_bot_queues,
+                use_integration: row.use_integration,
+                is_transferred: row.is_transfered,
+                contact: TicketContact {
+                    id: ContactId(row.contact_id),
+                    name: row.contact_name,
+                    number: row.contact_number,
+                    url_picture: row.contact_url_picture,
+                    channel: from_wire::<ChannelKind>("contacts.channel", &row.contact_channel)?,
+                    is_group: row.contact_is_group,
+                    active: row.contact_active,
+                    tags: contact_tags
+                        .get(&row.contact_id)
+                        .cloned()
+                        .unwrap_or_default(),
+                },
+                queue,
+                user,
+                whatsapp,
+                tags: ticket_tags.remove(&row.id).unwrap_or_default(),
+                created_at: row.created_at,
+                updated_at: row.updated_at,
+            })
+        })
+        .collect()
+}
+
+/// Loads the tickets of `$scope` with the ids `$ids` (a `&[i64]`) on `$conn`, in that order:
+/// evaluates to `Result<Vec<Ticket>>`.
+#[macro_export]
+macro_rules! load_tickets {
+    ($conn:expr, $scope:expr, $ids:expr) => {{
+        let scope: chatflow_core::TenantScope = $scope;
+        let ids: &[i64] = $ids;
+        let conn = $conn;
+        async move {
+            if ids.is_empty() {
+                return Ok::<_, chatflow_core::Error>(Vec::new());
+            }
+            let company = scope.company_id().0;
+            let list = $crate::repo::tickets::id_list(ids);
+            let rows: Vec<$crate::repo::tickets::TicketJoinRow> =
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT {} WHERE t.company_id = $1 AND t.id IN ({list})",
+                    $crate::repo::tickets::TICKET_SELECT
+                )))
+                .bind(company)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err($crate::error::db_error)?;
+            let ticket_tags: Vec<$crate::repo::tickets::OwnedTagRow> =
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT tt.ticket_id AS owner, g.id, g.name, g.color, g.kanban \
+                     FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id \
+                     WHERE tt.company_id = $1 AND tt.ticket_id IN ({list}) ORDER BY g.name, g.id"
+                )))
+                .bind(company)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err($crate::error::db_error)?;
+            let contacts: Vec<i64> = rows.iter().map(|r| r.contact_id()).collect();
+            let contact_tags: Vec<$crate::repo::tickets::OwnedTagRow> =
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT ct.contact_id AS owner, g.id, g.name, g.color, g.kanban \
+                     FROM contact_tags ct JOIN tags g ON g.id = ct.tag_id \
+                     WHERE ct.company_id = $1 AND ct.contact_id IN ({}) ORDER BY g.name, g.id",
+                    $crate::repo::tickets::id_list(&contacts)
+                )))
+                .bind(company)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err($crate::error::db_error)?;
+            let mut tickets = $crate::repo::tickets::assemble(
+                rows,
+                $crate::repo::tickets::group_tags(ticket_tags),
+                $crate::repo::tickets::group_tags(contact_tags),
+            )?;
+            tickets.sort_by_key(|t| ids.iter().position(|i| *i == t.id.0));
+            Ok(tickets)
+        }
+        .await
+    }};
+}
+
+/// Loads one ticket of `$scope` on `$conn`: evaluates to `Result<Option<Ticket>>`.
+#[macro_export]
+macro_rules! load_ticket {
+    ($conn:expr, $scope:expr, $id:expr) => {{
+        let id: chatflow_core::ids::TicketId = $id;
+        $crate::load_tickets!($conn, $scope, &[id.0]).map(|mut v| v.pop())
+    }};
+}
+
+impl TicketJoinRow {
+    /// The ticket's contact.
+    pub(crate) fn contact_id(&self) -> i64 {
+        self.contact_id
+    }
+}
+
+/// Runs `$body` in a write transaction `$tx` (`BEGIN IMMEDIATE` on SQLite), committing when it
+/// evaluates to `Ok` and rolling back otherwise.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! inbox_write_tx {
+    ($store:expr, |$tx:ident| $body:expr) => {
+        match $store.pool() {
+            $crate::DbPool::Sqlite(p) => {
+                let mut $tx = p
+                    .begin_with("BEGIN IMMEDIATE")
+                    .await
+                    .map_err($crate::error::db_error)?;
+                let out = $body;
+                if out.is_ok() {
+                    $tx.commit().await.map_err($crate::error::db_error)?;
+                }
+                out
+            }
+            $crate::DbPool::Postgres(p) => {
+                let mut $tx = p.begin().await.map_err($crate::error::db_error)?;
+                let out = $body;
+                if out.is_ok() {
+                    $tx.commit().await.map_err($crate::error::db_error)?;
+                }
+                out
+            }
+        }
+    };
+}
+
+/// A bound parameter of a dynamic query.
+#[derive(Debug, Clone)]
+pub(crate) enum Bind {
+    Int(i64),
+    Text(String),
+    Time(DateTime<Utc>),
+    Bool(bool),
+}
+
+/// Binds `$binds` (a `&[Bind]`) in order onto the query `$q`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! bind_all {
+    ($q:expr, $binds:expr) => {{
+        let mut q = $q;
+        for b in $binds {
+            q = match b {
+                $crate::repo::tickets::Bind::Int(v) => q.bind(*v),
+                $crate::repo::tickets::Bind::Text(v) => q.bind(v.clone()),
+                $crate::repo::tickets::Bind::Time(v) => q.bind(*v),
+                $crate::repo::tickets::Bind::Bool(v) => q.bind(*v),
+            };
+        }
+        q
+    }};
+}
+
+/// A dynamic WHERE clause under construction: `$1` is the company.
+pub(crate) struct Clause {
+    pub(crate) sql: String,
+    pub(crate) binds: Vec<Bind>,
+}
+
+impl Clause {
+    pub(crate) fn new(company: CompanyId) -> Self {
+        Self {
+            sql: "t.company_id = $1".into(),
+            binds: vec![Bind::Int(company.0)],
+        }
+    }
+
+    /// The placeholder for `bind`.
+    pub(crate) fn mark(&mut self, bind: Bind) -> String {
+        self.binds.push(bind);
+        format!("${}", self.binds.len())
+    }
+
+    pub(crate) fn and(&mut self, sql: impl AsRef<str>) {
+        self.sql.push_str(" AND ");
+        self.sql.push_str(sql.as_ref());
+    }
+}
+
+/// Where a text search of messages goes on each engine (`m` is the messages alias).
+pub(crate) fn message_match(backend: Backend, clause: &mut Clause, term: &str) -> String {
+    if backend == Backend::Sqlite && term.chars().count() >= 3 {
+        let mark = clause.mark(Bind::Text(format!("\"{}\"", term.replace('"', "\"\""))));
+        format!("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH {mark})")
+    } else {
+        let mark = clause.mark(Bind::Text(format!("%{}%", escape_like(term))));
+        format!("m.search_text LIKE {mark} ESCAPE '\\'")
+    }
+}
+
+/// The WHERE clause of an inbox filter (without the keyset part).
+fn filter_clause(backend: Backend, company: CompanyId, filter: &TicketFilter) -> Result<Clause> {
+    let mut c = Clause::new(company);
+    if !filter.statuses.is_empty() {
+        let marks: Vec<String> = filter
+            .statuses
+            .iter()
+            .map(|s| to_wire(s).map(|w| c.mark(Bind::Text(w))))
+            .collect::<Result<_>>()?;
+        c.and(format!("t.status IN ({})", marks.join(", ")));
+    }
+    // Queue and group restrictions; one's own tickets always pass them.
+    let mut visibility: Vec<String> = Vec::new();
+    if !filter.all_queues {
+        let ids: Vec<i64> = filter.queue_ids.iter().map(|q| q.0).collect();
+        let mut parts = Vec::new();
+        if !ids.is_empty() {
+            parts.push(format!("t.queue_id IN ({})", id_list(&ids)));
+        }
+        if filter.include_no_queue {
+            parts.push("t.queue_id IS NULL".into());
+        }
+        if parts.is_empty() {
+            parts.push("1 = 0".into());
+        }
+        visibility.push(format!("({})", parts.join(" OR ")));
+    }
+    if !filter.user_ids.is_empty() {
+        let ids: Vec<i64> = filter.user_ids.iter().map(|u| u.0).collect();
+        let unassigned = if filter.include_unassigned {
+            " OR t.user_id IS NULL"
+        } else {
+            ""
+        };
+        c.and(format!("(t.user_id IN ({}){unassigned})", id_list(&ids)));
+    }
+    if let Some(group) = filter.is_group {
+        let mark = c.mark(Bind::Bool(group));
+        visibility.push(format!("t.is_group = {mark}"));
+    }
+    if !visibility.is_empty() {
+        let restricted = visibility.join(" AND ");
+        match filter.own_user {
+            Some(me) => {
+                let mark = c.mark(Bind::Int(me.0));
+                c.and(format!("(t.user_id = {mark} OR ({restricted}))"));
+            }
+            None => c.and(format!("({restricted})")),
+        }
+    }
+    if !filter.tag_ids.is_empty() {
+        let ids: Vec<i64> = filter.tag_ids.iter().map(|t| t.0).collect();
+        c.and(format!(
+            "EXISTS (SELECT 1 FROM ticket_tags tt WHERE tt.ticket_id = t.id \
+             AND tt.tag_id IN ({}))",
+            id_list(&ids)
+        ));
+    }
+    if !filter.whatsapp_ids.is_empty() {
+        let ids: Vec<i64> = filter.whatsapp_ids.iter().map(|w| w.0).collect();
+        c.and(format!("t.whatsapp_id IN ({})", id_list(&ids)));
+    }
+    if filter.with_unread_messages {
+        c.and("t.unread_messages > 0");
+    }
+    if let Some(day) = filter.updated_on {
+        let start = day.and_hms_opt(0, 0, 0).map(|d| d.and_utc());
+        if let Some(start) = start {
+            let from = c.mark(Bind::Time(start));
+            let to = c.mark(Bind::Time(start + chrono::TimeDelta::days(1)));
+            c.and(format!("t.updated_at >= {from} AND t.updated_at < {to}"));
+        }
+    }
+    if let Some(term) = search::query(&filter.search) {
+        let mut parts = Vec::new();
+        if backend == Backend::Sqlite && term.chars().count() >= 3 {
+            let mark = c.mark(Bind::Text(format!("\"{}\"", term.replace('"', "\"\""))));
+            parts.push(format!(
+                "t.contact_id IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH {mark})"
+            ));
+        } else {
+            let mark = c.mark(Bind::Text(format!("%{}%", escape_like(&term))));
+            parts.push(format!("c.search_text LIKE {mark} ESCAPE '\\'"));
+        }
+        if let Ok(id) = term.parse::<i64>() {
+            let mark = c.mark(Bind::Int(id));
+            parts.push(format!("t.id = {mark}"));
+        }
+        if filter.search_on_messages {
+            let m = message_match(backend, &mut c, &term);
+            parts.push(format!(
+                "EXISTS (SELECT 1 FROM messages m WHERE m.ticket_id = t.id AND {m})"
+            ));
+        }
+        c.and(format!("({})", parts.join(" OR ")));
+    }
+    Ok(c)
+}
+
+/// The keyset key of a ticket in a list: `{unread flag}|{updated_at}` with unread first, or
+/// just `updated_at`.
+fn cursor_of(ticket: &Ticket, unread_first: bool) -> Cursor {
+    let at = ticket
+        .updated_at
+        .to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let key = if unread_first {
+        format!("{}|{at}", i64::from(ticket.unread_messages > 0))
+    } else {
+        at
+    };
+    Cursor {
+        key,
+        id: ticket.id.0,
+    }
+}
+
+/// Adds the keyset condition for `cursor` (rows after it in the list's order).
+fn after_cursor(c: &mut Clause, filter: &TicketFilter, cursor: &Cursor) -> Result<()> {
+    let bad = || Error::with_detail(ErrorCode::ERR_BAD_REQUEST, "invalid cursor");
+    let (flag, at) = if filter.unread_first {
+        let (flag, at) = cursor.key.split_once('|').ok_or_else(bad)?;
+        (Some(flag.parse::<i64>().map_err(|_| bad())?), at)
+    } else {
+        (None, cursor.key.as_str())
+    };
+    let at: DateTime<Utc> = DateTime::parse_from_rfc3339(at)
+        .map_err(|_| bad())?
+        .with_timezone(&Utc);
+    let cmp = match filter.sort {
+        SortOrder::Desc => "<",
+        SortOrder::Asc => ">",
+    };
+    let t1 = c.mark(Bind::Time(at));
+    let t2 = c.mark(Bind::Time(at));
+    let id = c.mark(Bind::Int(cursor.id));
+    let within = format!("(t.updated_at {cmp} {t1} OR (t.updated_at = {t2} AND t.id {cmp} {id}))");
+    match flag {
+        Some(flag) => {
+            let f1 = c.mark(Bind::Int(flag));
+            let f2 = c.mark(Bind::Int(flag));
+            c.and(format!(
+                "({UNREAD_FLAG} < {f1} OR ({UNREAD_FLAG} = {f2} AND {within}))"
+            ));
+        }
+        None => c.and(within),
+    }
+    Ok(())
+}
+
+const UNREAD_FLAG: &str = "(CASE WHEN t.unread_messages > 0 THEN 1 ELSE 0 END)";
+
+fn order_by(filter: &TicketFilter) -> String {
+    let dir = match filter.sort {
+        SortOrder::Desc => "DESC",
+        SortOrder::Asc => "ASC",
+    };
+    if filter.unread_first {
+        format!("{UNREAD_FLAG} DESC, t.updated_at {dir}, t.id {dir}")
+    } else {
+        format!("t.updated_at {dir}, t.id {dir}")
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct StateRow {
+    id: i64,
+    company_id: i64,
+    status: String,
+    user_id: Option<i64>,
+    queue_id: Option<i64>,
+    is_group: bool,
+    amount_used_bot_queues: i64,
+    is_transfered: bool,
+    contact_id: i64,
+    whatsapp_id: Option<i64>,
+    updated_at: DateTime<Utc>,
+}
+
+impl StateRow {
+    fn into_row(self) -> Result<TicketRow> {
+        Ok(TicketRow {
+            id: TicketId(self.id),
+            state: TicketState {
+                company_id: CompanyId(self.company_id),
+                status: from_wire("tickets.status", &self.status)?,
+                user_id: self.user_id.map(UserId),
+                queue_id: self.queue_id.map(QueueId),
+                is_group: self.is_group,
+                amount_used_bot_queues: u32::try_from(self.amount_used_bot_queues).unwrap_or(0),
+                is_transferred: self.is_transfered,
+            },
+            contact_id: ContactId(self.contact_id),
+            whatsapp_id: self.whatsapp_id.map(WhatsappId),
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+const STATE_COLUMNS: &str = "id, company_id, status, user_id, queue_id, is_group, \
+     amount_used_bot_queues, is_transfered, contact_id, whatsapp_id, updated_at";
+
+/// Writes a log entry on `$conn`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! insert_ticket_log {
+    ($conn:expr, $scope:expr, $ticket:expr, $log:expr) => {{
+        let log: &chatflow_core::ticket::TicketLog = $log;
+        let scope: chatflow_core::TenantScope = $scope;
+        let ticket: i64 = $ticket;
+        sqlx::query(
+            "INSERT INTO ticket_logs (company_id, ticket_id, type, user_id, queue_id, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(scope.company_id().0)
+        .bind(ticket)
+        .bind(log.kind.as_str())
+        .bind(log.user_id.map(|u| u.0))
+        .bind(log.queue_id.map(|q| q.0))
+        .bind($crate::repo::now())
+        .execute(&mut *$conn)
+        .await
+        .map_err($crate::error::db_error)
+    }};
+}
+
+/// A unique violation on tickets is the one-active-ticket-per-contact index.
+fn ticket_write_error(error: sqlx::Error) -> Error {
+    if let sqlx::Error::Database(db) = &error
+        && db.is_unique_violation()
+    {
+        return Error::new(ErrorCode::ERR_OTHER_OPEN_TICKET);
+    }
+    crate::error::db_error_missing(error, ErrorCode::ERR_NO_CONTACT_FOUND)
+}
+
+fn update_event(ticket: &Ticket) -> InboxEvent {
+    InboxEvent::TicketUpdate {
+        ticket: Box::new(ticket.clone()),
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct LogRow {
+    id: i64,
+    kind: String,
+    user_id: Option<i64>,
+    user_name: Option<String>,
+    queue_id: Option<i64>,
+    queue_name: Option<String>,
+    queue_color: Option<String>,
+    created_at: DateTime<Utc>,
+}
+
+#[derive(sqlx::FromRow)]
+struct NoteRow {
+    id: i64,
+    note: String,
+    user_id: Option<i64>,
+    user_name: Option<String>,
+    ticket_id: i64,
+    contact_id: i64,
+    created_at: DateTime<Utc>,
+}
+
+impl From<NoteRow> for TicketNote {
+    fn from(row: NoteRow) -> Self {
+        TicketNote {
+            id: row.id,
+            note: row.note,
+            user: match (row.user_id, row.user_name) {
+                (Some(id), Some(name)) => Some(TicketUser {
+                    id: UserId(id),
+                    name,
+                }),
+                _ => None,
+            },
+            ticket_id: TicketId(row.ticket_id),
+            contact_id: ContactId(row.contact_id),
+            created_at: row.created_at,
+        }
+    }
+}
+
+const NOTE_SELECT: &str = "SELECT n.id, n.note, n.user_id, u.name AS user_name, n.ticket_id, \
+     n.contact_id, n.created_at FROM ticket_notes n LEFT JOIN users u ON u.id = n.user_id";
+
+#[async_trait]
+impl TicketRepo for Store {
+    async fn list(
+        &self,
+        scope: TenantScope,
+        filter: &TicketFilter,
+        start: &PageStart,
+        page_size: u32,
+    ) -> Result<KeysetPage<Ticket>> {
+        let size = i64::from(page_size.clamp(1, 200));
+        let base = filter_clause(self.backend(), scope.company_id(), filter)?;
+        let first = matches!(start, PageStart::First | PageStart::PageNumber(1));
+        let mut paged = Clause {
+            sql: base.sql.clone(),
+            binds: base.binds.clone(),
+        };
+        let mut offset = 0i64;
+        match start {
+            PageStart::First => {}
+            PageStart::After(cursor) => after_cursor(&mut paged, filter, cursor)?,
+            PageStart::PageNumber(n) => offset = i64::from(n.saturating_sub(1)) * size,
+        }
+        let from = "FROM tickets t JOIN contacts c ON c.id = t.contact_id";
+        let sql = format!(
+            "SELECT t.id {from} WHERE {} ORDER BY {} LIMIT {} OFFSET {offset}",
+            paged.sql,
+            order_by(filter),
+            size + 1
+        );
+        let count_sql = format!("SELECT COUNT(*) {from} WHERE {}", base.sql);
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            let mut ids: Vec<i64> =
+                crate::bind_all!(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), &paged.binds)
+                    .fetch_all(&mut *conn)
+                    .await
+                    .map_err(db_error)?;
+            let has_more = ids.len() as i64 > size;
+            ids.truncate(size as usize);
+            let count = if first {
+                let n: i64 = crate::bind_all!(
+                    sqlx::query_scalar(sqlx::AssertSqlSafe(count_sql)),
+                    &base.binds
+                )
+                .fetch_one(&mut *conn)
+                .await
+                .map_err(db_error)?;
+                Some(n)
+            } else {
+                None
+            };
+            let items = crate::load_tickets!(&mut *conn, scope, &ids)?;
+            let next_cursor = if has_more {
+                items.last().map(|t| cursor_of(t, filter.unread_first))
+            } else {
+                None
+            };
+            Ok(KeysetPage {
+                items,
+                has_more,
+                next_cursor,
+                count,
+            })
+        })
+    }
+
+    async fn get(&self, scope: TenantScope, id: TicketId) -> Result<Option<Ticket>> {
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            crate::load_ticket!(&mut *conn, scope, id)
+        })
+    }
+
+    async fn get_by_uuid(&self, scope: TenantScope, uuid: uuid::Uuid) -> Result<Option<Ticket>> {
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            let id: Option<i64> =
+                sqlx::query_scalar("SELECT id FROM tickets WHERE company_id = $1 AND uuid = $2")
+                    .bind(scope.company_id().0)
+                    .bind(uuid)
+                    .fetch_optional(&mut *conn)
+                    .await
+                    .map_err(db_error)?;
+            match id {
+                Some(id) => crate::load_ticket!(&mut *conn, scope, TicketId(id)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    async fn row(&self, scope: TenantScope, id: TicketId) -> Result<Option<TicketRow>> {
+        let row: Option<StateRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT {STATE_COLUMNS} FROM tickets WHERE company_id = $1 AND id = $2"
+            )))
+            .bind(scope.company_id().0)
+            .bind(id.0)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        row.map(StateRow::into_row).transpose()
+    }
+
+    async fn active_for_contact(
+        &self,
+        scope: TenantScope,
+        contact: ContactId,
+        whatsapp: Option<WhatsappId>,
+    ) -> Result<Option<Ticket>> {
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            let id: Option<i64> = sqlx::query_scalar(
+                "SELECT id FROM tickets WHERE company_id = $1 AND contact_id = $2 \
+                 AND ((whatsapp_id IS NULL AND $3 IS NULL) OR whatsapp_id = $3) \
+                 AND status <> 'closed' ORDER BY id DESC LIMIT 1",
+            )
+            .bind(scope.company_id().0)
+            .bind(contact.0)
+            .bind(whatsapp.map(|w| w.0))
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(db_error)?;
+            match id {
+                Some(id) => crate::load_ticket!(&mut *conn, scope, TicketId(id)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    async fn create(
+        &self,
+        scope: TenantScope,
+        ticket: &NewTicket,
+        uuid: uuid::Uuid,
+    ) -> Result<Ticket> {
+        let company = scope.company_id().0;
+        let status = to_wire(&ticket.status)?;
+        let channel = to_wire(&ticket.channel)?;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let contact_ok: Option<i64> =
+                    sqlx::query_scalar("SELECT id FROM contacts WHERE company_id = $1 AND id = $2")
+                        .bind(company)
+                        .bind(ticket.contact_id.0)
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .map_err(db_error)?;
+                if contact_ok.is_none() {
+                    return Err(Error::new(ErrorCode::ERR_NO_CONTACT_FOUND));
+                }
+                let at = now();
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO tickets (company_id, uuid, status, is_group, channel, user_id, \
+                     queue_id, whatsapp_id, contact_id, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id",
+                )
+                .bind(company)
+                .bind(uuid)
+                .bind(&status)
+                .bind(ticket.is_group)
+                .bind(&channel)
+                .bind(ticket.user_id.map(|u| u.0))
+                .bind(ticket.queue_id.map(|q| q.0))
+                .bind(ticket.whatsapp_id.map(|w| w.0))
+                .bind(ticket.contact_id.0)
+                .bind(at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(ticket_write_error)?;
+                let log = TicketLog {
+                    kind: TicketLogType::Create,
+                    user_id: ticket.user_id,
+                    queue_id: ticket.queue_id,
+                };
+                crate::insert_ticket_log!(tx, scope, id, &log)?;
+                let created = crate::load_ticket!(&mut *tx, scope, TicketId(id))?
+                    .ok_or_else(|| Error::internal("ticket vanished after insert"))?;
+                crate::append_events!(&mut *tx, scope, &[update_event(&created)])?;
+                Ok(created)
+            }
+            .await
+        })
+    }
+
+    async fn save_transition(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+        expected: &TicketState,
+        new: &TicketState,
+        logs: &[TicketLog],
+        actor: Option<UserId>,
+    ) -> Result<Option<Ticket>> {
+        let _ = actor;
+        let company = scope.company_id().0;
+        let old_status = to_wire(&expected.status)?;
+        let new_status = to_wire(&new.status)?;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                // The optimistic check: every field of the state as it was read.
+                let done = sqlx::query(
+                    "UPDATE tickets SET status = $1, user_id = $2, queue_id = $3, is_group = $4, \
+                     amount_used_bot_queues = $5, is_transfered = $6, updated_at = $7 \
+                     WHERE company_id = $8 AND id = $9 AND status = $10 \
+                     AND ((user_id IS NULL AND $11 IS NULL) OR user_id = $11) \
+                     AND ((queue_id IS NULL AND $12 IS NULL) OR queue_id = $12) \
+                     AND amount_used_bot_queues = $13 AND is_transfered = $14",
+                )
+                .bind(&new_status)
+                .bind(new.user_id.map(|u| u.0))
+                .bind(new.queue_id.map(|q| q.0))
+                .bind(new.is_group)
+                .bind(i64::from(new.amount_used_bot_queues))
+                .bind(new.is_transferred)
+                .bind(now())
+                .bind(company)
+                .bind(id.0)
+                .bind(&old_status)
+                .bind(expected.user_id.map(|u| u.0))
+                .bind(expected.queue_id.map(|q| q.0))
+                .bind(i64::from(expected.amount_used_bot_queues))
+                .bind(expected.is_transferred)
+                .execute(&mut *tx)
+                .await
+                .map_err(ticket_write_error)?;
+                if done.rows_affected() == 0 {
+                    return Ok(None);
+                }
+                for log in logs {
+                    crate::insert_ticket_log!(tx, scope, id.0, log)?;
+                }
+                let ticket = crate::load_ticket!(&mut *tx, scope, id)?
+                    .ok_or_else(|| Error::internal("ticket vanished after update"))?;
+                crate::append_events!(&mut *tx, scope, &[update_event(&ticket)])?;
+                Ok(Some(ticket))
+            }
+            .await
+        })
+    }
+
+    async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<bool> {
+        let company = scope.company_id().0;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let done = sqlx::query(
+                    "UPDATE tickets SET unread_messages = 0 WHERE company_id = $1 AND id = $2",
+                )
+                .bind(company)
+                .bind(id.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                if done.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                sqlx::query(
+                    "UPDATE messages SET read = TRUE WHERE company_id = $1 AND ticket_id = $2 \
+                     AND read = FALSE",
+                )
+                .bind(company)
+                .bind(id.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let ticket = crate::load_ticket!(&mut *tx, scope, id)?
+                    .ok_or_else(|| Error::internal("ticket vanished"))?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    &[InboxEvent::TicketUnreadReset {
+                        ticket: Box::new(ticket)
+                    }]
+                )?;
+                Ok(true)
+            }
+            .await
+        })
+    }
+
+    async fn set_use_integration(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+        on: bool,
+    ) -> Result<Option<Ticket>> {
+        let company = scope.company_id().0;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let done = sqlx::query(
+                    "UPDATE tickets SET use_integration = $1, updated_at = $2 \
+                     WHERE company_id = $3 AND id = $4",
+                )
+                .bind(on)
+                .bind(now())
+                .bind(company)
+                .bind(id.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                if done.rows_affected() == 0 {
+                    return Ok(None);
+                }
+                let ticket = crate::load_ticket!(&mut *tx, scope, id)?
+                    .ok_or_else(|| Error::internal("ticket vanished"))?;
+                crate::append_events!(&mut *tx, scope, &[update_event(&ticket)])?;
+                Ok(Some(ticket))
+            }
+            .await
+        })
+    }
+
+    async fn delete(&self, scope: TenantScope, id: TicketId) -> Result<bool> {
+        let company = scope.company_id().0;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let Some(ticket) = crate::load_ticket!(&mut *tx, scope, id)? else {
+                    return Ok(false);
+                };
+                sqlx::query("DELETE FROM tickets WHERE company_id = $1 AND id = $2")
+                    .bind(company)
+                    .bind(id.0)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    &[InboxEvent::TicketDelete {
+                        ticket: Box::new(ticket)
+                    }]
+                )?;
+                Ok(true)
+            }
+            .await
+        })
+    }
+
+    async fn close_all(
+        &self,
+        scope: TenantScope,
+        filter: &TicketFilter,
+        actor: UserId,
+    ) -> Result<u64> {
+        let base = filter_clause(self.backend(), scope.company_id(), filter)?;
+        let select = format!(
+            "SELECT t.id FROM tickets t JOIN contacts c ON c.id = t.contact_id \
+             WHERE {} AND t.status <> 'closed' ORDER BY t.id",
+            base.sql
+        );
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let ids: Vec<i64> =
+                    crate::bind_all!(sqlx::query_scalar(sqlx::AssertSqlSafe(select)), &base.binds)
+                        .fetch_all(&mut *tx)
+                        .await
+                        .map_err(db_error)?;
+                if ids.is_empty() {
+                    return Ok(0);
+                }
+                let at = now();
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "UPDATE tickets SET status = 'closed', amount_used_bot_queues = 0, \
+                     updated_at = $1 WHERE company_id = $2 AND id IN ({})",
+                    id_list(&ids)
+                )))
+                .bind(at)
+                .bind(scope.company_id().0)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let closed = crate::load_tickets!(&mut *tx, scope, &ids)?;
+                for t in &closed {
+                    let log = TicketLog {
+                        kind: TicketLogType::Closed,
+                        user_id: Some(actor),
+                        queue_id: t.queue_id,
+                    };
+                    crate::insert_ticket_log!(tx, scope, t.id.0, &log)?;
+                }
+                let events: Vec<InboxEvent> = closed.iter().map(update_event).collect();
+                crate::append_events!(&mut *tx, scope, &events)?;
+                Ok(ids.len() as u64)
+            }
+            .await
+        })
+    }
+
+    async fn add_log(&self, scope: TenantScope, id: TicketId, log: &TicketLog) -> Result<()> {
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            let exists: Option<i64> =
+                sqlx::query_scalar("SELECT id FROM tickets WHERE company_id = $1 AND id = $2")
+                    .bind(scope.company_id().0)
+                    .bind(id.0)
+                    .fetch_optional(&mut *conn)
+                    .await
+                    .map_err(db_error)?;
+            if exists.is_none() {
+                return Err(Error::new(ErrorCode::ERR_NO_TICKET_FOUND));
+            }
+            crate::insert_ticket_log!(conn, scope, id.0, log)?;
+            Ok(())
+        })
+    }
+
+    async fn logs(&self, scope: TenantScope, id: TicketId) -> Result<Vec<TicketLogEntry>> {
+        let rows: Vec<LogRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT l.id, l.type AS kind, l.user_id, u.name AS user_name, l.queue_id, \
+                 q.name AS queue_name, q.color AS queue_color, l.created_at \
+                 FROM ticket_logs l LEFT JOIN users u ON u.id = l.user_id \
+                 LEFT JOIN queues q ON q.id = l.queue_id \
+                 WHERE l.company_id = $1 AND l.ticket_id = $2 ORDER BY l.created_at, l.id",
+            )
+            .bind(scope.company_id().0)
+            .bind(id.0)
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?
+        });
+        rows.into_iter()
+            .map(|row| {
+                Ok(TicketLogEntry {
+                    id: row.id,
+                    kind: from_wire("ticket_logs.type", &row.kind)?,
+                    user: match (row.user_id, row.user_name) {
+                        (Some(id), Some(name)) => Some(TicketUser {
+                            id: UserId(id),
+                            name,
+                        }),
+                        _ => None,
+                    },
+                    queue: match (row.queue_id, row.queue_name) {
+                        (Some(id), Some(name)) => Some(QueueSummary {
+                            id: QueueId(id),
+                            name,
+                            color: row.queue_color.unwrap_or_default(),
+                        }),
+                        _ => None,
+                    },
+                    created_at: row.created_at,
+                })
+            })
+            .collect()
+    }
+
+    async fn notes(
+        &self,
+        scope: TenantScope,
+        ticket: Option<TicketId>,
+        contact: Option<ContactId>,
+    ) -> Result<Vec<TicketNote>> {
+        let rows: Vec<NoteRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "{NOTE_SELECT} WHERE n.company_id = $1 \
+                 AND ($2 IS NULL OR n.ticket_id = $2) AND ($3 IS NULL OR n.contact_id = $3) \
+                 ORDER BY n.created_at DESC, n.id DESC"
+            )))
+            .bind(scope.company_id().0)
+            .bind(ticket.map(|t| t.0))
+            .bind(contact.map(|c| c.0))
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok(rows.into_iter().map(TicketNote::from).collect())
+    }
+
+    async fn add_note(
+        &self,
+        scope: TenantScope,
+        ticket: TicketId,
+        user: UserId,
+        note: &str,
+    ) -> Result<Option<TicketNote>> {
+        let company = scope.company_id().0;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let contact: Option<i64> = sqlx::query_scalar(
+                    "SELECT contact_id FROM tickets WHERE company_id = $1 AND id = $2",
+                )
+                .bind(company)
+                .bind(ticket.0)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some(contact) = contact else {
+                    return Ok(None);
+                };
+                let at = now();
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO ticket_notes (company_id, note, user_id, ticket_id, contact_id, \
+                     created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id",
+                )
+                .bind(company)
+                .bind(note)
+                .bind(user.0)
+                .bind(ticket.0)
+                .bind(contact)
+                .bind(at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let row: NoteRow = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "{NOTE_SELECT} WHERE n.company_id = $1 AND n.id = $2"
+                )))
+                .bind(company)
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                Ok(Some(TicketNote::from(row)))
+            }
+            .await
+        })
+    }
+
+    async fn delete_note(&self, scope: TenantScope, id: i64) -> Result<bool> {
+        let done = crate::on_pool!(self.pool(), |p| {
+            sqlx::query("DELETE FROM ticket_notes WHERE company_id = $1 AND id = $2")
+                .bind(scope.company_id().0)
+                .bind(id)
+                .execute(p)
+                .await
+                .map_err(db_error)?
+                .rows_affected()
+        });
+        Ok(done > 0)
+    }
+}

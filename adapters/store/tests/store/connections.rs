@@ -1,0 +1,554 @@
+//! ConnectionRepo and SandboxRepo: fields round-trip, the default flag, queues, session
+//! changes, the events each write appends, and company isolation.
+
+use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
+use chatflow_core::inbox::events::InboxEvent;
+use chatflow_core::inbox::model::{ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate};
+use chatflow_core::inbox::ports::{ConnectionRepo, EventLog};
+use chatflow_core::inbox::sandbox::{SandboxChange, SandboxRepo};
+use chatflow_core::ports::ChannelKind;
+use chatflow_core::{QueueId, TenantScope};
+use chatflow_store::Store;
+
+use crate::store_tests;
+use crate::support::{queue, two_companies};
+
+store_tests!(
+    connections_round_trip_with_queues_and_events,
+    one_default_moves_between_connections,
+    sessions_and_tokens_are_recorded,
+    connections_of_another_company_are_invisible,
+    sandbox_pairing_inbound_and_outbound,
+    sandbox_rows_of_another_company_are_invisible,
+);
+
+fn input(name: &str) -> ConnectionInput {
+    ConnectionInput {
+        name: name.into(),
+        provider: Some(ProviderKind::Sandbox),
+        channel: Some(ChannelKind::Whatsapp),
+        ..ConnectionInput::default()
+    }
+}
+
+async fn events(store: &Store, scope: TenantScope) -> Vec<InboxEvent> {
+    EventLog::read(store, scope, 0, 1000)
+        .await
+        .expect("events read")
+        .into_iter()
+        .map(|e| e.event)
+        .collect()
+}
+
+async fn connections_round_trip_with_queues_and_events(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let sales = QueueId(queue(&store, a, "Sales", "#ff0000", None).await);
+    let support = QueueId(queue(&store, a, "Support", "#00ff00", None).await);
+    let full = ConnectionInput {
+        greeting_message: "Hello".into(),
+        rating_message: "Rate us".into(),
+        group_as_ticket: true,
+        allow_group: true,
+        time_send_queue: 5,
+        send_id_queue: Some(support),
+        expires_ticket_nps: 7,
+        queue_ids: vec![sales, support],
+        ..input("Main line")
+    };
+    let created = ConnectionRepo::create(&store, a, &full, "tok-1", &[])
+        .await
+        .expect("created");
+    assert_eq!(created.name, "Main line");
+    assert_eq!(created.company_id, a.company_id());
+    assert_eq!(created.provider, ProviderKind::Sandbox);
+    assert_eq!(created.status, ConnectionStatus::Disconnected);
+    assert_eq!(created.token, "tok-1");
+    assert!(created.group_as_ticket && created.allow_group);
+    assert_eq!(created.send_id_queue, Some(support));
+    assert_eq!(created.expires_ticket_nps, 7);
+    assert_eq!(created.max_use_bot_queues, 3);
+    assert_eq!(created.queue_ids, vec![sales, support]);
+    assert_eq!(created.queues[0].name, "Sales");
+
+    let read = ConnectionRepo::get(&store, a, created.id)
+        .await
+        .expect("read")
+        .expect("found");
+    assert_eq!(read, created);
+    assert_eq!(ConnectionRepo::count(&store, a).await.expect("count"), 1);
+
+    let changed = ConnectionRepo::update(
+        &store,
+        a,
+        created.id,
+        &ConnectionInput {
+            queue_ids: vec![support],
+            ..input("Renamed")
+        },
+    )
+    .await
+    .expect("updated")
+    .expect("found");
+    assert_eq!(changed.name, "Renamed");
+    assert_eq!(changed.queue_ids, vec![support]);
+    assert_eq!(changed.send_id_queue, None);
+    assert!(!changed.group_as_ticket);
+
+    assert!(
+        ConnectionRepo::delete(&store, a, created.id)
+            .await
+            .expect("deleted")
+    );
+    assert!(
+        ConnectionRepo::get(&store, a, created.id)
+            .await
+            .expect("read")
+            .is_none()
+    );
+
+    let log = events(&store, a).await;
+    assert_eq!(log.len(), 3, "{log:?}");
+    assert!(
+        matches!(&log[0], InboxEvent::WhatsappUpdate { whatsapp } if whatsapp.name == "Main line")
+    );
+    assert!(
+        matches!(&log[1], InboxEvent::WhatsappUpdate { whatsapp } if whatsapp.name == "Renamed")
+    );
+    assert!(
+        matches!(&log[2], InboxEvent::WhatsappDelete { whatsapp_id } if *whatsapp_id == created.id.0)
+    );
+}
+
+async fn one_default_moves_between_connections(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let first = ConnectionRepo::create(
+        &store,
+        a,
+        &ConnectionInput {
+            is_default: true,
+            ..input("First")
+        },
+        "t1",
+        &[],
+    )
+    .await
+    .expect("first");
+    assert!(first.is_default);
+    let second = ConnectionRepo::create(
+        &store,
+        a,
+        &ConnectionInput {
+            is_default: true,
+            ..input("Second")
+        },
+        "t2",
+        &[],
+    )
+    .await
+    .expect("second");
+    let defaults = |list: Vec<chatflow_core::inbox::model::Connection>| {
+        list.into_iter()
+            .filter(|c| c.is_default)
+            .map(|c| c.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        defaults(ConnectionRepo::list(&store, a).await.expect("list")),
+        vec![second.id]
+    );
+    // The second create announced both rows.
+    let log = events(&store, a).await;
+    assert_eq!(log.len(), 3);
+
+    assert!(
+        ConnectionRepo::set_default(&store, a, first.id)
+            .await
+            .expect("moved")
+    );
+    assert_eq!(
+        defaults(ConnectionRepo::list(&store, a).await.expect("list")),
+        vec![first.id]
+    );
+
+    // Updating with the flag moves it too.
+    ConnectionRepo::update(
+        &store,
+        a,
+        second.id,
+        &ConnectionInput {
+            is_default: true,
+            ..input("Second")
+        },
+    )
+    .await
+    .expect("updated");
+    assert_eq!(
+        defaults(ConnectionRepo::list(&store, a).await.expect("list")),
+        vec![second.id]
+    );
+}
+
+async fn sessions_and_tokens_are_recorded(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = ConnectionRepo::create(&store, a, &input("Phone"), "t1", &[])
+        .await
+        .expect("created");
+    let qr = SessionUpdate {
+        status: ConnectionStatus::Qrcode,
+        qrcode: "data:image/svg+xml;base64,AAA".into(),
+        retries: 1,
+        number: None,
+    };
+    let after = ConnectionRepo::set_session(&store, a, c.id, &qr)
+        .await
+        .expect("set")
+        .expect("found");
+    assert_eq!(after.status, ConnectionStatus::Qrcode);
+    assert_eq!(after.qrcode, qr.qrcode);
+    assert_eq!(after.retries, 1);
+    let connected = SessionUpdate {
+        status: ConnectionStatus::Connected,
+        qrcode: String::new(),
+        retries: 0,
+        number: Some("5500000000".into()),
+    };
+    let after = ConnectionRepo::set_session(&store, a, c.id, &connected)
+        .await
+        .expect("set")
+        .expect("found");
+    assert_eq!(after.number, "5500000000");
+    assert!(after.qrcode.is_empty());
+    // A later update without a number keeps it.
+    let after = ConnectionRepo::set_session(
+        &store,
+        a,
+        c.id,
+        &SessionUpdate {
+            status: ConnectionStatus::Disconnected,
+            number: None,
+            ..connected
+        },
+    )
+    .await
+    .expect("set")
+    .expect("found");
+    assert_eq!(after.number, "5500000000");
+
+    assert!(
+        ConnectionRepo::set_token(&store, a, c.id, "t2")
+            .await
+            .expect("token")
+    );
+    let read = ConnectionRepo::get(&store, a, c.id)
+        .await
+        .expect("read")
+        .expect("found");
+    assert_eq!(read.token, "t2");
+
+    let log = events(&store, a).await;
+    let sessions = log
+        .iter()
+        .filter(|e| matches!(e, InboxEvent::WhatsappSession { .. }))
+        .count();
+    assert_eq!(sessions, 3);
+    assert!(
+        matches!(log.last(), Some(InboxEvent::WhatsappUpdate { whatsapp }) if whatsapp.token == "t2")
+    );
+
+    let all = ConnectionRepo::list_all_platform(&store)
+        .await
+        .expect("all");
+    assert!(all.iter().any(|x| x.id == c.id));
+}
+
+async fn connections_of_another_company_are_invisible(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let b_queue = QueueId(queue(&store, b, "B's", "#123456", None).await);
+    let c = ConnectionRepo::create(&store, a, &input("A's"), "ta", &[])
+        .await
+        .expect("created");
+    assert!(
+        ConnectionRepo::list(&store, b)
+            .await
+            .expect("list")
+            .is_empty()
+    );
+    assert!(
+        ConnectionRepo::get(&store, b, c.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    assert_eq!(ConnectionRepo::count(&store, b).await.expect("count"), 0);
+    assert!(
+        ConnectionRepo::update(&store, b, c.id, &input("Stolen"))
+            .await
+            .expect("update")
+            .is_none()
+    );
+    assert!(
+        !ConnectionRepo::set_token(&store, b, c.id, "x")
+            .await
+            .expect("token")
+    );
+    assert!(
+        !ConnectionRepo::set_default(&store, b, c.id)
+            .await
+            .expect("default")
+    );
+    let update = SessionUpdate {
+        status: ConnectionStatus::Connected,
+        qrcode: String::new(),
+        retries: 0,
+        number: None,
+    };
+    assert!(
+        ConnectionRepo::set_session(&store, b, c.id, &update)
+            .await
+            .expect("session")
+            .is_none()
+    );
+    assert!(
+        !ConnectionRepo::delete(&store, b, c.id)
+            .await
+            .expect("delete")
+    );
+    // Another company's queue is not linked.
+    let linked = ConnectionRepo::update(
+        &store,
+        a,
+        c.id,
+        &ConnectionInput {
+            queue_ids: vec![b_queue],
+            send_id_queue: Some(b_queue),
+            ..input("A's")
+        },
+    )
+    .await
+    .expect("update")
+    .expect("found");
+    assert!(linked.queue_ids.is_empty());
+    assert_eq!(linked.send_id_queue, None);
+    let kept = ConnectionRepo::get(&store, a, c.id)
+        .await
+        .expect("get")
+        .expect("found");
+    assert_eq!(kept.name, "A's");
+    assert_eq!(kept.status, ConnectionStatus::Disconnected);
+    assert!(events(&store, b).await.is_empty());
+}
+
+fn text(external_id: &str, body: &str) -> InboundEvent {
+    InboundEvent::Message(chatflow_core::inbox::channel::InboundMessage {
+        external_id: external_id.into(),
+        chat: "5511999990000".into(),
+        chat_name: "Ana".into(),
+        is_group: false,
+        participant: None,
+        from_me: false,
+        body: body.into(),
+        media_type: chatflow_core::inbox::model::MediaType::Chat,
+        media: None,
+        quoted_external_id: None,
+        timestamp: chrono::Utc::now(),
+    })
+}
+
+async fn sandbox_pairing_inbound_and_outbound(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = ConnectionRepo::create(&store, a, &input("Sandbox"), "t", &[])
+        .await
+        .expect("created");
+    assert!(
+        SandboxRepo::pairing(&store, a, c.id)
+            .await
+            .expect("read")
+            .is_none()
+    );
+    assert!(
+        !SandboxRepo::mark_scanned(&store, a, c.id)
+            .await
+            .expect("scan")
+    );
+    let pairing = SandboxRepo::begin_pairing(&store, a, c.id, "n1", false)
+        .await
+        .expect("pairing");
+    assert_eq!(pairing.nonce, "n1");
+    assert!(!pairing.paired);
+    assert!(
+        SandboxRepo::mark_scanned(&store, a, c.id)
+            .await
+            .expect("scan")
+    );
+    // A restart keeps the pairing; a new QR resets it.
+    let again = SandboxRepo::begin_pairing(&store, a, c.id, "n2", false)
+        .await
+        .expect("pairing");
+    assert!(again.paired);
+    assert_eq!(again.nonce, "n2");
+    let reset = SandboxRepo::begin_pairing(&store, a, c.id, "n3", true)
+        .await
+        .expect("pairing");
+    assert!(!reset.paired);
+    SandboxRepo::unpair(&store, a, c.id).await.expect("unpair");
+    assert!(
+        SandboxRepo::pairing(&store, a, c.id)
+            .await
+            .expect("read")
+            .is_none()
+    );
+
+    // Inbound waits until the connection is CONNECTED, then comes in order.
+    let first = SandboxRepo::push_inbound(&store, a, c.id, &text("m1", "hello"))
+        .await
+        .expect("pushed")
+        .expect("own connection");
+    SandboxRepo::push_inbound(&store, a, c.id, &text("m2", "again"))
+        .await
+        .expect("pushed");
+    assert!(
+        SandboxRepo::undelivered(&store, 10)
+            .await
+            .expect("pending")
+            .is_empty()
+    );
+    ConnectionRepo::set_session(
+        &store,
+        a,
+        c.id,
+        &SessionUpdate {
+            status: ConnectionStatus::Connected,
+            qrcode: String::new(),
+            retries: 0,
+            number: None,
+        },
+    )
+    .await
+    .expect("connected");
+    let pending = SandboxRepo::undelivered(&store, 10).await.expect("pending");
+    assert_eq!(pending.len(), 2);
+    assert_eq!(pending[0].id, first);
+    assert!(
+        matches!(&pending[0].event, InboundEvent::Message(m) if m.external_id == "m1" && m.body == "hello")
+    );
+    SandboxRepo::mark_delivered(&store, a, first)
+        .await
+        .expect("delivered");
+    let pending = SandboxRepo::undelivered(&store, 10).await.expect("pending");
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].company_id, a.company_id());
+
+    // Outbound with acks and changes.
+    let body = OutboundContent::Text { body: "hi".into() };
+    let got = SandboxRepo::record_received(&store, a, c.id, "5511", "x1", &body, "hi")
+        .await
+        .expect("recorded");
+    assert_eq!(got.ack, 1);
+    assert!(
+        SandboxRepo::set_ack(&store, a, c.id, "x1", 3)
+            .await
+            .expect("ack")
+    );
+    assert!(
+        SandboxRepo::set_ack(&store, a, c.id, "x1", 2)
+            .await
+            .expect("ack")
+    );
+    assert!(
+        SandboxRepo::change_received(&store, a, c.id, "x1", &SandboxChange::Edit("hey".into()))
+            .await
+            .expect("edit")
+    );
+    assert!(
+        SandboxRepo::change_received(&store, a, c.id, "x1", &SandboxChange::React("👍".into()))
+            .await
+            .expect("react")
+    );
+    SandboxRepo::mark_chat_read(&store, a, c.id, "5511")
+        .await
+        .expect("read");
+    SandboxRepo::record_received(&store, a, c.id, "5522", "x2", &body, "hi")
+        .await
+        .expect("recorded");
+    let all = SandboxRepo::received(&store, a, c.id, None)
+        .await
+        .expect("all");
+    assert_eq!(all.len(), 2);
+    let to = SandboxRepo::received(&store, a, c.id, Some("5511"))
+        .await
+        .expect("to");
+    assert_eq!(to.len(), 1);
+    assert_eq!(to[0].ack, 3, "acks never go down");
+    assert_eq!(to[0].body, "hey");
+    assert_eq!(to[0].reaction, "👍");
+    assert!(to[0].read_at.is_some());
+    assert_eq!(to[0].content, body);
+    assert!(
+        SandboxRepo::change_received(&store, a, c.id, "x1", &SandboxChange::Delete)
+            .await
+            .expect("delete")
+    );
+    let to = SandboxRepo::received(&store, a, c.id, Some("5511"))
+        .await
+        .expect("to");
+    assert!(to[0].deleted);
+}
+
+async fn sandbox_rows_of_another_company_are_invisible(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = ConnectionRepo::create(&store, a, &input("Sandbox"), "t", &[])
+        .await
+        .expect("created");
+    assert_eq!(
+        SandboxRepo::begin_pairing(&store, b, c.id, "n", false)
+            .await
+            .expect_err("not B's")
+            .code,
+        chatflow_core::ErrorCode::ERR_NO_WAPP_FOUND
+    );
+    SandboxRepo::begin_pairing(&store, a, c.id, "n", false)
+        .await
+        .expect("pairing");
+    assert!(
+        !SandboxRepo::mark_scanned(&store, b, c.id)
+            .await
+            .expect("scan")
+    );
+    assert!(
+        SandboxRepo::pairing(&store, b, c.id)
+            .await
+            .expect("read")
+            .is_none()
+    );
+    assert!(
+        SandboxRepo::push_inbound(&store, b, c.id, &text("m", "x"))
+            .await
+            .expect("push")
+            .is_none()
+    );
+    let body = OutboundContent::Text { body: "hi".into() };
+    assert!(
+        SandboxRepo::record_received(&store, b, c.id, "1", "x", &body, "hi")
+            .await
+            .is_err()
+    );
+    SandboxRepo::record_received(&store, a, c.id, "1", "x", &body, "hi")
+        .await
+        .expect("recorded");
+    assert!(
+        !SandboxRepo::set_ack(&store, b, c.id, "x", 3)
+            .await
+            .expect("ack")
+    );
+    assert!(
+        !SandboxRepo::change_received(&store, b, c.id, "x", &SandboxChange::Delete)
+            .await
+            .expect("change")
+    );
+    assert!(
+        SandboxRepo::received(&store, b, c.id, None)
+            .await
+            .expect("list")
+            .is_empty()
+    );
+}

@@ -1,0 +1,698 @@
+//! Tickets and messages on both engines: exactly-once ingestion (duplicates, 64 concurrent
+//! first messages of one contact), keyset pages, accent-insensitive message search, transitions
+//! with the optimistic check, the one-active-ticket rule, and company isolation.
+
+use std::collections::HashSet;
+
+use chatflow_core::identity::{Actor, UserFlags};
+use chatflow_core::ids::{ContactId, MessageId, TicketId, UserId, WhatsappId};
+use chatflow_core::inbox::channel::InboundMessage;
+use chatflow_core::inbox::events::InboxEvent;
+use chatflow_core::inbox::ingest::decide;
+use chatflow_core::inbox::model::{
+    Connection, MediaType, NewMessage, NewTicket, PageStart, TicketQuery,
+};
+use chatflow_core::inbox::ports::{
+    ConnectionRepo, EventLog, IngestOutcome, MessageRepo, TicketRepo,
+};
+use chatflow_core::inbox::visibility::ticket_filter;
+use chatflow_core::ports::ChannelKind;
+use chatflow_core::ticket::{TicketLog, TicketLogType, TicketStatus};
+use chatflow_core::{ErrorCode, TenantScope};
+use chatflow_store::Store;
+use chrono::Utc;
+
+use crate::store_tests;
+use crate::support::{connection, two_companies};
+
+async fn conn(store: &Store, scope: TenantScope) -> Connection {
+    let id = connection(store, scope, "main").await;
+    ConnectionRepo::get(store, scope, WhatsappId(id))
+        .await
+        .expect("get")
+        .expect("exists")
+}
+
+fn inbound(external: &str, from: &str, body: &str) -> InboundMessage {
+    InboundMessage {
+        external_id: external.to_owned(),
+        chat: from.to_owned(),
+        chat_name: format!("Contact {from}"),
+        is_group: false,
+        participant: None,
+        from_me: false,
+        body: body.to_owned(),
+        media_type: MediaType::Chat,
+        media: None,
+        quoted_external_id: None,
+        timestamp: Utc::now(),
+    }
+}
+
+async fn ingest(
+    store: &Store,
+    scope: TenantScope,
+    c: &Connection,
+    m: &InboundMessage,
+) -> IngestOutcome {
+    MessageRepo::ingest(store, scope, c, m, None, &|ctx| decide(ctx, m))
+        .await
+        .expect("ingest")
+}
+
+fn admin(scope: TenantScope) -> Actor {
+    Actor {
+        user_id: UserId(1),
+        company_id: scope.company_id(),
+        profile: chatflow_core::identity::Profile::Admin,
+        is_super: false,
+        flags: UserFlags::default(),
+        queue_ids: vec![],
+    }
+}
+
+async fn tickets_of(store: &Store, scope: TenantScope) -> Vec<chatflow_core::inbox::model::Ticket> {
+    let filter = ticket_filter(
+        &admin(scope),
+        &TicketQuery {
+            show_all: true,
+            ..TicketQuery::default()
+        },
+    );
+    TicketRepo::list(store, scope, &filter, &PageStart::First, 200)
+        .await
+        .expect("list")
+        .items
+}
+
+/// A user of `scope`'s company (inserted directly: only its id matters here).
+async fn user(store: &Store, scope: TenantScope, email: &str) -> UserId {
+    let sql = "INSERT INTO users (company_id, name, email, password_hash) VALUES ($1, 'Ana', $2, 'x') RETURNING id";
+    let id: i64 = match store.pool() {
+        chatflow_store::DbPool::Sqlite(p) => {
+            sqlx::query_scalar(sql)
+                .bind(scope.company_id().0)
+                .bind(email)
+                .fetch_one(p)
+                .await
+        }
+        chatflow_store::DbPool::Postgres(p) => {
+            sqlx::query_scalar(sql)
+                .bind(scope.company_id().0)
+                .bind(email)
+                .fetch_one(p)
+                .await
+        }
+    }
+    .expect("user");
+    UserId(id)
+}
+
+async fn duplicate_delivery_stores_once(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let m = inbound("wamid-1", "5511900000001", "Olá");
+    let IngestOutcome::Stored {
+        ticket,
+        ticket_created,
+        ..
+    } = ingest(&store, a, &c, &m).await
+    else {
+        panic!("stored")
+    };
+    assert!(ticket_created);
+    let head = EventLog::heads(&store).await.expect("heads");
+    assert_eq!(ingest(&store, a, &c, &m).await, IngestOutcome::Duplicate);
+    assert_eq!(
+        EventLog::heads(&store).await.expect("heads"),
+        head,
+        "a duplicate appends nothing"
+    );
+    let page = MessageRepo::list(&store, a, ticket, &PageStart::First, 20)
+        .await
+        .expect("list");
+    assert_eq!(page.items.len(), 1);
+    assert_eq!(page.count, Some(1));
+    let t = TicketRepo::get(&store, a, ticket)
+        .await
+        .expect("get")
+        .expect("ticket");
+    assert_eq!(t.unread_messages, 1);
+    assert_eq!(t.last_message, "Olá");
+    assert_eq!(t.status, TicketStatus::Pending);
+    assert_eq!(t.contact.name, "Contact 5511900000001");
+    let logs = TicketRepo::logs(&store, a, ticket).await.expect("logs");
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0].kind, TicketLogType::Create);
+    // A second message reuses the ticket and adds to unread; one from the phone adds nothing.
+    ingest(
+        &store,
+        a,
+        &c,
+        &inbound("wamid-2", "5511900000001", "tudo bem?"),
+    )
+    .await;
+    let mut mine = inbound("wamid-3", "5511900000001", "sim");
+    mine.from_me = true;
+    ingest(&store, a, &c, &mine).await;
+    let t = TicketRepo::get(&store, a, ticket)
+        .await
+        .expect("get")
+        .expect("ticket");
+    assert_eq!(t.unread_messages, 2);
+    assert_eq!(tickets_of(&store, a).await.len(), 1);
+    // Events: ticket update + message create (+ contact create on the first).
+    let events = EventLog::read(&store, a, 0, 100).await.expect("read");
+    assert!(events.iter().any(
+        |e| matches!(&e.event, InboxEvent::ContactUpdate { action, .. } if action == "create")
+    ));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(&e.event, InboxEvent::AppMessage { .. }))
+    );
+}
+
+async fn concurrent_first_messages_make_one_ticket(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let mut tasks = Vec::new();
+    for i in 0..64 {
+        let store = store.clone();
+        let c = c.clone();
+        tasks.push(tokio::spawn(async move {
+            let m = inbound(&format!("burst-{i}"), "5511900000002", "oi");
+            MessageRepo::ingest(&store, a, &c, &m, None, &|ctx| decide(ctx, &m))
+                .await
+                .expect("ingest")
+        }));
+    }
+    let mut tickets = HashSet::new();
+    let mut created = 0;
+    for t in tasks {
+        match t.await.expect("task") {
+            IngestOutcome::Stored {
+                ticket,
+                ticket_created,
+                ..
+            } => {
+                tickets.insert(ticket);
+                created += usize::from(ticket_created);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(tickets.len(), 1);
+    assert_eq!(created, 1);
+    let ticket = *tickets.iter().next().expect("one");
+    let t = TicketRepo::get(&store, a, ticket)
+        .await
+        .expect("get")
+        .expect("ticket");
+    assert_eq!(t.unread_messages, 64);
+    let page = MessageRepo::list(&store, a, ticket, &PageStart::First, 100)
+        .await
+        .expect("list");
+    assert_eq!(page.items.len(), 64);
+}
+
+async fn closed_tickets_are_not_reused_and_one_stays_active(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let IngestOutcome::Stored { ticket, .. } =
+        ingest(&store, a, &c, &inbound("x1", "5511900000003", "a")).await
+    else {
+        panic!("stored")
+    };
+    let row = TicketRepo::row(&store, a, ticket)
+        .await
+        .expect("row")
+        .expect("exists");
+    let mut closed = row.state.clone();
+    closed.status = TicketStatus::Closed;
+    let log = TicketLog {
+        kind: TicketLogType::Closed,
+        user_id: None,
+        queue_id: None,
+    };
+    let saved = TicketRepo::save_transition(&store, a, ticket, &row.state, &closed, &[log], None)
+        .await
+        .expect("save");
+    assert_eq!(saved.expect("saved").status, TicketStatus::Closed);
+    // The same expected state again: someone changed it meanwhile.
+    let stale = TicketRepo::save_transition(&store, a, ticket, &row.state, &closed, &[], None)
+        .await
+        .expect("save");
+    assert!(stale.is_none());
+    let IngestOutcome::Stored {
+        ticket: second,
+        ticket_created,
+        ..
+    } = ingest(&store, a, &c, &inbound("x2", "5511900000003", "b")).await
+    else {
+        panic!("stored")
+    };
+    assert!(ticket_created);
+    assert_ne!(second, ticket);
+    // A hand-made ticket for the same contact and connection conflicts.
+    let t = TicketRepo::get(&store, a, second)
+        .await
+        .expect("get")
+        .expect("ticket");
+    let err = TicketRepo::create(
+        &store,
+        a,
+        &NewTicket {
+            contact_id: t.contact_id,
+            whatsapp_id: Some(c.id),
+            queue_id: None,
+            user_id: None,
+            status: TicketStatus::Pending,
+            is_group: false,
+            channel: ChannelKind::Whatsapp,
+        },
+        uuid::Uuid::new_v4(),
+    )
+    .await
+    .expect_err("one active ticket");
+    assert_eq!(err.code, ErrorCode::ERR_OTHER_OPEN_TICKET);
+}
+
+async fn keyset_pages_and_unread_first(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    for i in 0..25 {
+        let mut m = inbound(&format!("k{i}"), &format!("55119100000{i:02}"), "hi");
+        m.from_me = i % 3 == 0;
+        ingest(&store, a, &c, &m).await;
+    }
+    let query = TicketQuery {
+        show_all: true,
+        statuses: vec![TicketStatus::Pending],
+        ..TicketQuery::default()
+    };
+    let filter = ticket_filter(&admin(a), &query);
+    assert!(filter.unread_first);
+    let mut seen = Vec::new();
+    let mut start = PageStart::First;
+    let mut pages = 0;
+    loop {
+        let page = TicketRepo::list(&store, a, &filter, &start, 10)
+            .await
+            .expect("page");
+        assert_eq!(page.count.is_some(), pages == 0);
+        if pages == 0 {
+            assert_eq!(page.count, Some(25));
+        }
+        seen.extend(page.items.iter().map(|t| (t.id, t.unread_messages)));
+        pages += 1;
+        match page.next_cursor {
+            Some(cursor) => start = PageStart::After(cursor),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    let ids: HashSet<TicketId> = seen.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids.len(), 25, "no gaps or repeats");
+    let first_read = seen.iter().position(|(_, u)| *u == 0).expect("some read");
+    assert!(
+        seen[first_read..].iter().all(|(_, u)| *u == 0),
+        "unread first"
+    );
+    // Messages: newest page first, each page oldest first.
+    let IngestOutcome::Stored { ticket, .. } =
+        ingest(&store, a, &c, &inbound("m0", "5511920000000", "0")).await
+    else {
+        panic!("stored")
+    };
+    for i in 1..45 {
+        ingest(
+            &store,
+            a,
+            &c,
+            &inbound(&format!("m{i}"), "5511920000000", &i.to_string()),
+        )
+        .await;
+    }
+    let first = MessageRepo::list(&store, a, ticket, &PageStart::First, 20)
+        .await
+        .expect("page");
+    assert_eq!(first.items.first().map(|m| m.body.as_str()), Some("25"));
+    assert_eq!(first.items.last().map(|m| m.body.as_str()), Some("44"));
+    let second = MessageRepo::list(
+        &store,
+        a,
+        ticket,
+        &PageStart::After(first.next_cursor.expect("more")),
+        20,
+    )
+    .await
+    .expect("page");
+    assert_eq!(second.items.last().map(|m| m.body.as_str()), Some("24"));
+    assert_eq!(second.count, None);
+}
+
+async fn search_is_accent_insensitive_on_bodies(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    ingest(
+        &store,
+        a,
+        &c,
+        &inbound("s1", "5511930000001", "Quero uma AÇÃO promocional"),
+    )
+    .await;
+    ingest(&store, a, &c, &inbound("s2", "5511930000002", "nada a ver")).await;
+    let find = |text: &str| TicketQuery {
+        show_all: true,
+        search: text.to_owned(),
+        search_on_messages: true,
+        ..TicketQuery::default()
+    };
+    for term in ["acao", "AÇÃO promo", "promocional"] {
+        let filter = ticket_filter(&admin(a), &find(term));
+        let page = TicketRepo::list(&store, a, &filter, &PageStart::First, 20)
+            .await
+            .expect("search");
+        assert_eq!(page.items.len(), 1, "{term}");
+        assert_eq!(page.items[0].contact.number, "5511930000001");
+    }
+    let filter = ticket_filter(&admin(a), &find("5511930000002"));
+    let page = TicketRepo::list(&store, a, &filter, &PageStart::First, 20)
+        .await
+        .expect("search");
+    assert_eq!(page.items.len(), 1, "by contact number");
+}
+
+async fn outbound_messages_reactions_and_receipts(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let IngestOutcome::Stored {
+        ticket, message, ..
+    } = ingest(&store, a, &c, &inbound("r1", "5511940000001", "oi")).await
+    else {
+        panic!("stored")
+    };
+    let sent = MessageRepo::create(
+        &store,
+        a,
+        &NewMessage {
+            ticket_id: ticket,
+            body: "Olá!".into(),
+            from_me: true,
+            is_private: false,
+            is_forwarded: false,
+            media_type: MediaType::Chat,
+            media_path: None,
+            media_name: None,
+            quoted_msg_id: Some(message),
+            user_id: None,
+            external_id: None,
+            ack: 0,
+        },
+    )
+    .await
+    .expect("create");
+    assert_eq!(sent.ack, 0);
+    assert_eq!(
+        sent.quoted_msg.as_ref().map(|q| q.body.as_str()),
+        Some("oi")
+    );
+    let sent = MessageRepo::set_sent(&store, a, sent.id, "out-1")
+        .await
+        .expect("sent")
+        .expect("exists");
+    assert_eq!(sent.ack, 1);
+    let acked = MessageRepo::apply_ack(&store, a, c.id, "out-1", 3)
+        .await
+        .expect("ack")
+        .expect("exists");
+    assert_eq!(acked.ack, 3);
+    assert!(
+        MessageRepo::apply_ack(&store, a, c.id, "out-1", 2)
+            .await
+            .expect("ack")
+            .is_none(),
+        "acks only move forward"
+    );
+    let reacted = MessageRepo::react(&store, a, message, "👍", true)
+        .await
+        .expect("react")
+        .expect("exists");
+    assert_eq!(reacted.reactions.len(), 1);
+    let reacted = MessageRepo::apply_reaction(&store, a, c.id, "r1", "❤")
+        .await
+        .expect("react")
+        .expect("exists");
+    assert_eq!(reacted.reactions.len(), 2);
+    let reacted = MessageRepo::react(&store, a, message, "", true)
+        .await
+        .expect("react")
+        .expect("exists");
+    assert_eq!(reacted.reactions.len(), 1);
+    let edited = MessageRepo::apply_edit(&store, a, c.id, "r1", "oi, tudo bem")
+        .await
+        .expect("edit")
+        .expect("exists");
+    assert!(edited.is_edited);
+    assert_eq!(edited.body, "oi, tudo bem");
+    let deleted = MessageRepo::mark_deleted(&store, a, sent.id)
+        .await
+        .expect("delete")
+        .expect("exists");
+    assert!(deleted.is_deleted);
+    let t = TicketRepo::get(&store, a, ticket)
+        .await
+        .expect("get")
+        .expect("ticket");
+    assert_eq!(t.last_message, "Olá!");
+    assert!(
+        TicketRepo::reset_unread(&store, a, ticket)
+            .await
+            .expect("reset")
+    );
+    let t = TicketRepo::get(&store, a, ticket)
+        .await
+        .expect("get")
+        .expect("ticket");
+    assert_eq!(t.unread_messages, 0);
+    assert_eq!(
+        MessageRepo::count(&store, a, Some(true), None, None)
+            .await
+            .expect("count"),
+        1
+    );
+}
+
+async fn another_company_sees_and_changes_nothing(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let IngestOutcome::Stored {
+        ticket, message, ..
+    } = ingest(&store, a, &c, &inbound("c1", "5511950000001", "oi")).await
+    else {
+        panic!("stored")
+    };
+    let err = MessageRepo::ingest(
+        &store,
+        b,
+        &c,
+        &inbound("c2", "5511950000001", "x"),
+        None,
+        &|ctx| decide(ctx, &inbound("c2", "5511950000001", "x")),
+    )
+    .await
+    .expect_err("another company's connection");
+    assert_eq!(err.code, ErrorCode::ERR_NO_WAPP_FOUND);
+    assert!(
+        TicketRepo::get(&store, b, ticket)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    assert!(
+        TicketRepo::row(&store, b, ticket)
+            .await
+            .expect("row")
+            .is_none()
+    );
+    assert!(tickets_of(&store, b).await.is_empty());
+    assert!(
+        MessageRepo::get(&store, b, message)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    assert!(
+        MessageRepo::list(&store, b, ticket, &PageStart::First, 20)
+            .await
+            .expect("list")
+            .items
+            .is_empty()
+    );
+    assert!(
+        MessageRepo::edit(&store, b, message, "hacked")
+            .await
+            .expect("edit")
+            .is_none()
+    );
+    assert!(
+        MessageRepo::mark_deleted(&store, b, message)
+            .await
+            .expect("delete")
+            .is_none()
+    );
+    assert!(
+        MessageRepo::react(&store, b, message, "👎", true)
+            .await
+            .expect("react")
+            .is_none()
+    );
+    assert!(
+        MessageRepo::apply_ack(&store, b, c.id, "c1", 5)
+            .await
+            .expect("ack")
+            .is_none()
+    );
+    assert!(
+        !TicketRepo::reset_unread(&store, b, ticket)
+            .await
+            .expect("reset")
+    );
+    assert!(!TicketRepo::delete(&store, b, ticket).await.expect("delete"));
+    assert!(
+        TicketRepo::add_note(
+            &store,
+            b,
+            ticket,
+            user(&store, b, "carl@example.com").await,
+            "x"
+        )
+        .await
+        .expect("note")
+        .is_none()
+    );
+    assert!(
+        TicketRepo::logs(&store, b, ticket)
+            .await
+            .expect("logs")
+            .is_empty()
+    );
+    assert!(
+        MessageRepo::create(
+            &store,
+            b,
+            &NewMessage {
+                ticket_id: ticket,
+                body: "x".into(),
+                from_me: true,
+                is_private: false,
+                is_forwarded: false,
+                media_type: MediaType::Chat,
+                media_path: None,
+                media_name: None,
+                quoted_msg_id: None,
+                user_id: None,
+                external_id: None,
+                ack: 0,
+            },
+        )
+        .await
+        .is_err()
+    );
+    let filter = ticket_filter(
+        &admin(b),
+        &TicketQuery {
+            show_all: true,
+            ..TicketQuery::default()
+        },
+    );
+    let other = user(&store, b, "bob@example.com").await;
+    assert_eq!(
+        TicketRepo::close_all(&store, b, &filter, other)
+            .await
+            .expect("close"),
+        0
+    );
+    let t = TicketRepo::get(&store, a, ticket)
+        .await
+        .expect("get")
+        .expect("still there");
+    assert_eq!(t.status, TicketStatus::Pending);
+    let m = MessageRepo::get(&store, a, message)
+        .await
+        .expect("get")
+        .expect("still there");
+    assert_eq!(m.body, "oi");
+    assert!(m.reactions.is_empty());
+    let _ = (ContactId(0), MessageId(0));
+}
+
+async fn notes_delete_and_close_all(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let IngestOutcome::Stored { ticket, .. } =
+        ingest(&store, a, &c, &inbound("n1", "5511960000001", "oi")).await
+    else {
+        panic!("stored")
+    };
+    ingest(&store, a, &c, &inbound("n2", "5511960000002", "oi")).await;
+    let user = user(&store, a, "ana@example.com").await;
+    let note = TicketRepo::add_note(&store, a, ticket, user, "ligar amanhã")
+        .await
+        .expect("note")
+        .expect("ticket exists");
+    assert_eq!(note.user.as_ref().map(|u| u.id), Some(user));
+    assert_eq!(
+        TicketRepo::notes(&store, a, Some(ticket), None)
+            .await
+            .expect("notes")
+            .len(),
+        1
+    );
+    assert!(
+        TicketRepo::delete_note(&store, a, note.id)
+            .await
+            .expect("delete")
+    );
+    let filter = ticket_filter(
+        &admin(a),
+        &TicketQuery {
+            show_all: true,
+            statuses: vec![TicketStatus::Pending],
+            ..TicketQuery::default()
+        },
+    );
+    assert_eq!(
+        TicketRepo::close_all(&store, a, &filter, user)
+            .await
+            .expect("close all"),
+        2
+    );
+    let logs = TicketRepo::logs(&store, a, ticket).await.expect("logs");
+    assert_eq!(logs.last().map(|l| l.kind), Some(TicketLogType::Closed));
+    assert!(
+        tickets_of(&store, a)
+            .await
+            .iter()
+            .all(|t| t.status == TicketStatus::Closed)
+    );
+    assert!(TicketRepo::delete(&store, a, ticket).await.expect("delete"));
+    assert!(
+        TicketRepo::get(&store, a, ticket)
+            .await
+            .expect("get")
+            .is_none()
+    );
+}
+
+store_tests!(
+    duplicate_delivery_stores_once,
+    concurrent_first_messages_make_one_ticket,
+    closed_tickets_are_not_reused_and_one_stays_active,
+    keyset_pages_and_unread_first,
+    search_is_accent_insensitive_on_bodies,
+    outbound_messages_reactions_and_receipts,
+    another_company_sees_and_changes_nothing,
+    notes_delete_and_close_all,
+);

@@ -1,0 +1,265 @@
+//! `chatflow sandbox ...` run for real against a temporary SQLite file (and a temporary
+//! PostgreSQL database when `CHATFLOW_TEST_POSTGRES_URL` is set): scanning, phones sending, and
+//! reading what phones received.
+
+use std::process::{Command, Output};
+use std::str::FromStr;
+
+use chatflow_core::CompanyId;
+use chatflow_core::TenantScope;
+use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
+use chatflow_core::inbox::model::{ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate};
+use chatflow_core::inbox::ports::ConnectionRepo;
+use chatflow_core::inbox::sandbox::SandboxRepo;
+use chatflow_store::Store;
+use serde_json::Value;
+
+/// Runs `chatflow args...` in `dir` against `database_url`.
+fn chatflow(dir: &std::path::Path, database_url: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chatflow"))
+        .args(args)
+        .current_dir(dir)
+        .env("DATABASE_URL", database_url)
+        .env("CHATFLOW_MEDIA_DIR", dir.join("media"))
+        .env_remove("CHATFLOW_ADMIN_EMAIL")
+        .env_remove("CHATFLOW_ADMIN_PASSWORD")
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(dir: &std::path::Path, database_url: &str, args: &[&str]) -> String {
+    let out = chatflow(dir, database_url, args);
+    assert!(
+        out.status.success(),
+        "chatflow {args:?} failed with {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// The whole sandbox command set against one database.
+async fn exercise(database_url: String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().to_owned();
+    let url = database_url.clone();
+    tokio::task::spawn_blocking(move || ok(&path, &url, &["migrate"]))
+        .await
+        .expect("migrated");
+
+    let store = Store::connect(&database_url)
+        .await
+        .expect("the database opens");
+    let scope = TenantScope::new(CompanyId(1));
+    let connection = ConnectionRepo::create(
+        &store,
+        scope,
+        &ConnectionInput {
+            name: "Sandbox".into(),
+            provider: Some(ProviderKind::Sandbox),
+            ..ConnectionInput::default()
+        },
+        "token",
+        &[],
+    )
+    .await
+    .expect("connection created");
+    let id = connection.id.0.to_string();
+    let dir_path = dir.path().to_owned();
+    let run = move |args: Vec<String>| {
+        let dir_path = dir_path.clone();
+        let url = database_url.clone();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                chatflow(&dir_path, &url, &args)
+            })
+            .await
+            .expect("ran")
+        }
+    };
+    let args = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+
+    // Scanning needs a QR code on screen.
+    let out = run(args(&["sandbox", "scan", "--connection", &id])).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ERR_WAPP_NOT_INITIALIZED"));
+    SandboxRepo::begin_pairing(&store, scope, connection.id, "nonce", false)
+        .await
+        .expect("pairing");
+    let out = run(args(&["sandbox", "scan", "--connection", &id])).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pairing = SandboxRepo::pairing(&store, scope, connection.id)
+        .await
+        .expect("read")
+        .expect("pairing");
+    assert!(pairing.paired);
+
+    // A phone sends a text and a file; both wait for the connection to be CONNECTED.
+    let out = run(args(&[
+        "--json",
+        "sandbox",
+        "send",
+        "--connection",
+        &id,
+        "--from",
+        "5511999990000",
+        "--name",
+        "Ana",
+        "hello",
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let external_id = sent["externalId"].as_str().expect("id").to_owned();
+    let file = dir.path().join("photo.png");
+    std::fs::write(&file, [1u8, 2, 3]).expect("written");
+    let file_arg = file.display().to_string();
+    let out = run(args(&[
+        "sandbox",
+        "send",
+        "--connection",
+        &id,
+        "--from",
+        "5511999990000",
+        "--file",
+        &file_arg,
+        "a caption",
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ConnectionRepo::set_session(
+        &store,
+        scope,
+        connection.id,
+        &SessionUpdate {
+            status: ConnectionStatus::Connected,
+            qrcode: String::new(),
+            retries: 0,
+            number: None,
+        },
+    )
+    .await
+    .expect("connected");
+    let pending = SandboxRepo::undelivered(&store, 10).await.expect("pending");
+    assert_eq!(pending.len(), 2);
+    let InboundEvent::Message(first) = &pending[0].event else {
+        panic!("a message")
+    };
+    assert_eq!(first.external_id, external_id);
+    assert_eq!(first.chat_name, "Ana");
+    assert_eq!(first.body, "hello");
+    let InboundEvent::Message(second) = &pending[1].event else {
+        panic!("a message")
+    };
+    let media = second.media.as_ref().expect("media");
+    assert_eq!(media.mime_type, "image/png");
+    assert_eq!(media.bytes, vec![1, 2, 3]);
+    assert_eq!(second.body, "a caption");
+
+    // What phones received, as a table and as JSON.
+    let content = OutboundContent::Text {
+        body: "Welcome!".into(),
+    };
+    SandboxRepo::record_received(
+        &store,
+        scope,
+        connection.id,
+        "5511999990000",
+        "OUT1",
+        &content,
+        "Welcome!",
+    )
+    .await
+    .expect("recorded");
+    SandboxRepo::set_ack(&store, scope, connection.id, "OUT1", 3)
+        .await
+        .expect("ack");
+    let out = run(args(&["sandbox", "inbox", "--connection", &id])).await;
+    let table = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(
+        table.contains("Welcome!") && table.contains("OUT1"),
+        "{table}"
+    );
+    let out = run(args(&[
+        "--json",
+        "sandbox",
+        "inbox",
+        "--connection",
+        &id,
+        "--to",
+        "5511999990000",
+    ]))
+    .await;
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(listed[0]["ack"], 3);
+    assert_eq!(listed[0]["body"], "Welcome!");
+    let out = run(args(&[
+        "--json",
+        "sandbox",
+        "inbox",
+        "--connection",
+        &id,
+        "--to",
+        "1",
+    ]))
+    .await;
+    let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(listed.as_array().expect("list").is_empty());
+
+    // An unknown connection is refused.
+    let out = run(args(&["sandbox", "scan", "--connection", "9999"])).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ERR_NO_WAPP_FOUND"));
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_commands_on_sqlite() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    exercise(url).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_commands_on_postgres() {
+    let Ok(server_url) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
+        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the CLI on PostgreSQL");
+        return;
+    };
+    let server = sqlx::postgres::PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
+    let admin = sqlx::PgPool::connect_with(server)
+        .await
+        .expect("the server answers");
+    let name = format!("chatflow_cli_sandbox_{}", uuid::Uuid::new_v4().simple());
+    // The name is generated above from hex digits only.
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&admin)
+        .await
+        .expect("database created");
+    let (base, query) = match server_url.split_once('?') {
+        Some((base, query)) => (base.to_owned(), format!("?{query}")),
+        None => (server_url.clone(), String::new()),
+    };
+    let prefix = base.rsplit_once('/').map_or(base.as_str(), |(p, _)| p);
+    exercise(format!("{prefix}/{name}{query}")).await;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+    )))
+    .execute(&admin)
+    .await
+    .expect("database dropped");
+}

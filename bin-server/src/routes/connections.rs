@@ -1,0 +1,276 @@
+//! Connections (`/whatsapp`, `/whatsappsession`, `/whatsapp-restart`): the company's channel
+//! accounts and their sessions.
+//!
+//! Every handler hands the caller and the request to
+//! `chatflow_core::service::inbox::connections`, which scopes each call to the caller's
+//! company: another company's ids answer 404 `ERR_NO_WAPP_FOUND`.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use chatflow_core::WhatsappId;
+use chatflow_core::inbox::model::{Connection, ConnectionInput};
+use chatflow_core::ports::ChannelKind;
+use chatflow_core::service::inbox::connections;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{Json, Path, Query, Tenant};
+use crate::state::AppState;
+
+/// The routes of this module.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_connections, create_connection))
+        .routes(routes!(filter_connections))
+        .routes(routes!(
+            get_connection,
+            update_connection,
+            delete_connection
+        ))
+        .routes(routes!(regenerate_token))
+        .routes(routes!(start_session, new_qr, disconnect))
+        .routes(routes!(restart_all))
+}
+
+/// `GET /whatsapp` query.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[serde(default)]
+#[into_params(parameter_in = Query)]
+pub struct ListParams {
+    /// `0` leaves out session details; accepted for compatibility, the list is the same.
+    pub session: Option<String>,
+}
+
+/// `GET /whatsapp/filter` query.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[serde(default)]
+#[into_params(parameter_in = Query)]
+pub struct FilterParams {
+    /// Only connections of this channel.
+    pub channel: Option<ChannelKind>,
+}
+
+/// The answer of `POST /whatsapp-restart/`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Restarted {
+    /// How many sessions were restarted.
+    pub restarted: usize,
+}
+
+/// Every connection of the caller's company.
+#[utoipa::path(
+    get,
+    path = "/whatsapp",
+    tag = "connections",
+    params(ListParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Connection>))
+)]
+async fn list_connections(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Query(_params): Query<ListParams>,
+) -> ApiResult<axum::Json<Vec<Connection>>> {
+    Ok(axum::Json(
+        connections::list(&state.ports, &tenant.actor, None).await?,
+    ))
+}
+
+/// The company's connections of one channel.
+#[utoipa::path(
+    get,
+    path = "/whatsapp/filter",
+    tag = "connections",
+    params(FilterParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Connection>))
+)]
+async fn filter_connections(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Query(params): Query<FilterParams>,
+) -> ApiResult<axum::Json<Vec<Connection>>> {
+    Ok(axum::Json(
+        connections::list(&state.ports, &tenant.actor, params.channel).await?,
+    ))
+}
+
+/// Creates a connection (admins, or users with allowConnections).
+#[utoipa::path(
+    post,
+    path = "/whatsapp",
+    tag = "connections",
+    request_body = ConnectionInput,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = Connection),
+        (status = 403, description = "ERR_NO_PERMISSION or ERR_CONNECTION_LIMIT_REACHED", body = ErrorBody),
+        (status = 422, description = "ERR_VALIDATION", body = ErrorBody),
+    )
+)]
+async fn create_connection(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Json(input): Json<ConnectionInput>,
+) -> ApiResult<axum::Json<Connection>> {
+    Ok(axum::Json(
+        connections::create(&state.ports, &tenant.actor, input).await?,
+    ))
+}
+
+/// One connection of the caller's company.
+#[utoipa::path(
+    get,
+    path = "/whatsapp/{id}",
+    tag = "connections",
+    params(("id" = i64, Path, description = "The connection's id"), ListParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = Connection), (status = 404, body = ErrorBody))
+)]
+async fn get_connection(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+    Query(_params): Query<ListParams>,
+) -> ApiResult<axum::Json<Connection>> {
+    Ok(axum::Json(
+        connections::get(&state.ports, &tenant.actor, WhatsappId(id)).await?,
+    ))
+}
+
+/// Changes a connection's settings.
+#[utoipa::path(
+    put,
+    path = "/whatsapp/{id}",
+    tag = "connections",
+    params(("id" = i64, Path, description = "The connection's id")),
+    request_body = ConnectionInput,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = Connection),
+        (status = 409, description = "ERR_NO_OTHER_WHATSAPP", body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 422, description = "ERR_VALIDATION", body = ErrorBody),
+    )
+)]
+async fn update_connection(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+    Json(input): Json<ConnectionInput>,
+) -> ApiResult<axum::Json<Connection>> {
+    Ok(axum::Json(
+        connections::update(&state.ports, &tenant.actor, WhatsappId(id), input).await?,
+    ))
+}
+
+/// Deletes a connection (its session ends first).
+#[utoipa::path(
+    delete,
+    path = "/whatsapp/{id}",
+    tag = "connections",
+    params(("id" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses((status = 204), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody))
+)]
+async fn delete_connection(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    connections::delete(&state.ports, &tenant.actor, WhatsappId(id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Replaces the connection's API token with a new random one.
+#[utoipa::path(
+    post,
+    path = "/whatsapp/{id}/token",
+    tag = "connections",
+    params(("id" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses((status = 200, body = Connection), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody))
+)]
+async fn regenerate_token(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Connection>> {
+    Ok(axum::Json(
+        connections::regenerate_token(&state.ports, &tenant.actor, WhatsappId(id)).await?,
+    ))
+}
+
+/// Starts (or retries) the session; progress arrives on `company-{id}-whatsappSession`.
+#[utoipa::path(
+    post,
+    path = "/whatsappsession/{id}",
+    tag = "connections",
+    params(("id" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses((status = 204), (status = 502, description = "ERR_WAPP_NOT_INITIALIZED", body = ErrorBody), (status = 404, body = ErrorBody))
+)]
+async fn start_session(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    connections::start_session(&state.ports, &tenant.actor, WhatsappId(id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Drops the session and shows a new QR code.
+#[utoipa::path(
+    put,
+    path = "/whatsappsession/{id}",
+    tag = "connections",
+    params(("id" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses((status = 204), (status = 404, body = ErrorBody))
+)]
+async fn new_qr(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    connections::new_qr(&state.ports, &tenant.actor, WhatsappId(id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Ends the session.
+#[utoipa::path(
+    delete,
+    path = "/whatsappsession/{id}",
+    tag = "connections",
+    params(("id" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses((status = 204), (status = 404, body = ErrorBody))
+)]
+async fn disconnect(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    connections::disconnect(&state.ports, &tenant.actor, WhatsappId(id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Restarts every session of the company.
+#[utoipa::path(
+    post,
+    path = "/whatsapp-restart/",
+    tag = "connections",
+    security(("bearer" = [])),
+    responses((status = 200, body = Restarted), (status = 403, body = ErrorBody))
+)]
+async fn restart_all(
+    State(state): State<AppState>,
+    tenant: Tenant,
+) -> ApiResult<axum::Json<Restarted>> {
+    let restarted = connections::restart_all(&state.ports, &tenant.actor).await?;
+    Ok(axum::Json(Restarted { restarted }))
+}

@@ -1,0 +1,524 @@
+//! Contacts (`docs/api.md` "Contacts and tags"): the list with search and filters, the contact
+//! form, block/unblock, the bot and audio toggles, spreadsheet import and export.
+//!
+//! Every handler hands the caller and the request to `chatflow_core::service::inbox::contacts`,
+//! which scopes each call to the caller's company: another company's ids answer 404.
+//!
+//! Import is two calls: `POST /contacts/upload` reads the file (xls, xlsx, csv, txt) and keeps its
+//! rows in memory for [`IMPORT_TTL`] under a random token bound to the caller's company;
+//! `POST /contactsImport` with that token and the column mapping imports them.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use chatflow_core::inbox::import::{ImportMapping, ImportReport, PREVIEW_ROWS};
+use chatflow_core::inbox::model::{Contact, ContactFilter, ContactInput, Cursor, PageStart};
+use chatflow_core::ports::ChannelKind;
+use chatflow_core::service::inbox::contacts;
+use chatflow_core::{CompanyId, ContactId, ErrorCode, TagId};
+use chatflow_system::spreadsheet;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{Json, Path, Query, Tenant};
+use crate::state::AppState;
+
+/// How long an uploaded file waits for its import.
+pub const IMPORT_TTL: Duration = Duration::from_secs(30 * 60);
+/// Most uploads waiting at once (the oldest are dropped first).
+const MAX_PENDING_UPLOADS: usize = 64;
+
+/// The JSON routes of this module (see [`upload_router`] for the file upload).
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_contacts, create_contact))
+        .routes(routes!(list_brief))
+        .routes(routes!(export_contacts))
+        .routes(routes!(get_contact, update_contact, delete_contact))
+        .routes(routes!(block_contact))
+        .routes(routes!(toggle_accept_audio))
+        .routes(routes!(toggle_disable_bot))
+        .routes(routes!(import_contacts))
+}
+
+/// The spreadsheet upload, which takes a larger body than the JSON routes.
+pub fn upload_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(upload_contacts))
+}
+
+/// The query of `GET /contacts`.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", default)]
+#[into_params(parameter_in = Query)]
+pub struct ListParams {
+    /// Matches name, number or e-mail (accent- and case-insensitive).
+    pub search_param: String,
+    /// Only this channel.
+    pub channel: Option<ChannelKind>,
+    /// `true`/`false`: only groups, or only one-to-one contacts.
+    pub is_group: Option<String>,
+    /// Contacts having any of these tags, as a JSON array of ids (`[1,2]`).
+    pub contact_tag: Option<String>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+    /// A 1-based page number (used when there is no cursor).
+    pub page_number: Option<u32>,
+}
+
+/// A page of contacts.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContactPage {
+    pub contacts: Vec<Contact>,
+    pub has_more: bool,
+    /// Total matches, on the first page only.
+    pub count: Option<i64>,
+    /// Pass as `cursor` for the next page.
+    pub next_cursor: Option<String>,
+}
+
+/// The query of `GET /contacts/list`.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", default)]
+#[into_params(parameter_in = Query)]
+pub struct BriefParams {
+    pub search_param: String,
+}
+
+/// The body of `PUT /contacts/block/{id}`.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+pub struct BlockBody {
+    /// `false` blocks the contact, `true` unblocks it.
+    pub active: bool,
+}
+
+/// What `POST /contacts/upload` answers.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UploadPreview {
+    /// The header row.
+    pub columns: Vec<String>,
+    /// The first 50 data rows.
+    pub rows: Vec<Vec<String>>,
+    /// How many data rows the file has.
+    pub total: usize,
+    /// Pass to `POST /contactsImport`.
+    pub token: String,
+}
+
+/// The body of `POST /contactsImport`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct ImportBody {
+    /// The upload's token.
+    pub token: String,
+    /// Which column feeds which field.
+    pub mapping: ImportMapping,
+}
+
+/// Parses `isGroup` leniently (`true`, `false`, `1`, `0`; anything else means both).
+fn flag(value: Option<&str>) -> Option<bool> {
+    match value?.trim() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+fn bad_request() -> ApiError {
+    ApiError::code(ErrorCode::ERR_BAD_REQUEST)
+}
+
+/// The company's contacts: search, channel, group and tag filters; keyset pages of 20.
+#[utoipa::path(
+    get,
+    path = "/contacts",
+    tag = "contacts",
+    params(ListParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = ContactPage), (status = 400, body = ErrorBody))
+)]
+async fn list_contacts(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Query(params): Query<ListParams>,
+) -> ApiResult<axum::Json<ContactPage>> {
+    let tag_ids = match params.contact_tag.as_deref().map(str::trim) {
+        None | Some("") => Vec::new(),
+        Some(text) => serde_json::from_str::<Vec<i64>>(text)
+            .map_err(|_| bad_request())?
+            .into_iter()
+            .map(TagId)
+            .collect(),
+    };
+    let filter = ContactFilter {
+        search: params.search_param,
+        channel: params.channel,
+        is_group: flag(params.is_group.as_deref()),
+        tag_ids,
+    };
+    let start = match (params.cursor.as_deref(), params.page_number) {
+        (Some(cursor), _) if !cursor.is_empty() => {
+            PageStart::After(Cursor::decode(cursor).ok_or_else(bad_request)?)
+        }
+        (_, Some(n)) if n > 1 => PageStart::PageNumber(n),
+        _ => PageStart::First,
+    };
+    let page = contacts::list(&state.ports, &tenant.actor, &filter, &start).await?;
+    Ok(axum::Json(ContactPage {
+        contacts: page.items,
+        has_more: page.has_more,
+        count: page.count,
+        next_cursor: page.next_cursor.map(|c| c.encode()),
+    }))
+}
+
+/// A brief list of matching contacts for pickers.
+#[utoipa::path(
+    get,
+    path = "/contacts/list",
+    tag = "contacts",
+    params(BriefParams),
+    security(("bearer" = [])),
+    responses((status = 200, body = Vec<Contact>))
+)]
+async fn list_brief(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Query(params): Query<BriefParams>,
+) -> ApiResult<axum::Json<Vec<Contact>>> {
+    Ok(axum::Json(
+        contacts::list_brief(&state.ports, &tenant.actor, &params.search_param).await?,
+    ))
+}
+
+/// One contact of the caller's company.
+#[utoipa::path(
+    get,
+    path = "/contacts/{id}",
+    tag = "contacts",
+    params(("id" = i64, Path, description = "The contact's id")),
+    security(("bearer" = [])),
+    responses((status = 200, body = Contact), (status = 404, body = ErrorBody))
+)]
+async fn get_contact(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Contact>> {
+    Ok(axum::Json(
+        contacts::get(&state.ports, &tenant.actor, ContactId(id)).await?,
+    ))
+}
+
+/// Creates a contact.
+#[utoipa::path(
+    post,
+    path = "/contacts",
+    tag = "contacts",
+    request_body = ContactInput,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = Contact),
+        (status = 409, description = "ERR_DUPLICATED_CONTACT", body = ErrorBody),
+        (status = 422, description = "ERR_VALIDATION", body = ErrorBody),
+    )
+)]
+async fn create_contact(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Json(input): Json<ContactInput>,
+) -> ApiResult<axum::Json<Contact>> {
+    Ok(axum::Json(
+        contacts::create(&state.ports, &tenant.actor, input).await?,
+    ))
+}
+
+/// Edits a contact.
+#[utoipa::path(
+    put,
+    path = "/contacts/{id}",
+    tag = "contacts",
+    params(("id" = i64, Path, description = "The contact's id")),
+    request_body = ContactInput,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = Contact),
+        (status = 404, body = ErrorBody),
+        (status = 409, description = "ERR_DUPLICATED_CONTACT", body = ErrorBody),
+        (status = 422, description = "ERR_VALIDATION", body = ErrorBody),
+    )
+)]
+async fn update_contact(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+    Json(input): Json<ContactInput>,
+) -> ApiResult<axum::Json<Contact>> {
+    Ok(axum::Json(
+        contacts::update(&state.ports, &tenant.actor, ContactId(id), input).await?,
+    ))
+}
+
+/// Deletes a contact (`contacts-page:deleteContact`).
+#[utoipa::path(
+    delete,
+    path = "/contacts/{id}",
+    tag = "contacts",
+    params(("id" = i64, Path, description = "The contact's id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204),
+        (status = 403, description = "ERR_NO_PERMISSION", body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+async fn delete_contact(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    contacts::delete(&state.ports, &tenant.actor, ContactId(id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Blocks (`active: false`) or unblocks (`active: true`) a contact.
+#[utoipa::path(
+    put,
+    path = "/contacts/block/{id}",
+    tag = "contacts",
+    params(("id" = i64, Path, description = "The contact's id")),
+    request_body = BlockBody,
+    security(("bearer" = [])),
+    responses((status = 200, body = Contact), (status = 404, body = ErrorBody))
+)]
+async fn block_contact(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+    Json(body): Json<BlockBody>,
+) -> ApiResult<axum::Json<Contact>> {
+    Ok(axum::Json(
+        contacts::set_active(&state.ports, &tenant.actor, ContactId(id), body.active).await?,
+    ))
+}
+
+/// Flips whether the contact may send audio messages.
+#[utoipa::path(
+    put,
+    path = "/contacts/toggleAcceptAudio/{id}",
+    tag = "contacts",
+    params(("id" = i64, Path, description = "The contact's id")),
+    security(("bearer" = [])),
+    responses((status = 200, body = Contact), (status = 404, body = ErrorBody))
+)]
+async fn toggle_accept_audio(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Contact>> {
+    Ok(axum::Json(
+        contacts::toggle_accept_audio(&state.ports, &tenant.actor, ContactId(id)).await?,
+    ))
+}
+
+/// Flips whether the bot skips the contact.
+#[utoipa::path(
+    put,
+    path = "/contacts/toggleDisableBot/{id}",
+    tag = "contacts",
+    params(("id" = i64, Path, description = "The contact's id")),
+    security(("bearer" = [])),
+    responses((status = 200, body = Contact), (status = 404, body = ErrorBody))
+)]
+async fn toggle_disable_bot(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Contact>> {
+    Ok(axum::Json(
+        contacts::toggle_disable_bot(&state.ports, &tenant.actor, ContactId(id)).await?,
+    ))
+}
+
+/// The company's contacts as an xlsx file.
+#[utoipa::path(
+    get,
+    path = "/contacts/export",
+    tag = "contacts",
+    security(("bearer" = [])),
+    responses((status = 200, description = "The spreadsheet",
+        content_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"))
+)]
+async fn export_contacts(State(state): State<AppState>, tenant: Tenant) -> ApiResult<Response> {
+    let all = contacts::export(&state.ports, &tenant.actor).await?;
+    let bytes = tokio::task::spawn_blocking(move || spreadsheet::contacts_xlsx(&all))
+        .await
+        .map_err(|e| chatflow_core::Error::internal(format!("export task: {e}")))??;
+    let mut response = Body::from(bytes).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        ),
+    );
+    headers.insert(
+        CONTENT_DISPOSITION,
+        HeaderValue::from_static("attachment; filename=\"contatos.xlsx\""),
+    );
+    Ok(response)
+}
+
+// ------------------------------------------------------------------- import
+
+/// A parsed upload waiting for its import.
+struct PendingUpload {
+    company: CompanyId,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    stored_at: Instant,
+}
+
+fn pending() -> &'static Mutex<HashMap<String, PendingUpload>> {
+    static PENDING: OnceLock<Mutex<HashMap<String, PendingUpload>>> = OnceLock::new();
+    PENDING.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn keep_upload(token: String, upload: PendingUpload) {
+    let mut map = pending().lock().unwrap_or_else(|p| p.into_inner());
+    map.retain(|_, u| u.stored_at.elapsed() < IMPORT_TTL);
+    while map.len() >= MAX_PENDING_UPLOADS {
+        let oldest = map
+            .iter()
+            .min_by_key(|(_, u)| u.stored_at)
+            .map(|(k, _)| k.clone());
+        match oldest {
+            Some(key) => map.remove(&key),
+            None => break,
+        };
+    }
+    map.insert(token, upload);
+}
+
+/// Takes the upload of `token` if it belongs to `company` and has not expired.
+fn take_upload(token: &str, company: CompanyId) -> Option<PendingUpload> {
+    let mut map = pending().lock().unwrap_or_else(|p| p.into_inner());
+    let fits = map
+        .get(token)
+        .is_some_and(|u| u.company == company && u.stored_at.elapsed() < IMPORT_TTL);
+    if fits { map.remove(token) } else { None }
+}
+
+fn multipart_error(error: MultipartError) -> ApiError {
+    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::code(ErrorCode::ERR_PAYLOAD_TOO_LARGE)
+    } else {
+        tracing::debug!(%error, "unreadable multipart body");
+        bad_request()
+    }
+}
+
+/// Reads a spreadsheet (multipart field `file`: xls, xlsx, csv or txt) and answers its columns, a
+/// preview and a token for `POST /contactsImport`.
+#[utoipa::path(
+    post,
+    path = "/contacts/upload",
+    tag = "contacts",
+    request_body(content_type = "multipart/form-data", description = "Field `file`: the spreadsheet"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = UploadPreview),
+        (status = 400, description = "ERR_INVALID_FILE or ERR_BAD_REQUEST", body = ErrorBody),
+        (status = 413, description = "ERR_PAYLOAD_TOO_LARGE", body = ErrorBody),
+    )
+)]
+async fn upload_contacts(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<axum::Json<UploadPreview>> {
+    let mut multipart = multipart.map_err(|rejection| {
+        tracing::debug!(%rejection, "unreadable multipart body");
+        bad_request()
+    })?;
+    let mut file = None;
+    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+        if field.name() == Some("file") {
+            let name = field.file_name().unwrap_or_default().to_owned();
+            let bytes = field.bytes().await.map_err(multipart_error)?;
+            file = Some((name, bytes));
+        }
+    }
+    let (name, bytes) = file.ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
+    let sheet = tokio::task::spawn_blocking(move || spreadsheet::read(&name, &bytes))
+        .await
+        .map_err(|e| chatflow_core::Error::internal(format!("upload task: {e}")))??;
+    let token = state.ports.ids.token(32);
+    let preview = UploadPreview {
+        columns: sheet.header.clone(),
+        rows: sheet.rows.iter().take(PREVIEW_ROWS).cloned().collect(),
+        total: sheet.rows.len(),
+        token: token.clone(),
+    };
+    keep_upload(
+        token,
+        PendingUpload {
+            company: tenant.actor.company_id,
+            header: sheet.header,
+            rows: sheet.rows,
+            stored_at: Instant::now(),
+        },
+    );
+    Ok(axum::Json(preview))
+}
+
+/// Imports an uploaded spreadsheet with a column mapping: `{imported, ignored, failed, errors}`.
+/// An unknown or expired token (or another company's) is `ERR_INVALID_FILE`.
+#[utoipa::path(
+    post,
+    path = "/contactsImport",
+    tag = "contacts",
+    request_body = ImportBody,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = ImportReport),
+        (status = 400, description = "ERR_INVALID_FILE", body = ErrorBody),
+        (status = 422, description = "ERR_VALIDATION: name or number not mapped", body = ErrorBody),
+    )
+)]
+async fn import_contacts(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Json(body): Json<ImportBody>,
+) -> ApiResult<axum::Json<ImportReport>> {
+    let company = tenant.actor.company_id;
+    // Check the mapping before consuming the upload, so a mistake can be corrected.
+    {
+        let map = pending().lock().unwrap_or_else(|p| p.into_inner());
+        let upload = map
+            .get(&body.token)
+            .filter(|u| u.company == company && u.stored_at.elapsed() < IMPORT_TTL)
+            .ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
+        chatflow_core::inbox::import::resolve(&upload.header, &body.mapping)?;
+    }
+    let upload = take_upload(&body.token, company)
+        .ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
+    let report = contacts::import(
+        &state.ports,
+        &tenant.actor,
+        &upload.header,
+        &upload.rows,
+        &body.mapping,
+    )
+    .await?;
+    Ok(axum::Json(report))
+}

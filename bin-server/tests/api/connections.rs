@@ -1,0 +1,567 @@
+//! Connections and the sandbox channel over HTTP: CRUD, permissions, the plan limit, the
+//! default flag, company isolation, and pairing a simulated phone end to end.
+
+use std::time::Duration;
+
+use chatflow_core::CompanyId;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{Backend, MemberOptions, TestApp, assert_error, json_of, run};
+
+/// Like `app_tests!`, with the sandbox channel switched on (on both engines).
+macro_rules! sandbox_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    crate::helpers::run(crate::helpers::Backend::Sqlite, |c| c.sandbox = Some(true), super::$name).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    crate::helpers::run(crate::helpers::Backend::Postgres, |c| c.sandbox = Some(true), super::$name).await;
+                }
+            )*
+        }
+    };
+}
+
+sandbox_tests!(
+    connections_crud_and_tokens,
+    the_default_flag_stays_on_exactly_one,
+    only_administrators_manage_connections,
+    the_plan_limits_connections,
+    another_companys_connections_are_not_found,
+    pairing_a_simulated_phone,
+    session_changes_reach_only_the_companys_sockets,
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_routes_are_absent_when_off() {
+    run(
+        Backend::Sqlite,
+        |c| c.sandbox = Some(false),
+        |app: TestApp| async move {
+            let (_, token) = admin(&app, "Off").await;
+            let created = json_of(
+                app.post("/whatsapp", &token, &json!({"name": "Line"}))
+                    .await,
+                StatusCode::OK,
+            )
+            .await;
+            // Without the sandbox the spec's default provider applies.
+            assert_eq!(created["provider"], "beta");
+            let id = created["id"].as_i64().expect("id");
+            let response = app
+                .post(&format!("/sandbox/{id}/scan"), &token, &json!({}))
+                .await;
+            assert_eq!(response.status(), StatusCode::NOT_FOUND);
+            // Starting a session needs a provider this host runs.
+            assert_error(
+                app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+                    .await,
+                StatusCode::BAD_GATEWAY,
+                "ERR_WAPP_NOT_INITIALIZED",
+            )
+            .await;
+        },
+    )
+    .await;
+}
+
+/// A company with an admin; returns the company and the admin's token.
+async fn admin(app: &TestApp, name: &str) -> (CompanyId, String) {
+    let company = app.company(name).await;
+    let email = format!("boss@{}.test", name.to_lowercase());
+    let member = app
+        .member(
+            company,
+            &email,
+            MemberOptions {
+                admin: true,
+                ..Default::default()
+            },
+        )
+        .await;
+    (company, app.token_of(&member).await)
+}
+
+async fn create(app: &TestApp, token: &str, body: Value) -> Value {
+    json_of(app.post("/whatsapp", token, &body).await, StatusCode::OK).await
+}
+
+async fn connections_crud_and_tokens(app: TestApp) {
+    let (company, token) = admin(&app, "Alpha").await;
+    let created = create(
+        &app,
+        &token,
+        json!({"name": "  Sales line ", "greetingMessage": "Hi!", "groupAsTicket": true}),
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(created["name"], "Sales line");
+    assert_eq!(created["companyId"], company.0);
+    assert_eq!(created["provider"], "sandbox");
+    assert_eq!(created["channel"], "whatsapp");
+    assert_eq!(created["status"], "DISCONNECTED");
+    assert_eq!(
+        created["isDefault"], true,
+        "the first connection is the default"
+    );
+    assert_eq!(created["greetingMessage"], "Hi!");
+    assert_eq!(created["groupAsTicket"], true);
+    assert_eq!(created["maxUseBotQueues"], 3);
+    let first_token = created["token"].as_str().expect("token").to_owned();
+    assert_eq!(first_token.len(), 30);
+    assert!(first_token.chars().all(|c| c.is_ascii_alphanumeric()));
+
+    let listed = json_of(app.get("/whatsapp?session=0", &token).await, StatusCode::OK).await;
+    assert_eq!(listed.as_array().expect("list").len(), 1);
+    let filtered = json_of(
+        app.get("/whatsapp/filter?channel=facebook", &token).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert!(filtered.as_array().expect("list").is_empty());
+    let read = json_of(
+        app.get(&format!("/whatsapp/{id}"), &token).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(read["name"], "Sales line");
+
+    let updated = json_of(
+        app.put(
+            &format!("/whatsapp/{id}"),
+            &token,
+            &json!({"name": "Support", "isDefault": true, "complationMessage": "Bye"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(updated["name"], "Support");
+    assert_eq!(updated["complationMessage"], "Bye");
+    assert_eq!(updated["provider"], "sandbox", "the provider stays");
+
+    let renewed = json_of(
+        app.post(&format!("/whatsapp/{id}/token"), &token, &json!({}))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let new_token = renewed["token"].as_str().expect("token");
+    assert_eq!(new_token.len(), 30);
+    assert_ne!(new_token, first_token);
+
+    assert_error(
+        app.post("/whatsapp", &token, &json!({"name": "x"})).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "ERR_VALIDATION",
+    )
+    .await;
+    assert_error(
+        app.put(
+            &format!("/whatsapp/{id}"),
+            &token,
+            &json!({"name": "Support", "isDefault": true, "timeSendQueue": 5}),
+        )
+        .await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "ERR_VALIDATION",
+    )
+    .await;
+
+    let deleted = app.delete(&format!("/whatsapp/{id}"), &token).await;
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+    assert_error(
+        app.get(&format!("/whatsapp/{id}"), &token).await,
+        StatusCode::NOT_FOUND,
+        "ERR_NO_WAPP_FOUND",
+    )
+    .await;
+}
+
+async fn defaults(app: &TestApp, token: &str) -> Vec<i64> {
+    let listed = json_of(app.get("/whatsapp", token).await, StatusCode::OK).await;
+    listed
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter(|c| c["isDefault"] == true)
+        .map(|c| c["id"].as_i64().expect("id"))
+        .collect()
+}
+
+async fn the_default_flag_stays_on_exactly_one(app: TestApp) {
+    let (_, token) = admin(&app, "Alpha").await;
+    let first = create(&app, &token, json!({"name": "First"})).await["id"]
+        .as_i64()
+        .expect("id");
+    // The only connection keeps the flag.
+    assert_error(
+        app.put(
+            &format!("/whatsapp/{first}"),
+            &token,
+            &json!({"name": "First", "isDefault": false}),
+        )
+        .await,
+        StatusCode::CONFLICT,
+        "ERR_NO_OTHER_WHATSAPP",
+    )
+    .await;
+    let second = create(&app, &token, json!({"name": "Second"})).await["id"]
+        .as_i64()
+        .expect("id");
+    assert_eq!(defaults(&app, &token).await, vec![first]);
+    let third = create(&app, &token, json!({"name": "Third", "isDefault": true})).await["id"]
+        .as_i64()
+        .expect("id");
+    assert_eq!(
+        defaults(&app, &token).await,
+        vec![third],
+        "a new default takes the flag"
+    );
+
+    // Taking the flag off moves it to another connection.
+    app.put(
+        &format!("/whatsapp/{third}"),
+        &token,
+        &json!({"name": "Third", "isDefault": false}),
+    )
+    .await;
+    let now = defaults(&app, &token).await;
+    assert_eq!(now.len(), 1);
+    assert_ne!(now[0], third);
+
+    // Deleting the default hands the flag on.
+    let current = now[0];
+    app.delete(&format!("/whatsapp/{current}"), &token).await;
+    let after = defaults(&app, &token).await;
+    assert_eq!(after.len(), 1);
+    assert!([first, second, third].contains(&after[0]));
+    assert_ne!(after[0], current);
+}
+
+async fn only_administrators_manage_connections(app: TestApp) {
+    let (company, admin_token) = admin(&app, "Alpha").await;
+    let id = create(&app, &admin_token, json!({"name": "Main"})).await["id"]
+        .as_i64()
+        .expect("id");
+    let plain = app
+        .member(company, "ana@alpha.test", MemberOptions::default())
+        .await;
+    let plain = app.token_of(&plain).await;
+    let delegated = app
+        .member(
+            company,
+            "carl@alpha.test",
+            MemberOptions {
+                allow_connections: true,
+                ..Default::default()
+            },
+        )
+        .await;
+    let delegated = app.token_of(&delegated).await;
+
+    // Everyone reads.
+    json_of(app.get("/whatsapp", &plain).await, StatusCode::OK).await;
+    json_of(
+        app.get(&format!("/whatsapp/{id}"), &plain).await,
+        StatusCode::OK,
+    )
+    .await;
+    // A plain user changes nothing.
+    for response in [
+        app.post("/whatsapp", &plain, &json!({"name": "Mine"}))
+            .await,
+        app.put(
+            &format!("/whatsapp/{id}"),
+            &plain,
+            &json!({"name": "Mine", "isDefault": true}),
+        )
+        .await,
+        app.delete(&format!("/whatsapp/{id}"), &plain).await,
+        app.post(&format!("/whatsapp/{id}/token"), &plain, &json!({}))
+            .await,
+        app.post(&format!("/whatsappsession/{id}"), &plain, &json!({}))
+            .await,
+        app.delete(&format!("/whatsappsession/{id}"), &plain).await,
+        app.post("/whatsapp-restart/", &plain, &json!({})).await,
+    ] {
+        assert_error(response, StatusCode::FORBIDDEN, "ERR_NO_PERMISSION").await;
+    }
+    // allowConnections is enough.
+    create(&app, &delegated, json!({"name": "Delegated"})).await;
+}
+
+async fn the_plan_limits_connections(app: TestApp) {
+    let (_, token) = admin(&app, "Alpha").await;
+    // Fixture plans allow 3 connections.
+    for name in ["One", "Two", "Three"] {
+        create(&app, &token, json!({"name": name})).await;
+    }
+    assert_error(
+        app.post("/whatsapp", &token, &json!({"name": "Four"}))
+            .await,
+        StatusCode::FORBIDDEN,
+        "ERR_CONNECTION_LIMIT_REACHED",
+    )
+    .await;
+}
+
+async fn another_companys_connections_are_not_found(app: TestApp) {
+    let (_, a_token) = admin(&app, "Alpha").await;
+    let (_, b_token) = admin(&app, "Beta").await;
+    let id = create(&app, &a_token, json!({"name": "Alpha line"})).await["id"]
+        .as_i64()
+        .expect("id");
+    app.post(&format!("/whatsappsession/{id}"), &a_token, &json!({}))
+        .await;
+    let body = json!({"name": "Stolen", "isDefault": true});
+    for response in [
+        app.get(&format!("/whatsapp/{id}"), &b_token).await,
+        app.put(&format!("/whatsapp/{id}"), &b_token, &body).await,
+        app.delete(&format!("/whatsapp/{id}"), &b_token).await,
+        app.post(&format!("/whatsapp/{id}/token"), &b_token, &json!({}))
+            .await,
+        app.post(&format!("/whatsappsession/{id}"), &b_token, &json!({}))
+            .await,
+        app.put(&format!("/whatsappsession/{id}"), &b_token, &json!({}))
+            .await,
+        app.delete(&format!("/whatsappsession/{id}"), &b_token)
+            .await,
+        app.post(&format!("/sandbox/{id}/scan"), &b_token, &json!({}))
+            .await,
+        app.post(
+            &format!("/sandbox/{id}/send"),
+            &b_token,
+            &json!({"from": "5511999990000", "body": "hi"}),
+        )
+        .await,
+        app.get(&format!("/sandbox/{id}/inbox"), &b_token).await,
+    ] {
+        assert_error(response, StatusCode::NOT_FOUND, "ERR_NO_WAPP_FOUND").await;
+    }
+    let b_list = json_of(app.get("/whatsapp", &b_token).await, StatusCode::OK).await;
+    assert!(b_list.as_array().expect("list").is_empty());
+    let a_view = json_of(
+        app.get(&format!("/whatsapp/{id}"), &a_token).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(a_view["name"], "Alpha line");
+    assert_eq!(
+        a_view["status"], "qrcode",
+        "B's calls did not touch A's session"
+    );
+}
+
+/// Polls the connection until `status`, for up to 5 s.
+async fn wait_for_status(app: &TestApp, token: &str, id: i64, status: &str) -> Value {
+    for _ in 0..50 {
+        let read = json_of(
+            app.get(&format!("/whatsapp/{id}"), token).await,
+            StatusCode::OK,
+        )
+        .await;
+        if read["status"] == status {
+            return read;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("connection {id} never reached {status}");
+}
+
+async fn pairing_a_simulated_phone(app: TestApp) {
+    let (company, token) = admin(&app, "Alpha").await;
+    let id = create(&app, &token, json!({"name": "Sandbox"})).await["id"]
+        .as_i64()
+        .expect("id");
+    // Scanning before pairing started is refused.
+    assert_error(
+        app.post(&format!("/sandbox/{id}/scan"), &token, &json!({}))
+            .await,
+        StatusCode::BAD_GATEWAY,
+        "ERR_WAPP_NOT_INITIALIZED",
+    )
+    .await;
+
+    let started = app
+        .post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+        .await;
+    assert_eq!(started.status(), StatusCode::NO_CONTENT);
+    let waiting = wait_for_status(&app, &token, id, "qrcode").await;
+    let qr = waiting["qrcode"].as_str().expect("qrcode");
+    assert!(qr.starts_with("data:image/svg+xml;base64,"), "{qr}");
+    assert_eq!(waiting["retries"], 1);
+
+    // A new QR keeps pairing with a fresh code.
+    app.put(&format!("/whatsappsession/{id}"), &token, &json!({}))
+        .await;
+    let renewed = wait_for_status(&app, &token, id, "qrcode").await;
+    assert_ne!(renewed["qrcode"], waiting["qrcode"]);
+
+    let scanned = app
+        .post(&format!("/sandbox/{id}/scan"), &token, &json!({}))
+        .await;
+    assert_eq!(scanned.status(), StatusCode::NO_CONTENT);
+    let connected = wait_for_status(&app, &token, id, "CONNECTED").await;
+    assert_eq!(connected["number"], format!("5500000000{id}"));
+    assert_eq!(connected["qrcode"], "");
+
+    // A phone writes; nothing was sent to phones yet.
+    let sent = json_of(
+        app.post(
+            &format!("/sandbox/{id}/send"),
+            &token,
+            &json!({"from": "5511999990000", "name": "Ana", "body": "hello"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert!(sent["externalId"].as_str().expect("id").starts_with("SBX"));
+    let inbox = json_of(
+        app.get(&format!("/sandbox/{id}/inbox?to=5511999990000"), &token)
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert!(inbox.as_array().expect("list").is_empty());
+    // The phone's message reaches the inbox (delivered once ingested).
+    let mut delivered = false;
+    for _ in 0..50 {
+        let tickets = json_of(
+            app.get("/tickets?status=pending&showAll=true", &token)
+                .await,
+            StatusCode::OK,
+        )
+        .await;
+        if tickets.to_string().contains("5511999990000") {
+            delivered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(delivered, "the phone's message became a ticket");
+
+    // The connection sends to the phone: acks climb to 3.
+    let provider = app
+        .ports
+        .channels
+        .get(chatflow_core::inbox::model::ProviderKind::Sandbox)
+        .expect("the sandbox runs");
+    let scope = chatflow_core::TenantScope::new(company);
+    let external_id = provider
+        .send(
+            scope,
+            &chatflow_core::inbox::channel::Outbound {
+                connection: chatflow_core::WhatsappId(id),
+                to: "5511999990000".into(),
+                content: chatflow_core::inbox::channel::OutboundContent::Text {
+                    body: "Welcome!".into(),
+                },
+                quoted_external_id: None,
+            },
+        )
+        .await
+        .expect("sent");
+    let mut acked = Value::Null;
+    for _ in 0..40 {
+        acked = json_of(
+            app.get(&format!("/sandbox/{id}/inbox?to=5511999990000"), &token)
+                .await,
+            StatusCode::OK,
+        )
+        .await;
+        if acked[0]["ack"] == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(acked[0]["externalId"], external_id.as_str());
+    assert_eq!(acked[0]["body"], "Welcome!");
+    assert_eq!(acked[0]["ack"], 3);
+
+    // Restarting all keeps a paired phone connected.
+    let restarted = json_of(
+        app.post("/whatsapp-restart/", &token, &json!({})).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(restarted["restarted"], 1);
+    wait_for_status(&app, &token, id, "CONNECTED").await;
+
+    let disconnected = app.delete(&format!("/whatsappsession/{id}"), &token).await;
+    assert_eq!(disconnected.status(), StatusCode::NO_CONTENT);
+    wait_for_status(&app, &token, id, "DISCONNECTED").await;
+
+    // The session changes reached the company's event log.
+    let events = app
+        .ports
+        .event_log
+        .read(chatflow_core::TenantScope::new(company), 0, 1000)
+        .await
+        .expect("events");
+    let sessions = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.event,
+                chatflow_core::inbox::events::InboxEvent::WhatsappSession { .. }
+            )
+        })
+        .count();
+    assert!(sessions >= 5, "{sessions} session events");
+}
+
+async fn session_changes_reach_only_the_companys_sockets(app: TestApp) {
+    use crate::socket_client::SocketClient;
+    let (a, a_token) = admin(&app, "Alpha").await;
+    let (_, b_token) = admin(&app, "Beta").await;
+    let mut a_socket = SocketClient::with_token(&app.host, &a_token).await;
+    let mut b_socket = SocketClient::with_token(&app.host, &b_token).await;
+    let id = create(&app, &a_token, json!({"name": "Live"})).await["id"]
+        .as_i64()
+        .expect("id");
+    let created = a_socket
+        .expect_event(&format!("company-{a}-whatsapp"), Duration::from_secs(5))
+        .await;
+    assert_eq!(created["action"], "update");
+    assert_eq!(created["whatsapp"]["id"], id);
+    assert!(created["seq"].as_i64().is_some());
+
+    app.post(&format!("/whatsappsession/{id}"), &a_token, &json!({}))
+        .await;
+    let mut statuses = Vec::new();
+    while statuses.last().map(String::as_str) != Some("qrcode") {
+        let session = a_socket
+            .expect_event(
+                &format!("company-{a}-whatsappSession"),
+                Duration::from_secs(5),
+            )
+            .await;
+        assert_eq!(session["session"]["id"], id);
+        statuses.push(
+            session["session"]["status"]
+                .as_str()
+                .expect("status")
+                .to_owned(),
+        );
+    }
+    assert_eq!(statuses, vec!["OPENING", "qrcode"]);
+
+    let seen_by_b = b_socket.drain(Duration::from_millis(500)).await;
+    assert!(
+        seen_by_b
+            .iter()
+            .all(|(name, _)| !name.starts_with(&format!("company-{a}-"))),
+        "{seen_by_b:?}"
+    );
+}

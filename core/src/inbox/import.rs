@@ -1,0 +1,349 @@
+//! Contact import rules (spec 1 §5, §9) as pure functions: a spreadsheet's header row and the
+//! user's column mapping turn its rows into contact inputs, counting what is imported, ignored
+//! (no name or no number) and failed (invalid).
+//!
+//! The host reads the file (xls, xlsx, csv, txt) into rows of text cells; this module decides.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
+use crate::inbox::model::ContactInput;
+use crate::ports::ChannelKind;
+
+/// How many rows the upload preview shows.
+pub const PREVIEW_ROWS: usize = 50;
+/// The most rows one import takes.
+pub const MAX_ROWS: usize = 50_000;
+
+/// Which column (by its header text) feeds which contact field. `name` and `number` are
+/// required; one column feeds at most one field.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ImportMapping {
+    pub name: String,
+    pub number: String,
+    #[serde(default)]
+    pub email: Option<String>,
+    /// A column of tag names separated by commas or semicolons.
+    #[serde(default)]
+    pub tags: Option<String>,
+}
+
+/// The mapping resolved to column positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Columns {
+    pub name: usize,
+    pub number: usize,
+    pub email: Option<usize>,
+    pub tags: Option<usize>,
+}
+
+/// Resolves `mapping` against the header row. Header texts are compared trimmed and
+/// case-insensitively. `ERR_VALIDATION` with field `name`/`number` `Required` when a required
+/// field is not mapped, `NotFound`-like `InvalidFormat` when a mapped column does not exist, and
+/// `AlreadyExists`-like `InvalidFormat` on the second field when one column is mapped twice.
+pub fn resolve(header: &[String], mapping: &ImportMapping) -> Result<Columns> {
+    let mut errors = Vec::new();
+    let find = |wanted: &str| {
+        let wanted = wanted.trim().to_lowercase();
+        header
+            .iter()
+            .position(|h| h.trim().to_lowercase() == wanted)
+    };
+    let required = |field: &str, column: &str, errors: &mut Vec<FieldError>| {
+        if column.trim().is_empty() {
+            errors.push(FieldError::new(field, FieldCode::Required));
+            None
+        } else {
+            let found = find(column);
+            if found.is_none() {
+                errors.push(FieldError::new(field, FieldCode::InvalidFormat));
+            }
+            found
+        }
+    };
+    let name = required("name", &mapping.name, &mut errors);
+    let number = required("number", &mapping.number, &mut errors);
+    let optional = |field: &str, column: &Option<String>, errors: &mut Vec<FieldError>| match column
+        .as_deref()
+        .map(str::trim)
+    {
+        None | Some("") => None,
+        Some(column) => {
+            let found = find(column);
+            if found.is_none() {
+                errors.push(FieldError::new(field, FieldCode::InvalidFormat));
+            }
+            found
+        }
+    };
+    let email = optional("email", &mapping.email, &mut errors);
+    let tags = optional("tags", &mapping.tags, &mut errors);
+    // No column may feed two fields.
+    let mut seen: Vec<usize> = Vec::new();
+    for (field, column) in [
+        ("name", name),
+        ("number", number),
+        ("email", email),
+        ("tags", tags),
+    ] {
+        if let Some(column) = column {
+            if seen.contains(&column) {
+                errors.push(FieldError::new(field, FieldCode::InvalidFormat));
+            }
+            seen.push(column);
+        }
+    }
+    match (name, number, errors.is_empty()) {
+        (Some(name), Some(number), true) => Ok(Columns {
+            name,
+            number,
+            email,
+            tags,
+        }),
+        _ => Err(Error::validation(errors)),
+    }
+}
+
+/// One row turned into a contact to save, with the tag names it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowContact {
+    /// 1-based row number in the file, header excluded.
+    pub row: usize,
+    pub input: ContactInput,
+    pub tags: Vec<String>,
+}
+
+/// A row that failed, and why (an error code, e.g. `ERR_VALIDATION` or `ERR_DUPLICATED_CONTACT`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RowError {
+    pub row: usize,
+    pub error: String,
+}
+
+/// What an import did: `{imported, ignored, failed, errors}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ImportReport {
+    pub imported: u64,
+    pub ignored: u64,
+    pub failed: u64,
+    pub errors: Vec<RowError>,
+}
+
+impl ImportReport {
+    /// Records a failed row.
+    pub fn fail(&mut self, row: usize, error: &Error) {
+        self.failed += 1;
+        self.errors.push(RowError {
+            row,
+            error: error.code.as_str().to_owned(),
+        });
+    }
+}
+
+/// What the rules decided for a file: the contacts to save and the counts so far (ignored and
+/// invalid rows). The caller saves each contact and adds `imported` (or a failure) per row.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportPlan {
+    pub contacts: Vec<RowContact>,
+    pub report: ImportReport,
+}
+
+/// Turns `rows` (header excluded) into contacts of `channel`: rows with no name or no number are
+/// ignored; rows whose fields break the contact rules fail; the rest are normalised inputs.
+pub fn plan(columns: Columns, rows: &[Vec<String>], channel: ChannelKind) -> ImportPlan {
+    let mut out = ImportPlan::default();
+    let cell =
+        |row: &[String], i: usize| row.get(i).map(|s| s.trim().to_owned()).unwrap_or_default();
+    for (index, row) in rows.iter().enumerate() {
+        let row_no = index + 1;
+        if row.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        let name = cell(row, columns.name);
+        let number = cell(row, columns.number);
+        if name.is_empty() || number.is_empty() {
+            out.report.ignored += 1;
+            continue;
+        }
+        let email = columns.email.map(|i| cell(row, i)).unwrap_or_default();
+        let tags = columns
+            .tags
+            .map(|i| split_tags(&cell(row, i)))
+            .unwrap_or_default();
+        let input = ContactInput {
+            name,
+            number,
+            email,
+            channel: Some(channel),
+            is_group: false,
+            whatsapp_id: None,
+            disable_bot: None,
+            accept_audio_message: None,
+            extra_info: Vec::new(),
+        };
+        match crate::inbox::contact_rules::prepare(input) {
+            Ok(input) => out.contacts.push(RowContact {
+                row: row_no,
+                input,
+                tags,
+            }),
+            Err(error) => out.report.fail(row_no, &error),
+        }
+    }
+    out
+}
+
+/// Tag names of a cell: split on commas and semicolons, trimmed, empty ones dropped.
+pub fn split_tags(cell: &str) -> Vec<String> {
+    cell.split([',', ';'])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Guesses the mapping from header names (`nome`/`name`, `número`/`numero`/`number`/`telefone`/
+/// `phone`, `email`/`e-mail`, `tags`/`etiquetas`), for the CLI and as the page's default.
+pub fn guess_mapping(header: &[String]) -> ImportMapping {
+    let pick = |names: &[&str]| {
+        header
+            .iter()
+            .find(|h| {
+                let h = crate::inbox::search::normalize(h);
+                names.contains(&h.as_str())
+            })
+            .cloned()
+    };
+    ImportMapping {
+        name: pick(&["nome", "name", "contato", "contact"]).unwrap_or_default(),
+        number: pick(&[
+            "numero", "number", "telefone", "phone", "celular", "whatsapp",
+        ])
+        .unwrap_or_default(),
+        email: pick(&["email", "e-mail", "mail"]),
+        tags: pick(&["tags", "tag", "etiquetas"]),
+    }
+}
+
+/// The error of a file the host cannot read as a spreadsheet ("Arquivo inválido!").
+pub fn invalid_file() -> Error {
+    Error::new(ErrorCode::ERR_INVALID_FILE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(cells: &[&str]) -> Vec<String> {
+        cells.iter().map(|c| (*c).to_owned()).collect()
+    }
+
+    fn mapping(name: &str, number: &str) -> ImportMapping {
+        ImportMapping {
+            name: name.into(),
+            number: number.into(),
+            email: None,
+            tags: None,
+        }
+    }
+
+    #[test]
+    fn resolves_columns_by_header_case_insensitively() {
+        let header = strings(&["Nome", " Número ", "Email", "Tags"]);
+        let mut m = mapping("nome", "número");
+        m.email = Some("EMAIL".into());
+        m.tags = Some("tags".into());
+        let cols = resolve(&header, &m).expect("resolves");
+        assert_eq!(
+            cols,
+            Columns {
+                name: 0,
+                number: 1,
+                email: Some(2),
+                tags: Some(3)
+            }
+        );
+    }
+
+    #[test]
+    fn name_and_number_must_be_mapped_once_each() {
+        let header = strings(&["a", "b"]);
+        let err = resolve(&header, &mapping("", "b")).expect_err("name missing");
+        assert_eq!(err.code, ErrorCode::ERR_VALIDATION);
+        assert_eq!(err.fields[0].field, "name");
+        assert_eq!(err.fields[0].code, FieldCode::Required);
+        let err = resolve(&header, &mapping("a", "a")).expect_err("one column twice");
+        assert_eq!(err.fields[0].field, "number");
+        let err = resolve(&header, &mapping("a", "zzz")).expect_err("no such column");
+        assert_eq!(err.fields[0].field, "number");
+        let mut m = mapping("a", "b");
+        m.email = Some("a".into());
+        assert!(
+            resolve(&header, &m).is_err(),
+            "e-mail cannot reuse the name column"
+        );
+    }
+
+    #[test]
+    fn counts_ignored_failed_and_normalises_the_rest() {
+        let cols = Columns {
+            name: 0,
+            number: 1,
+            email: Some(2),
+            tags: Some(3),
+        };
+        let rows = vec![
+            strings(&[
+                "João",
+                "+55 (11) 99999-0001",
+                "joao@example.com",
+                "vip, lead",
+            ]),
+            strings(&["", "5511999990002", "", ""]),
+            strings(&["Maria", "", "", ""]),
+            strings(&["X", "5511999990003", "", ""]),
+            strings(&["Ana", "123", "", ""]),
+            strings(&["Bia", "5511999990004", "not-an-email", ""]),
+            strings(&["", "", "", ""]),
+            strings(&["Caio", "5511999990005"]),
+        ];
+        let plan = plan(cols, &rows, ChannelKind::Whatsapp);
+        assert_eq!(plan.report.ignored, 2);
+        assert_eq!(plan.report.failed, 3);
+        assert_eq!(
+            plan.report.errors.iter().map(|e| e.row).collect::<Vec<_>>(),
+            vec![4, 5, 6]
+        );
+        assert_eq!(plan.contacts.len(), 2);
+        let first = &plan.contacts[0];
+        assert_eq!(first.row, 1);
+        assert_eq!(first.input.number, "5511999990001");
+        assert_eq!(first.input.email, "joao@example.com");
+        assert_eq!(first.tags, vec!["vip".to_owned(), "lead".to_owned()]);
+        assert_eq!(
+            plan.contacts[1].row, 8,
+            "short rows read missing cells as empty"
+        );
+    }
+
+    #[test]
+    fn guesses_common_headers() {
+        let m = guess_mapping(&strings(&["Nome", "Número", "E-mail", "Outro"]));
+        assert_eq!(m.name, "Nome");
+        assert_eq!(m.number, "Número");
+        assert_eq!(m.email.as_deref(), Some("E-mail"));
+        assert_eq!(m.tags, None);
+    }
+
+    #[test]
+    fn splits_tag_cells() {
+        assert_eq!(split_tags(" a ; b,, c "), vec!["a", "b", "c"]);
+        assert!(split_tags("  ").is_empty());
+    }
+}

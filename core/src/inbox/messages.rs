@@ -1,0 +1,126 @@
+//! Message rules of the inbox: what may be sent, how the sign-message prefix is added, who may
+//! edit or delete a message, and what a forwarded copy looks like.
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::identity::Actor;
+use crate::ids::TicketId;
+use crate::inbox::model::{Message, NewMessage};
+use crate::policy::{Action, MessageTarget, authorize};
+
+/// The body to send: refused with `ERR_VALIDATION` when empty after trimming (a message with
+/// media may have an empty caption: pass `has_media`).
+pub fn validate_body(body: &str, has_media: bool) -> Result<()> {
+    if body.trim().is_empty() && !has_media {
+        return Err(Error::with_detail(
+            ErrorCode::ERR_VALIDATION,
+            "the message is empty",
+        ));
+    }
+    Ok(())
+}
+
+/// The body as sent to the contact: `*{name}*:\n{body}` when the company setting
+/// `sendSignMessage` is on and the user did not turn signing off for this message; the body
+/// unchanged otherwise (and for private notes, which the contact never sees).
+pub fn signed_body(body: &str, user_name: &str, company_signs: bool, user_signs: bool) -> String {
+    if company_signs && user_signs && !user_name.trim().is_empty() {
+        format!("*{}*:\n{body}", user_name.trim())
+    } else {
+        body.to_owned()
+    }
+}
+
+fn target(actor: &Actor, message: &Message, company: crate::ids::CompanyId) -> MessageTarget {
+    MessageTarget {
+        company,
+        own: message.from_me && message.user_id == Some(actor.user_id),
+    }
+}
+
+/// Whether `actor` may edit `message` (of `company`) at `now`: only their own, sent from the
+/// inbox, not deleted, within 15 minutes ([`crate::ticket::can_edit_message`]).
+pub fn may_edit(
+    actor: &Actor,
+    company: crate::ids::CompanyId,
+    message: &Message,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    let target = target(actor, message, company);
+    authorize(actor, &Action::EditMessage(target))?;
+    if message.is_deleted || !crate::ticket::can_edit_message(target.own, message.created_at, now) {
+        return Err(Error::with_detail(
+            ErrorCode::ERR_NO_PERMISSION,
+            "the edit window of 15 minutes has passed",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `actor` may delete `message` (of `company`): only their own.
+pub fn may_delete(actor: &Actor, company: crate::ids::CompanyId, message: &Message) -> Result<()> {
+    authorize(
+        actor,
+        &Action::DeleteMessage(target(actor, message, company)),
+    )
+}
+
+/// The copy of `original` forwarded by `actor` to `ticket`: same body and media, marked
+/// forwarded, never private, not quoting anything. `media_path` is the media store's name of
+/// the original attachment, if any.
+pub fn forwarded(
+    actor: &Actor,
+    original: &Message,
+    media_path: Option<String>,
+    ticket: TicketId,
+) -> NewMessage {
+    NewMessage {
+        ticket_id: ticket,
+        body: original.body.clone(),
+        from_me: true,
+        is_private: false,
+        is_forwarded: true,
+        media_type: original.media_type,
+        media_path,
+        media_name: original.media_name.clone(),
+        quoted_msg_id: None,
+        user_id: Some(actor.user_id),
+        external_id: None,
+        ack: 0,
+    }
+}
+
+/// The pause between two forwarded messages, so the channel does not see a burst.
+pub const FORWARD_SPACING_MS: u64 = 900;
+
+/// Media limits per kind, in bytes (images and audio 16 MiB, video 64 MiB, documents 100 MiB).
+pub fn media_limit(media_type: crate::inbox::model::MediaType) -> u64 {
+    use crate::inbox::model::MediaType;
+    const MIB: u64 = 1024 * 1024;
+    match media_type {
+        MediaType::Image | MediaType::Audio => 16 * MIB,
+        MediaType::Video => 64 * MIB,
+        _ => 100 * MIB,
+    }
+}
+
+/// The media kind of an upload from its MIME type; `None` for types the inbox does not send
+/// (executables and unknown binary types are sent as documents only when their MIME type is a
+/// document's).
+pub fn media_type_of(mime: &str) -> Option<crate::inbox::model::MediaType> {
+    use crate::inbox::model::MediaType;
+    let mime = mime.to_ascii_lowercase();
+    let (top, sub) = mime.split_once('/')?;
+    match top {
+        "image" => Some(MediaType::Image),
+        "audio" => Some(MediaType::Audio),
+        "video" => Some(MediaType::Video),
+        "text" => Some(MediaType::Application),
+        "application" => {
+            const REFUSED: [&str; 4] = ["x-msdownload", "x-executable", "x-sh", "x-msdos-program"];
+            (!REFUSED.contains(&sub)).then_some(MediaType::Application)
+        }
+        _ => None,
+    }
+}

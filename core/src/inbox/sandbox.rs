@@ -1,0 +1,209 @@
+//! The sandbox channel's persistence port: the built-in simulated phone network keeps its state
+//! in the database so the CLI (another process), the HTTP routes and the server share it.
+//!
+//! - Pairing: one row per connection with the current pairing nonce and whether a phone scanned
+//!   it (a paired connection reconnects without a new QR after a restart).
+//! - Inbound: what simulated phones sent to a connection, in order; a row is marked delivered
+//!   only after the inbox committed it, so a crash replays it.
+//! - Outbound: what simulated phones received from a connection, with the delivery ack.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::ids::{CompanyId, TenantScope, WhatsappId};
+use crate::inbox::channel::{InboundEvent, OutboundContent};
+
+/// The pairing state of one sandbox connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxPairing {
+    pub whatsapp_id: WhatsappId,
+    /// The nonce of the QR code currently shown.
+    pub nonce: String,
+    /// A phone scanned the code; the connection stays paired until it disconnects.
+    pub paired: bool,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A message (or reaction, edit, missed call) a simulated phone sent to a connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxInbound {
+    pub id: i64,
+    pub company_id: CompanyId,
+    pub whatsapp_id: WhatsappId,
+    pub event: InboundEvent,
+    pub created_at: DateTime<Utc>,
+    pub delivered_at: Option<DateTime<Utc>>,
+}
+
+/// A message a simulated phone received from a connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxReceived {
+    pub id: i64,
+    pub whatsapp_id: WhatsappId,
+    /// The simulated phone's number (or group id).
+    pub to: String,
+    /// The channel's id of the message (what the inbox stored as the message's external id).
+    pub external_id: String,
+    pub content: OutboundContent,
+    /// The text shown on the phone: the body, the caption, or a short description.
+    pub body: String,
+    /// 1 sent, 2 delivered, 3 read.
+    pub ack: i64,
+    /// Deleted for everyone by the sender.
+    pub deleted: bool,
+    /// The sender's reaction (empty for none).
+    pub reaction: String,
+    /// When the phone saw the chat read (the connection marked it read).
+    pub read_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A change to a message a phone received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SandboxChange {
+    /// The sender edited the text.
+    Edit(String),
+    /// The sender deleted it for everyone.
+    Delete,
+    /// The sender reacted (empty removes).
+    React(String),
+}
+
+/// Storage of the sandbox channel. Tenant-scoped except where named platform-level.
+#[async_trait]
+pub trait SandboxRepo: Send + Sync {
+    /// Starts (or restarts) pairing with a fresh `nonce`, keeping `paired` as it was unless
+    /// `reset` (a new QR was asked for).
+    async fn begin_pairing(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        nonce: &str,
+        reset: bool,
+    ) -> Result<SandboxPairing>;
+    /// The pairing state, if pairing ever started.
+    async fn pairing(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+    ) -> Result<Option<SandboxPairing>>;
+    /// A phone scanned the connection's QR code. `false` when the connection is not pairing
+    /// (or is not the company's).
+    async fn mark_scanned(&self, scope: TenantScope, connection: WhatsappId) -> Result<bool>;
+    /// Forgets the pairing (disconnect).
+    async fn unpair(&self, scope: TenantScope, connection: WhatsappId) -> Result<()>;
+    /// Queues what a phone sent; `false` when the connection is not the company's.
+    async fn push_inbound(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        event: &InboundEvent,
+    ) -> Result<Option<i64>>;
+    /// Platform-level: the oldest undelivered inbound rows of connections whose status is
+    /// CONNECTED, in order.
+    async fn undelivered(&self, limit: u32) -> Result<Vec<SandboxInbound>>;
+    /// Marks an inbound row delivered (after the sink returned Ok).
+    async fn mark_delivered(&self, scope: TenantScope, id: i64) -> Result<()>;
+    /// Records a message a phone received, with ack 1.
+    async fn record_received(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+        content: &OutboundContent,
+        body: &str,
+    ) -> Result<SandboxReceived>;
+    /// Raises the ack of a received message (never lowers it); `false` when unknown.
+    async fn set_ack(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        ack: i64,
+    ) -> Result<bool>;
+    /// Applies a change to a received message; `false` when unknown.
+    async fn change_received(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        change: &SandboxChange,
+    ) -> Result<bool>;
+    /// Marks the phone `to`'s received messages read.
+    async fn mark_chat_read(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+    ) -> Result<()>;
+    /// What phones received from the connection (only `to`'s when given), oldest first.
+    async fn received(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: Option<&str>,
+    ) -> Result<Vec<SandboxReceived>>;
+}
+
+/// The pairing string a sandbox QR code holds.
+pub fn pairing_string(company: CompanyId, connection: WhatsappId, nonce: &str) -> String {
+    format!("chatflow-sandbox:{company}:{connection}:{nonce}")
+}
+
+/// The number a sandbox connection gets once paired.
+pub fn paired_number(connection: WhatsappId) -> String {
+    format!("5500000000{connection}")
+}
+
+/// The text a phone shows for outbound content.
+pub fn display_body(content: &OutboundContent) -> String {
+    match content {
+        OutboundContent::Text { body } => body.clone(),
+        OutboundContent::Media { media, caption } => {
+            if caption.is_empty() {
+                media.file_name.clone()
+            } else {
+                caption.clone()
+            }
+        }
+        OutboundContent::Contact { card } => format!("{} {}", card.name, card.number),
+        OutboundContent::Location {
+            latitude,
+            longitude,
+            name,
+        } => format!("{name} ({}, {})", latitude.get(), longitude.get()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairing_strings_and_numbers() {
+        assert_eq!(
+            pairing_string(CompanyId(2), WhatsappId(7), "abc"),
+            "chatflow-sandbox:2:7:abc"
+        );
+        assert_eq!(paired_number(WhatsappId(12)), "550000000012");
+    }
+
+    #[test]
+    fn phones_show_captions_or_file_names() {
+        let text = OutboundContent::Text { body: "hi".into() };
+        assert_eq!(display_body(&text), "hi");
+        let card = OutboundContent::Contact {
+            card: crate::inbox::channel::ContactCard {
+                name: "Ana".into(),
+                number: "5511".into(),
+            },
+        };
+        assert_eq!(display_body(&card), "Ana 5511");
+    }
+}

@@ -1,0 +1,327 @@
+//! Connections (`/whatsapp`, `/whatsappsession`): listing, creating, editing and deleting a
+//! company's channel accounts, their default flag and API token, and their sessions through the
+//! provider that drives them.
+//!
+//! Rules (spec 2 §5): writes need `ManageConnections` (admins, or users with allowConnections),
+//! reads `ListConnections`; the plan's `connections` limits how many a company has; exactly one
+//! connection is the default whenever the company has any.
+
+use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
+use crate::identity::Actor;
+use crate::ids::{TenantScope, WhatsappId};
+use crate::inbox::connection_rules::{self, ConnectionContext, TOKEN_LEN};
+use crate::inbox::model::{Connection, ConnectionInput, SessionUpdate};
+use crate::policy::{self, Action};
+use crate::ports::ChannelKind;
+use crate::service::Ports;
+
+/// The company setting that turns ratings (NPS) on.
+const USER_RATING: &str = "userRating";
+
+/// The company's connections (`GET /whatsapp`), optionally of one channel
+/// (`GET /whatsapp/filter?channel=`).
+pub async fn list(
+    ports: &Ports,
+    actor: &Actor,
+    channel: Option<ChannelKind>,
+) -> Result<Vec<Connection>> {
+    policy::authorize(actor, &Action::ListConnections(actor.company_id))?;
+    let all = ports.connections.list(actor.scope()).await?;
+    Ok(match channel {
+        Some(channel) => all.into_iter().filter(|c| c.channel == channel).collect(),
+        None => all,
+    })
+}
+
+/// One connection (`GET /whatsapp/{id}`); `ERR_NO_WAPP_FOUND` when it is not the company's.
+pub async fn get(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<Connection> {
+    policy::authorize(actor, &Action::ListConnections(actor.company_id))?;
+    find(ports, actor.scope(), id).await
+}
+
+/// The company's default connection; `ERR_NO_DEF_WAPP_FOUND` when it has none (a ticket
+/// opened without naming a connection uses it).
+pub async fn default_connection(ports: &Ports, actor: &Actor) -> Result<Connection> {
+    default_in(ports, actor.scope()).await
+}
+
+/// [`default_connection`] for a scope, without an acting user (ingestion, the CLI).
+pub async fn default_in(ports: &Ports, scope: TenantScope) -> Result<Connection> {
+    ports
+        .connections
+        .list(scope)
+        .await?
+        .into_iter()
+        .find(|c| c.is_default)
+        .ok_or_else(|| ErrorCode::ERR_NO_DEF_WAPP_FOUND.into())
+}
+
+/// Creates a connection (`POST /whatsapp`) with a fresh token.
+///
+/// Validates the fields, checks the queues are the company's and the plan has room
+/// (`ERR_CONNECTION_LIMIT_REACHED`). The company's first connection becomes the default; a new
+/// default takes the flag from the others. The provider is the one asked for, else the host's
+/// only provider, else `beta`.
+pub async fn create(ports: &Ports, actor: &Actor, input: ConnectionInput) -> Result<Connection> {
+    policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
+    let scope = actor.scope();
+    let mut input = normalised(input);
+    validate(ports, scope, &input).await?;
+    let count = ports.connections.count(scope).await?;
+    check_plan_room(ports, scope, count).await?;
+    if count == 0 {
+        input.is_default = true;
+    }
+    if input.provider.is_none() {
+        input.provider = Some(default_provider(ports));
+    }
+    if input.channel.is_none() {
+        input.channel = Some(ChannelKind::Whatsapp);
+    }
+    let token = ports.ids.token(TOKEN_LEN);
+    ports.connections.create(scope, &input, &token, &[]).await
+}
+
+/// Updates a connection's fields (`PUT /whatsapp/{id}`).
+///
+/// Setting the default flag moves it here; taking it off the default moves it to another
+/// connection, and is refused with `ERR_NO_OTHER_WHATSAPP` when there is none.
+pub async fn update(
+    ports: &Ports,
+    actor: &Actor,
+    id: WhatsappId,
+    input: ConnectionInput,
+) -> Result<Connection> {
+    policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
+    let scope = actor.scope();
+    let current = find(ports, scope, id).await?;
+    let mut input = normalised(input);
+    validate(ports, scope, &input).await?;
+    // The provider and channel of an existing connection stay unless named.
+    input.provider = input.provider.or(Some(current.provider));
+    input.channel = input.channel.or(Some(current.channel));
+    if current.is_default && !input.is_default {
+        let all = ports.connections.list(scope).await?;
+        let other = all.iter().find(|c| c.id != id);
+        if !connection_rules::may_unset_default(true, usize::from(other.is_some())) {
+            return Err(ErrorCode::ERR_NO_OTHER_WHATSAPP.into());
+        }
+        if let Some(other) = other {
+            ports.connections.set_default(scope, other.id).await?;
+        }
+    }
+    ports
+        .connections
+        .update(scope, id, &input)
+        .await?
+        .ok_or_else(|| ErrorCode::ERR_NO_WAPP_FOUND.into())
+}
+
+/// Deletes a connection (`DELETE /whatsapp/{id}`), ending its session first. When it was the
+/// default, another connection (the oldest) becomes the default.
+pub async fn delete(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
+    policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
+    let scope = actor.scope();
+    let current = find(ports, scope, id).await?;
+    if let Ok(provider) = ports.channels.get(current.provider) {
+        // A session that cannot be ended cleanly must not keep the row alive.
+        let _ = provider.disconnect(scope, id).await;
+    }
+    if !ports.connections.delete(scope, id).await? {
+        return Err(ErrorCode::ERR_NO_WAPP_FOUND.into());
+    }
+    if current.is_default
+        && let Some(next) = ports.connections.list(scope).await?.into_iter().next()
+    {
+        ports.connections.set_default(scope, next.id).await?;
+    }
+    Ok(())
+}
+
+/// Replaces the connection's API token with a fresh one (`POST /whatsapp/{id}/token`).
+pub async fn regenerate_token(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<Connection> {
+    policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
+    let scope = actor.scope();
+    find(ports, scope, id).await?;
+    let token = ports.ids.token(TOKEN_LEN);
+    if !ports.connections.set_token(scope, id, &token).await? {
+        return Err(ErrorCode::ERR_NO_WAPP_FOUND.into());
+    }
+    find(ports, scope, id).await
+}
+
+/// Starts (or retries) the session (`POST /whatsappsession/{id}`); progress arrives as session
+/// events.
+pub async fn start_session(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
+    let (scope, connection) = for_session(ports, actor, id).await?;
+    ports
+        .channels
+        .get(connection.provider)?
+        .start(scope, id)
+        .await
+}
+
+/// Drops the session and asks for a fresh QR code (`PUT /whatsappsession/{id}`).
+pub async fn new_qr(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
+    let (scope, connection) = for_session(ports, actor, id).await?;
+    ports
+        .channels
+        .get(connection.provider)?
+        .new_qr(scope, id)
+        .await
+}
+
+/// Ends the session (`DELETE /whatsappsession/{id}`).
+pub async fn disconnect(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
+    let (scope, connection) = for_session(ports, actor, id).await?;
+    ports
+        .channels
+        .get(connection.provider)?
+        .disconnect(scope, id)
+        .await
+}
+
+/// Restarts every session of the company (`POST /whatsapp-restart/`); returns how many
+/// started. Connections whose provider this host does not run are skipped.
+pub async fn restart_all(ports: &Ports, actor: &Actor) -> Result<usize> {
+    policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
+    let scope = actor.scope();
+    let mut started = 0;
+    for connection in ports.connections.list(scope).await? {
+        if let Ok(provider) = ports.channels.get(connection.provider) {
+            provider.start(scope, connection.id).await?;
+            started += 1;
+        }
+    }
+    Ok(started)
+}
+
+/// Platform-level, at startup: restarts the sessions of every connection that was CONNECTED
+/// (on a provider this host runs). Returns how many restarted; failures are returned per
+/// connection so the host can log them.
+pub async fn restore_sessions(ports: &Ports) -> Result<Vec<(WhatsappId, Result<()>)>> {
+    let mut outcomes = Vec::new();
+    for connection in ports.connections.list_all_platform().await? {
+        if connection.status != crate::inbox::model::ConnectionStatus::Connected {
+            continue;
+        }
+        let Ok(provider) = ports.channels.get(connection.provider) else {
+            continue;
+        };
+        let scope = TenantScope::new(connection.company_id);
+        outcomes.push((connection.id, provider.start(scope, connection.id).await));
+    }
+    Ok(outcomes)
+}
+
+/// Records a session change a provider reported (status, QR code, number) and appends the
+/// `whatsappSession` event. Ingestion calls it for [`crate::inbox::channel::InboundEvent::Session`].
+pub async fn record_session(
+    ports: &Ports,
+    scope: TenantScope,
+    id: WhatsappId,
+    update: &SessionUpdate,
+) -> Result<Connection> {
+    ports
+        .connections
+        .set_session(scope, id, update)
+        .await?
+        .ok_or_else(|| ErrorCode::ERR_NO_WAPP_FOUND.into())
+}
+
+// ------------------------------------------------------------------ helpers
+
+async fn find(ports: &Ports, scope: TenantScope, id: WhatsappId) -> Result<Connection> {
+    ports
+        .connections
+        .get(scope, id)
+        .await?
+        .ok_or_else(|| ErrorCode::ERR_NO_WAPP_FOUND.into())
+}
+
+async fn for_session(
+    ports: &Ports,
+    actor: &Actor,
+    id: WhatsappId,
+) -> Result<(TenantScope, Connection)> {
+    policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
+    let scope = actor.scope();
+    let connection = find(ports, scope, id).await?;
+    Ok((scope, connection))
+}
+
+/// Trims text fields and drops duplicate queue ids.
+fn normalised(mut input: ConnectionInput) -> ConnectionInput {
+    input.name = input.name.trim().to_owned();
+    let mut seen = Vec::with_capacity(input.queue_ids.len());
+    input.queue_ids.retain(|q| {
+        if seen.contains(q) {
+            false
+        } else {
+            seen.push(*q);
+            true
+        }
+    });
+    input
+}
+
+async fn validate(ports: &Ports, scope: TenantScope, input: &ConnectionInput) -> Result<()> {
+    let stored = ports.settings.company_settings(scope).await?;
+    let context = ConnectionContext {
+        ratings_enabled: crate::settings::is_enabled(
+            &crate::settings::to_map(&stored),
+            USER_RATING,
+        ),
+    };
+    connection_rules::validate(input, context)?;
+    // Every queue named (and the redirect queue) must be one of the company's.
+    let named: Vec<_> = input.queue_ids.iter().chain(&input.send_id_queue).collect();
+    if named.is_empty() {
+        return Ok(());
+    }
+    let known = ports.queues.list(scope).await?;
+    let mut errors = Vec::new();
+    if !input
+        .queue_ids
+        .iter()
+        .all(|id| known.iter().any(|q| q.id == *id))
+    {
+        errors.push(FieldError::new("queueIds", FieldCode::InvalidFormat));
+    }
+    if let Some(queue) = input.send_id_queue
+        && !known.iter().any(|q| q.id == queue)
+    {
+        errors.push(FieldError::new("sendIdQueue", FieldCode::InvalidFormat));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::validation(errors))
+    }
+}
+
+async fn check_plan_room(ports: &Ports, scope: TenantScope, count: i64) -> Result<()> {
+    let company = ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    let plan = ports
+        .plans
+        .get(company.plan_id)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    if count >= plan.connections {
+        return Err(ErrorCode::ERR_CONNECTION_LIMIT_REACHED.into());
+    }
+    Ok(())
+}
+
+/// The provider of a new connection when none is named: the host's only provider, else `beta`
+/// (spec 2's default).
+fn default_provider(ports: &Ports) -> crate::inbox::model::ProviderKind {
+    match ports.channels.all() {
+        [only] => only.kind(),
+        _ => crate::inbox::model::ProviderKind::Beta,
+    }
+}

@@ -1,0 +1,467 @@
+//! Messages (`/messages`, `/message/forward`, `/messages-allMe`): reading a ticket's messages,
+//! sending text, media, contact cards and private notes, editing, deleting, reacting,
+//! forwarding, and serving media.
+//!
+//! Sending stores the message first (ack 0, so it shows at once and survives a crash), sends
+//! it through the connection's provider, then records the channel's id (ack 1). **A send
+//! failure** marks the stored message deleted (it stays in the history as a deleted bubble,
+//! with its `update` event) and the request answers `ERR_SENDING_WAPP_MSG`.
+//!
+//! Media limits are per kind ([`crate::inbox::messages::media_limit`]): images and audio
+//! 16 MiB, video 64 MiB, documents 100 MiB; larger files answer `ERR_PAYLOAD_TOO_LARGE`, types
+//! the inbox does not send `ERR_VALIDATION`. Media are stored with [`crate::ports::MediaStore`]
+//! under the company's area and served only to users of that company who may see the ticket.
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::identity::Actor;
+use crate::ids::{ContactId, MessageId, TenantScope, TicketId, UserId};
+use crate::inbox::channel::{ChannelMedia, ContactCard, Outbound, OutboundContent};
+use crate::inbox::messages::{
+    may_delete, may_edit, media_limit, media_type_of, signed_body, validate_body,
+};
+use crate::inbox::model::{KeysetPage, MediaType, Message, NewMessage, PageStart, Ticket};
+use crate::service::Ports;
+use crate::settings::{SettingsView, to_map};
+
+use super::tickets::{self, visible};
+
+/// A ticket's messages (`GET /messages/{ticketUuid}`) with the ticket. The first page resets
+/// the ticket's unread count.
+pub async fn list(
+    ports: &Ports,
+    actor: &Actor,
+    uuid: uuid::Uuid,
+    start: &PageStart,
+    page_size: u32,
+) -> Result<(KeysetPage<Message>, Ticket)> {
+    let ticket = tickets::get_by_uuid(ports, actor, uuid).await?;
+    let page = ports
+        .messages
+        .list(actor.scope(), ticket.id, start, page_size)
+        .await?;
+    let mut ticket = ticket;
+    if matches!(start, PageStart::First) && ticket.unread_messages > 0 {
+        ports.tickets.reset_unread(actor.scope(), ticket.id).await?;
+        ticket.unread_messages = 0;
+    }
+    Ok((page, ticket))
+}
+
+/// An attachment to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upload {
+    pub file_name: String,
+    pub mime_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What `POST /messages/{ticketId}` asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SendMessage {
+    pub body: String,
+    pub quoted_msg_id: Option<MessageId>,
+    /// A private note: stored, never sent.
+    pub is_private: bool,
+    /// `false` when the user turned signing off for this message.
+    pub sign: bool,
+    pub media: Option<Upload>,
+    pub contact_card: Option<ContactCard>,
+}
+
+/// Checks an upload's type and size, returning its media kind.
+pub fn check_upload(upload: &Upload) -> Result<MediaType> {
+    let kind = media_type_of(&upload.mime_type).ok_or_else(|| {
+        Error::with_detail(
+            ErrorCode::ERR_VALIDATION,
+            format!("files of type {} cannot be sent", upload.mime_type),
+        )
+    })?;
+    if upload.bytes.len() as u64 > media_limit(kind) {
+        return Err(Error::with_detail(
+            ErrorCode::ERR_PAYLOAD_TOO_LARGE,
+            format!(
+                "{} files are limited to {} bytes",
+                kind.as_str(),
+                media_limit(kind)
+            ),
+        ));
+    }
+    Ok(kind)
+}
+
+/// Sends a message on a ticket the actor may see.
+pub async fn send(
+    ports: &Ports,
+    actor: &Actor,
+    ticket_id: TicketId,
+    input: SendMessage,
+) -> Result<Message> {
+    let scope = actor.scope();
+    let ticket = visible(ports, actor, ticket_id).await?;
+    let kind = match &input.media {
+        Some(upload) => Some(check_upload(upload)?),
+        None => None,
+    };
+    if input.contact_card.is_none() {
+        validate_body(&input.body, kind.is_some())?;
+    }
+    let stored = ports.settings.company_settings(scope).await?;
+    let map = to_map(&stored);
+    let company_signs = SettingsView::new(&map).is_enabled("sendSignMessage");
+    let user = ports.users.get(scope, actor.user_id).await?;
+    let name = user.as_ref().map_or("", |u| u.name.as_str());
+    let body = if input.is_private || input.body.trim().is_empty() {
+        input.body.clone()
+    } else {
+        signed_body(&input.body, name, company_signs, input.sign)
+    };
+    let media_path = match &input.media {
+        Some(upload) => Some(
+            ports
+                .media
+                .put(scope, &upload.file_name, &upload.bytes)
+                .await?,
+        ),
+        None => None,
+    };
+    let (media_type, card_body) = match (&input.contact_card, kind) {
+        (Some(card), _) => (
+            MediaType::ContactCard,
+            Some(format!("{}\n{}", card.name, card.number)),
+        ),
+        (None, Some(k)) => (k, None),
+        (None, None) => (MediaType::Chat, None),
+    };
+    let quoted = match input.quoted_msg_id {
+        Some(q) => ports
+            .messages
+            .get(scope, q)
+            .await?
+            .filter(|m| m.ticket_id == ticket.id),
+        None => None,
+    };
+    let message = ports
+        .messages
+        .create(
+            scope,
+            &NewMessage {
+                ticket_id: ticket.id,
+                body: card_body.unwrap_or_else(|| body.clone()),
+                from_me: true,
+                is_private: input.is_private,
+                is_forwarded: false,
+                media_type,
+                media_path,
+                media_name: input.media.as_ref().map(|m| m.file_name.clone()),
+                quoted_msg_id: quoted.as_ref().map(|q| q.id),
+                user_id: Some(actor.user_id),
+                external_id: None,
+                ack: 0,
+            },
+        )
+        .await?;
+    if input.is_private {
+        return Ok(message);
+    }
+    let content = match (&input.contact_card, &input.media, kind) {
+        (Some(card), _, _) => OutboundContent::Contact { card: card.clone() },
+        (None, Some(upload), Some(k)) => OutboundContent::Media {
+            media: ChannelMedia {
+                media_type: k,
+                file_name: upload.file_name.clone(),
+                mime_type: upload.mime_type.clone(),
+                bytes: upload.bytes.clone(),
+            },
+            caption: body,
+        },
+        _ => OutboundContent::Text { body },
+    };
+    deliver_outbound(
+        ports,
+        scope,
+        &ticket,
+        message,
+        content,
+        quoted.and_then(|q| q.external_id),
+    )
+    .await
+}
+
+/// Sends a stored message through the ticket's connection and records the channel's id; on
+/// failure marks it deleted and answers `ERR_SENDING_WAPP_MSG` (see the module documentation).
+async fn deliver_outbound(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    message: Message,
+    content: OutboundContent,
+    quoted_external_id: Option<String>,
+) -> Result<Message> {
+    let sent = async {
+        let connection_id = ticket
+            .whatsapp_id
+            .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+        let connection = ports
+            .connections
+            .get(scope, connection_id)
+            .await?
+            .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+        let provider = ports.channels.get(connection.provider)?;
+        provider
+            .send(
+                scope,
+                &Outbound {
+                    connection: connection_id,
+                    to: ticket.contact.number.clone(),
+                    content,
+                    quoted_external_id,
+                },
+            )
+            .await
+    }
+    .await;
+    match sent {
+        Ok(external_id) => Ok(ports
+            .messages
+            .set_sent(scope, message.id, &external_id)
+            .await?
+            .unwrap_or(message)),
+        Err(e) => {
+            ports.messages.mark_deleted(scope, message.id).await?;
+            Err(Error::with_detail(
+                ErrorCode::ERR_SENDING_WAPP_MSG,
+                e.detail.unwrap_or_else(|| e.code.to_string()),
+            ))
+        }
+    }
+}
+
+/// Sends an automatic text (greeting, farewell, transfer notice) on `ticket` as `user`.
+pub async fn send_automatic(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    body: &str,
+    user: UserId,
+) -> Result<Message> {
+    let message = ports
+        .messages
+        .create(
+            scope,
+            &NewMessage {
+                ticket_id: ticket.id,
+                body: body.to_owned(),
+                from_me: true,
+                is_private: false,
+                is_forwarded: false,
+                media_type: MediaType::Chat,
+                media_path: None,
+                media_name: None,
+                quoted_msg_id: None,
+                user_id: Some(user),
+                external_id: None,
+                ack: 0,
+            },
+        )
+        .await?;
+    deliver_outbound(
+        ports,
+        scope,
+        ticket,
+        message,
+        OutboundContent::Text {
+            body: body.to_owned(),
+        },
+        None,
+    )
+    .await
+}
+
+/// Loads a message and its ticket, both visible to the actor.
+async fn visible_message(ports: &Ports, actor: &Actor, id: MessageId) -> Result<(Message, Ticket)> {
+    let message = ports
+        .messages
+        .get(actor.scope(), id)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NOT_FOUND))?;
+    let ticket = visible(ports, actor, message.ticket_id)
+        .await
+        .map_err(|_| Error::new(ErrorCode::ERR_NOT_FOUND))?;
+    Ok((message, ticket))
+}
+
+/// Edits one's own message within 15 minutes (`POST /messages/edit/{id}`).
+pub async fn edit(
+    ports: &Ports,
+    actor: &Actor,
+    id: MessageId,
+    body: &str,
+    now: DateTime<Utc>,
+) -> Result<Message> {
+    validate_body(body, false)?;
+    let (message, ticket) = visible_message(ports, actor, id).await?;
+    may_edit(actor, ticket.company_id, &message, now)?;
+    if let (Some(external), Some(connection)) = (&message.external_id, ticket.whatsapp_id)
+        && let Some(c) = ports.connections.get(actor.scope(), connection).await?
+    {
+        ports
+            .channels
+            .get(c.provider)?
+            .edit(
+                actor.scope(),
+                connection,
+                &ticket.contact.number,
+                external,
+                body,
+            )
+            .await?;
+    }
+    ports
+        .messages
+        .edit(actor.scope(), id, body)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NOT_FOUND))
+}
+
+/// Deletes one's own message for everyone (`DELETE /messages/{id}`).
+pub async fn delete(ports: &Ports, actor: &Actor, id: MessageId) -> Result<Message> {
+    let (message, ticket) = visible_message(ports, actor, id).await?;
+    may_delete(actor, ticket.company_id, &message)?;
+    if let (Some(external), Some(connection)) = (&message.external_id, ticket.whatsapp_id)
+        && let Some(c) = ports.connections.get(actor.scope(), connection).await?
+    {
+        ports
+            .channels
+            .get(c.provider)?
+            .delete(actor.scope(), connection, &ticket.contact.number, external)
+            .await
+            .map_err(|_| Error::new(ErrorCode::ERR_DELETE_WAPP_MSG))?;
+    }
+    ports
+        .messages
+        .mark_deleted(actor.scope(), id)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NOT_FOUND))
+}
+
+/// Sets the company side's reaction on a message (`POST /messages/{id}/react`; empty removes).
+pub async fn react(ports: &Ports, actor: &Actor, id: MessageId, emoji: &str) -> Result<Message> {
+    if emoji.chars().count() > 8 {
+        return Err(Error::with_detail(ErrorCode::ERR_VALIDATION, "one emoji"));
+    }
+    let (message, ticket) = visible_message(ports, actor, id).await?;
+    if let (Some(external), Some(connection)) = (&message.external_id, ticket.whatsapp_id)
+        && let Some(c) = ports.connections.get(actor.scope(), connection).await?
+        && let Ok(provider) = ports.channels.get(c.provider)
+    {
+        provider
+            .react(
+                actor.scope(),
+                connection,
+                &ticket.contact.number,
+                external,
+                emoji,
+            )
+            .await?;
+    }
+    ports
+        .messages
+        .react(actor.scope(), id, emoji, true)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NOT_FOUND))
+}
+
+/// Forwards one message to a contact (`POST /message/forward`): to the contact's active ticket
+/// on the original connection, or a new ticket opened for the actor. The caller spaces several
+/// forwards by [`crate::inbox::messages::FORWARD_SPACING_MS`].
+pub async fn forward(
+    ports: &Ports,
+    actor: &Actor,
+    id: MessageId,
+    contact: ContactId,
+    sign: bool,
+) -> Result<Message> {
+    let scope = actor.scope();
+    let (original, from) = visible_message(ports, actor, id).await?;
+    let target = match ports
+        .tickets
+        .active_for_contact(scope, contact, from.whatsapp_id)
+        .await?
+    {
+        Some(t) => t,
+        None => {
+            let input = tickets::CreateTicket {
+                contact_id: contact,
+                queue_id: from.queue_id,
+                whatsapp_id: from.whatsapp_id,
+                user_id: Some(actor.user_id),
+                status: None,
+            };
+            let created = tickets::create(ports, actor, &input).await?;
+            visible(ports, actor, created.id).await?
+        }
+    };
+    let media_path = ports.messages.media_path(scope, id).await?;
+    let media = match &media_path {
+        Some(path) => ports.media.get(scope, path).await?,
+        None => None,
+    };
+    let stored = ports.settings.company_settings(scope).await?;
+    let map = to_map(&stored);
+    let company_signs = SettingsView::new(&map).is_enabled("sendSignMessage");
+    let name = ports
+        .users
+        .get(scope, actor.user_id)
+        .await?
+        .map(|u| u.name)
+        .unwrap_or_default();
+    let mut copy = crate::inbox::messages::forwarded(actor, &original, media_path, target.id);
+    if !copy.body.trim().is_empty() {
+        copy.body = signed_body(&copy.body, &name, company_signs, sign);
+    }
+    let body = copy.body.clone();
+    let message = ports.messages.create(scope, &copy).await?;
+    let content = match media {
+        Some(bytes) => OutboundContent::Media {
+            media: ChannelMedia {
+                media_type: original.media_type,
+                file_name: original.media_name.clone().unwrap_or_else(|| "file".into()),
+                mime_type: "application/octet-stream".into(),
+                bytes,
+            },
+            caption: body,
+        },
+        None => OutboundContent::Text { body },
+    };
+    deliver_outbound(ports, scope, &target, message, content, None).await
+}
+
+/// A message's media (`GET /messages/{id}/media`): `(file name, bytes)`; `ERR_NOT_FOUND` for
+/// another company's message or one without media.
+pub async fn media(ports: &Ports, actor: &Actor, id: MessageId) -> Result<(String, Vec<u8>)> {
+    let (message, _) = visible_message(ports, actor, id).await?;
+    let path = ports
+        .messages
+        .media_path(actor.scope(), id)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NOT_FOUND))?;
+    let bytes = ports
+        .media
+        .get(actor.scope(), &path)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NOT_FOUND))?;
+    Ok((message.media_name.unwrap_or(path), bytes))
+}
+
+/// How many messages in a range (`GET /messages-allMe`).
+pub async fn count(
+    ports: &Ports,
+    actor: &Actor,
+    from_me: Option<bool>,
+    from: Option<DateTime<Utc>>,
+    to: Option<DateTime<Utc>>,
+) -> Result<i64> {
+    ports.messages.count(actor.scope(), from_me, from, to).await
+}

@@ -1,0 +1,9 @@
+//! Use cases of the inbox (issue 3): connections, contacts and tags, tickets and messages,
+//! inbound ingestion.
+
+pub mod connections;
+pub mod contacts;
+pub mod ingest;
+pub mod messages;
+pub mod tags;
+pub mod tickets;
