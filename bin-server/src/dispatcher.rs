@@ -401,13 +401,14 @@ impl Dispatcher {
 fn emit(io: &SocketIo, event: &StoredEvent, settings: RecipientSettings) {
     let name = event.event.name(event.company_id);
     let room = room_for(event.company_id, &event.event);
-    // Without LGPD masking every recipient gets the same payload: build it once.
+    // When the payload does not vary by recipient, build it once.
+    let varies = event.event.varies_by_recipient(settings);
     let mut shared: Option<Option<Value>> = None;
     for socket in io.within(room).sockets() {
         let Some(SocketActor(actor)) = socket.extensions.get::<SocketActor>() else {
             continue;
         };
-        let payload = if settings.hide_numbers {
+        let payload = if varies {
             payload_for(event, &actor, settings)
         } else if actor.company_id != event.company_id {
             None

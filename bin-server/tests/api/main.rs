@@ -11,6 +11,7 @@ mod cross_company;
 mod malformed;
 mod messages;
 mod password_reset;
+mod queues;
 mod realtime_seq;
 mod settings;
 mod sockets;

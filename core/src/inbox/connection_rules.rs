@@ -85,6 +85,23 @@ pub fn may_unset_default(currently_default: bool, others: usize) -> bool {
     !currently_default || others > 0
 }
 
+/// The connection as `actor` may see it: the API token is a credential, shown only to those who
+/// manage connections; everyone else gets it empty.
+pub fn connection_for(
+    actor: &crate::identity::Actor,
+    mut connection: crate::inbox::model::Connection,
+) -> crate::inbox::model::Connection {
+    let manages = crate::policy::authorize(
+        actor,
+        &crate::policy::Action::ManageConnections(actor.company_id),
+    )
+    .is_ok();
+    if !manages {
+        connection.token.clear();
+    }
+    connection
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

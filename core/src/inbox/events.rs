@@ -146,6 +146,17 @@ impl InboxEvent {
         }
     }
 
+    /// Whether recipients may receive different payloads for this event (LGPD masking, the
+    /// connection token shown only to those who manage connections); when false, one payload
+    /// serves every recipient who may see the event.
+    pub fn varies_by_recipient(&self, settings: RecipientSettings) -> bool {
+        settings.hide_numbers
+            || matches!(
+                self,
+                InboxEvent::WhatsappUpdate { .. } | InboxEvent::WhatsappSession { .. }
+            )
+    }
+
     /// The payload `actor` receives, with `seq` added and numbers masked as LGPD requires.
     pub fn for_recipient(
         &self,
@@ -177,15 +188,17 @@ impl InboxEvent {
             InboxEvent::ContactDelete { contact_id } => {
                 json!({"action": "delete", "contactId": contact_id})
             }
-            InboxEvent::WhatsappUpdate { whatsapp } => {
-                json!({"action": "update", "whatsapp": whatsapp})
-            }
+            InboxEvent::WhatsappUpdate { whatsapp } => json!({
+                "action": "update",
+                "whatsapp": crate::inbox::connection_rules::connection_for(actor, (**whatsapp).clone()),
+            }),
             InboxEvent::WhatsappDelete { whatsapp_id } => {
                 json!({"action": "delete", "whatsappId": whatsapp_id})
             }
-            InboxEvent::WhatsappSession { session } => {
-                json!({"action": "update", "session": session})
-            }
+            InboxEvent::WhatsappSession { session } => json!({
+                "action": "update",
+                "session": crate::inbox::connection_rules::connection_for(actor, (**session).clone()),
+            }),
             InboxEvent::Other { payload, .. } => payload.clone(),
         };
         if let Some(map) = value.as_object_mut() {

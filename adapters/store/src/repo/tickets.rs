@@ -441,9 +441,11 @@ fn filter_clause(backend: Backend, company: CompanyId, filter: &TicketFilter) ->
             parts.push(format!("t.id = {mark}"));
         }
         if filter.search_on_messages {
+            // Driven by the text index: the matching messages' tickets are computed once, not
+            // looked up per ticket.
             let m = message_match(backend, &mut c, &term);
             parts.push(format!(
-                "EXISTS (SELECT 1 FROM messages m WHERE m.ticket_id = t.id AND {m})"
+                "t.id IN (SELECT m.ticket_id FROM messages m WHERE m.company_id = $1 AND {m})"
             ));
         }
         c.and(format!("({})", parts.join(" OR ")));

@@ -27,16 +27,20 @@ pub async fn list(
 ) -> Result<Vec<Connection>> {
     policy::authorize(actor, &Action::ListConnections(actor.company_id))?;
     let all = ports.connections.list(actor.scope()).await?;
-    Ok(match channel {
-        Some(channel) => all.into_iter().filter(|c| c.channel == channel).collect(),
-        None => all,
-    })
+    Ok(all
+        .into_iter()
+        .filter(|c| channel.is_none_or(|channel| c.channel == channel))
+        .map(|c| crate::inbox::connection_rules::connection_for(actor, c))
+        .collect())
 }
 
 /// One connection (`GET /whatsapp/{id}`); `ERR_NO_WAPP_FOUND` when it is not the company's.
 pub async fn get(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<Connection> {
     policy::authorize(actor, &Action::ListConnections(actor.company_id))?;
-    find(ports, actor.scope(), id).await
+    let connection = find(ports, actor.scope(), id).await?;
+    Ok(crate::inbox::connection_rules::connection_for(
+        actor, connection,
+    ))
 }
 
 /// The company's default connection; `ERR_NO_DEF_WAPP_FOUND` when it has none (a ticket
