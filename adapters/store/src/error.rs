@@ -49,6 +49,15 @@ const CONSTRAINT_CODES: &[(&str, ErrorCode)] = &[
         "contacts_company_channel_number_key",
         ErrorCode::ERR_DUPLICATED_CONTACT,
     ),
+    // SQLite names the columns of plain unique indexes rather than the index.
+    (
+        "queues.company_id, queues.color",
+        ErrorCode::ERR_QUEUE_COLOR_ALREADY_EXISTS,
+    ),
+    (
+        "contacts.company_id, contacts.channel, contacts.number",
+        ErrorCode::ERR_DUPLICATED_CONTACT,
+    ),
 ];
 
 /// Translates a sqlx failure of a repository call into a catalogue error. Database text only
