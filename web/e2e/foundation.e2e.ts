@@ -89,6 +89,9 @@ describe('foundation journey', () => {
     await signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
     await expect(page.locator(byTestId('menu-users')).isVisible()).resolves.toBe(true);
     await expect(page.locator(byTestId('menu-settings')).isVisible()).resolves.toBe(true);
+    // Signing in lands on the inbox (spec 1 §4); the Users entry opens the users page.
+    await page.waitForURL((url) => url.pathname.startsWith('/tickets'));
+    await page.locator(byTestId('menu-users')).click();
     await page.locator(byTestId('users-page')).waitFor();
     expect(new URL(page.url()).pathname).toBe('/users');
   });

@@ -105,7 +105,10 @@ async function openPending(page: Page): Promise<void> {
 }
 
 function pendingItem(page: Page) {
-  return page.locator(`${byTestId('tickets-list-pending')} [data-testid^="ticket-item-"]`, { hasText: CONTACT_NAME });
+  // The item itself (its parts have test ids starting the same way), by the contact's name.
+  return page.locator(`${byTestId('tickets-list-pending')} [data-testid^="ticket-item-"]:has(${byTestId('ticket-item-name')})`, {
+    hasText: CONTACT_NAME,
+  });
 }
 
 async function chooseOption(page: Page, dialog: string, index: number, option: string): Promise<void> {
