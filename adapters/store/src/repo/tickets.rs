@@ -662,7 +662,13 @@ impl TicketRepo for Store {
             PageStart::After(cursor) => after_cursor(&mut paged, filter, cursor)?,
             PageStart::PageNumber(n) => offset = i64::from(n.saturating_sub(1)) * size,
         }
-        let from = "FROM tickets t JOIN contacts c ON c.id = t.contact_id";
+        // Contacts are joined only when the search reads them, so a tab's page and count stay
+        // on the tickets' indexes.
+        let from = if search::query(&filter.search).is_some() {
+            "FROM tickets t JOIN contacts c ON c.id = t.contact_id"
+        } else {
+            "FROM tickets t"
+        };
         let sql = format!(
             "SELECT t.id {from} WHERE {} ORDER BY {} LIMIT {} OFFSET {offset}",
             paged.sql,
