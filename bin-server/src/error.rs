@@ -231,6 +231,17 @@ impl IntoResponse for ApiError {
 /// A handler's result.
 pub type ApiResult<T> = Result<T, ApiError>;
 
+/// A multipart body that could not be read: 413 `ERR_PAYLOAD_TOO_LARGE` past the body limit,
+/// otherwise 400 `ERR_BAD_REQUEST`. Shared by every upload route.
+pub fn multipart_error(error: axum::extract::multipart::MultipartError) -> ApiError {
+    if error.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::code(ErrorCode::ERR_PAYLOAD_TOO_LARGE)
+    } else {
+        tracing::debug!(%error, "unreadable multipart body");
+        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
+use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -418,15 +418,6 @@ fn take_upload(token: &str, company: CompanyId) -> Option<PendingUpload> {
     if fits { map.remove(token) } else { None }
 }
 
-fn multipart_error(error: MultipartError) -> ApiError {
-    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::code(ErrorCode::ERR_PAYLOAD_TOO_LARGE)
-    } else {
-        tracing::debug!(%error, "unreadable multipart body");
-        bad_request()
-    }
-}
-
 /// Reads a spreadsheet (multipart field `file`: xls, xlsx, csv or txt) and answers its columns, a
 /// preview and a token for `POST /contactsImport`.
 #[utoipa::path(
@@ -451,10 +442,14 @@ async fn upload_contacts(
         bad_request()
     })?;
     let mut file = None;
-    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(crate::error::multipart_error)?
+    {
         if field.name() == Some("file") {
             let name = field.file_name().unwrap_or_default().to_owned();
-            let bytes = field.bytes().await.map_err(multipart_error)?;
+            let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
             file = Some((name, bytes));
         }
     }

@@ -7,10 +7,10 @@
 //! from a spawned task, 900 ms apart (there is no job queue yet).
 
 use axum::body::Body;
-use axum::extract::multipart::{Multipart, MultipartError};
+use axum::extract::multipart::Multipart;
 use axum::extract::{FromRequest, Request, State};
+use axum::http::HeaderValue;
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
-use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 use chatflow_core::inbox::channel::ContactCard;
 use chatflow_core::inbox::messages::FORWARD_SPACING_MS;
@@ -155,15 +155,6 @@ fn bad_request() -> ApiError {
     ApiError::code(ErrorCode::ERR_BAD_REQUEST)
 }
 
-fn multipart_error(error: MultipartError) -> ApiError {
-    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::code(ErrorCode::ERR_PAYLOAD_TOO_LARGE)
-    } else {
-        tracing::debug!(%error, "unreadable multipart body");
-        bad_request()
-    }
-}
-
 /// A ticket's messages by the ticket's uuid: newest page first, each page oldest first. The
 /// first page resets the ticket's unread count.
 #[utoipa::path(
@@ -243,7 +234,11 @@ async fn send_message(
     let mut files = Vec::new();
     let mut captions = Vec::new();
     let mut sign = true;
-    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(crate::error::multipart_error)?
+    {
         match field.name() {
             Some("medias") => {
                 let file_name = field.file_name().unwrap_or("file").to_owned();
@@ -251,16 +246,23 @@ async fn send_message(
                     .content_type()
                     .unwrap_or("application/octet-stream")
                     .to_owned();
-                let bytes = field.bytes().await.map_err(multipart_error)?;
+                let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
                 files.push(Upload {
                     file_name,
                     mime_type,
                     bytes: bytes.to_vec(),
                 });
             }
-            Some("body") => captions.push(field.text().await.map_err(multipart_error)?),
+            Some("body") => {
+                captions.push(field.text().await.map_err(crate::error::multipart_error)?)
+            }
             Some("signMessage") => {
-                sign = field.text().await.map_err(multipart_error)?.trim() != "false";
+                sign = field
+                    .text()
+                    .await
+                    .map_err(crate::error::multipart_error)?
+                    .trim()
+                    != "false";
             }
             _ => {}
         }

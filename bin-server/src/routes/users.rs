@@ -5,7 +5,7 @@
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
+use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -231,10 +231,14 @@ async fn upload_avatar(
         ApiError::code(ErrorCode::ERR_BAD_REQUEST)
     })?;
     let mut upload = None;
-    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(crate::error::multipart_error)?
+    {
         if field.name() == Some("profileImage") {
             let content_type = field.content_type().map(str::to_owned);
-            let bytes = field.bytes().await.map_err(multipart_error)?;
+            let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
             upload = Some(AvatarUpload {
                 content_type,
                 bytes: bytes.to_vec(),
@@ -281,13 +285,4 @@ async fn get_avatar(
         HeaderValue::from_static("private, max-age=300"),
     );
     Ok(response)
-}
-
-fn multipart_error(error: MultipartError) -> ApiError {
-    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::code(ErrorCode::ERR_PAYLOAD_TOO_LARGE)
-    } else {
-        tracing::debug!(%error, "unreadable multipart body");
-        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
-    }
 }
