@@ -73,6 +73,8 @@ macro_rules! on_pool {
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: DbPool,
+    /// First pages of the inbox tabs per company event sequence (shared by clones).
+    lists: std::sync::Arc<crate::repo::list_cache::ListCache>,
 }
 
 impl Store {
@@ -103,9 +105,7 @@ impl Store {
                 .connect_with(options)
                 .await
                 .map_err(Error::Connect)?;
-            Ok(Store {
-                pool: DbPool::Postgres(pool),
-            })
+            Ok(Store::from_pool(DbPool::Postgres(pool)))
         } else {
             Err(Error::UnsupportedUrl(redact(url)))
         }
@@ -137,14 +137,20 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(Error::Connect)?;
-        Ok(Store {
-            pool: DbPool::Sqlite(pool),
-        })
+        Ok(Store::from_pool(DbPool::Sqlite(pool)))
     }
 
     /// A store over an existing pool (tests and tools that build their own pool).
     pub fn from_pool(pool: DbPool) -> Store {
-        Store { pool }
+        Store {
+            pool,
+            lists: std::sync::Arc::new(crate::repo::list_cache::ListCache::new()),
+        }
+    }
+
+    /// The inbox first-page cache.
+    pub(crate) fn lists(&self) -> &crate::repo::list_cache::ListCache {
+        &self.lists
     }
 
     /// The pool, for adapters that add their own tables through later migrations.

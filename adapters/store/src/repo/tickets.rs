@@ -24,6 +24,7 @@ use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope};
 use chrono::{DateTime, Utc};
 
 use crate::error::db_error;
+use crate::repo::list_cache::{FirstPage, PageKey};
 use crate::repo::{escape_like, from_wire, now, to_wire};
 use crate::{Backend, Store};
 
@@ -289,7 +290,7 @@ macro_rules! inbox_write_tx {
 }
 
 /// A bound parameter of a dynamic query.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Bind {
     Int(i64),
     Text(String),
@@ -352,8 +353,14 @@ pub(crate) fn message_match(backend: Backend, clause: &mut Clause, term: &str) -
     }
 }
 
-/// The WHERE clause of an inbox filter (without the keyset part).
-fn filter_clause(backend: Backend, company: CompanyId, filter: &TicketFilter) -> Result<Clause> {
+/// The WHERE clause of an inbox filter (without the keyset part), with or without its text
+/// search.
+fn filter_clause(
+    backend: Backend,
+    company: CompanyId,
+    filter: &TicketFilter,
+    with_search: bool,
+) -> Result<Clause> {
     let mut c = Clause::new(company);
     if !filter.statuses.is_empty() {
         let marks: Vec<String> = filter
@@ -425,7 +432,7 @@ fn filter_clause(backend: Backend, company: CompanyId, filter: &TicketFilter) ->
             c.and(format!("t.updated_at >= {from} AND t.updated_at < {to}"));
         }
     }
-    if let Some(term) = search::query(&filter.search) {
+    if let Some(term) = search::query(&filter.search).filter(|_| with_search) {
         let mut parts = Vec::new();
         if backend == Backend::Sqlite && term.chars().count() >= 3 {
             let mark = c.mark(Bind::Text(format!("\"{}\"", term.replace('"', "\"\""))));
@@ -456,18 +463,22 @@ fn filter_clause(backend: Backend, company: CompanyId, filter: &TicketFilter) ->
 /// The keyset key of a ticket in a list: `{unread flag}|{updated_at}` with unread first, or
 /// just `updated_at`.
 fn cursor_of(ticket: &Ticket, unread_first: bool) -> Cursor {
-    let at = ticket
-        .updated_at
-        .to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    cursor_at(
+        ticket.id.0,
+        ticket.unread_messages,
+        ticket.updated_at,
+        unread_first,
+    )
+}
+
+fn cursor_at(id: i64, unread: i64, updated_at: DateTime<Utc>, unread_first: bool) -> Cursor {
+    let at = updated_at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     let key = if unread_first {
-        format!("{}|{at}", i64::from(ticket.unread_messages > 0))
+        format!("{}|{at}", i64::from(unread > 0))
     } else {
         at
     };
-    Cursor {
-        key,
-        id: ticket.id.0,
-    }
+    Cursor { key, id }
 }
 
 /// Adds the keyset condition for `cursor` (rows after it in the list's order).
@@ -640,6 +651,121 @@ impl From<NoteRow> for TicketNote {
 const NOTE_SELECT: &str = "SELECT n.id, n.note, n.user_id, u.name AS user_name, n.ticket_id, \
      n.contact_id, n.created_at FROM ticket_notes n LEFT JOIN users u ON u.id = n.user_id";
 
+/// How many tickets a search walks in list order, batch by batch, before it asks the text
+/// indexes for the whole match set instead.
+const WALK_BATCHES: [i64; 3] = [60, 340, 1600];
+
+impl Store {
+    /// A search page found by walking the list in its own order and checking each ticket
+    /// (contact name/number, ticket id, and with `searchOnMessages` the ticket's own messages
+    /// through `messages (ticket_id)`). A frequent term fills a page within the first tickets,
+    /// where the text index would first have to gather every match in the company; a rare term
+    /// walks at most `WALK_BATCHES` tickets and then answers `None`, and the caller uses the
+    /// text index, whose match set is small for such a term.
+    ///
+    /// The page's count is known only when the walk reached the end of the list.
+    async fn search_walk(
+        &self,
+        scope: TenantScope,
+        filter: &TicketFilter,
+        start: &PageStart,
+        size: i64,
+        term: &str,
+    ) -> Result<Option<KeysetPage<Ticket>>> {
+        let company = scope.company_id();
+        let like = format!("%{}%", escape_like(term));
+        let id_term = term.parse::<i64>().ok();
+        let messages = if filter.search_on_messages {
+            " OR EXISTS (SELECT 1 FROM messages m WHERE m.company_id = $1 \
+             AND m.ticket_id = t.id AND m.search_text LIKE $2 ESCAPE '\\')"
+        } else {
+            ""
+        };
+        let by_id = if id_term.is_some() {
+            " OR t.id = $3"
+        } else {
+            ""
+        };
+        let mut cursor = match start {
+            PageStart::After(cursor) => Some(cursor.clone()),
+            _ => None,
+        };
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            let mut found: Vec<i64> = Vec::new();
+            let mut reached_end = false;
+            for batch in WALK_BATCHES {
+                let mut c = filter_clause(self.backend(), company, filter, false)?;
+                if let Some(cursor) = &cursor {
+                    after_cursor(&mut c, filter, cursor)?;
+                }
+                let sql = format!(
+                    "SELECT t.id, t.unread_messages, t.updated_at FROM tickets t WHERE {} \
+                     ORDER BY {} LIMIT {batch}",
+                    c.sql,
+                    order_by(filter)
+                );
+                let rows: Vec<(i64, i64, DateTime<Utc>)> =
+                    crate::bind_all!(sqlx::query_as(sqlx::AssertSqlSafe(sql)), &c.binds)
+                        .fetch_all(&mut *conn)
+                        .await
+                        .map_err(db_error)?;
+                let Some(last) = rows.last() else {
+                    reached_end = true;
+                    break;
+                };
+                cursor = Some(cursor_at(last.0, last.1, last.2, filter.unread_first));
+                let candidates: Vec<i64> = rows.iter().map(|r| r.0).collect();
+                let check = format!(
+                    "SELECT t.id FROM tickets t JOIN contacts c ON c.id = t.contact_id \
+                     WHERE t.company_id = $1 AND t.id IN ({}) \
+                     AND (c.search_text LIKE $2 ESCAPE '\\'{by_id}{messages})",
+                    id_list(&candidates)
+                );
+                let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(check))
+                    .bind(company.0)
+                    .bind(&like);
+                if let Some(id) = id_term {
+                    query = query.bind(id);
+                }
+                let matched: std::collections::HashSet<i64> = query
+                    .fetch_all(&mut *conn)
+                    .await
+                    .map_err(db_error)?
+                    .into_iter()
+                    .collect();
+                found.extend(candidates.iter().filter(|id| matched.contains(id)));
+                if found.len() as i64 > size {
+                    break;
+                }
+                if (rows.len() as i64) < batch {
+                    reached_end = true;
+                    break;
+                }
+            }
+            let has_more = found.len() as i64 > size;
+            if !has_more && !reached_end {
+                return Ok(None);
+            }
+            let first = matches!(start, PageStart::First | PageStart::PageNumber(1));
+            let count = (first && !has_more).then_some(found.len() as i64);
+            found.truncate(size as usize);
+            let items = crate::load_tickets!(&mut *conn, scope, &found)?;
+            let next_cursor = if has_more {
+                items.last().map(|t| cursor_of(t, filter.unread_first))
+            } else {
+                None
+            };
+            Ok(Some(KeysetPage {
+                items,
+                has_more,
+                next_cursor,
+                count,
+            }))
+        })
+    }
+}
+
 #[async_trait]
 impl TicketRepo for Store {
     async fn list(
@@ -650,8 +776,16 @@ impl TicketRepo for Store {
         page_size: u32,
     ) -> Result<KeysetPage<Ticket>> {
         let size = i64::from(page_size.clamp(1, 200));
-        let base = filter_clause(self.backend(), scope.company_id(), filter)?;
+        let term = search::query(&filter.search);
+        if let Some(term) = &term
+            && !matches!(start, PageStart::PageNumber(n) if *n > 1)
+            && let Some(page) = self.search_walk(scope, filter, start, size, term).await?
+        {
+            return Ok(page);
+        }
+        let base = filter_clause(self.backend(), scope.company_id(), filter, true)?;
         let first = matches!(start, PageStart::First | PageStart::PageNumber(1));
+        let cacheable = first && term.is_none() && filter.tag_ids.is_empty();
         let mut paged = Clause {
             sql: base.sql.clone(),
             binds: base.binds.clone(),
@@ -664,7 +798,7 @@ impl TicketRepo for Store {
         }
         // Contacts are joined only when the search reads them, so a tab's page and count stay
         // on the tickets' indexes.
-        let from = if search::query(&filter.search).is_some() {
+        let from = if term.is_some() {
             "FROM tickets t JOIN contacts c ON c.id = t.contact_id"
         } else {
             "FROM tickets t"
@@ -678,24 +812,59 @@ impl TicketRepo for Store {
         let count_sql = format!("SELECT COUNT(*) {from} WHERE {}", base.sql);
         crate::on_pool!(self.pool(), |p| {
             let mut conn = p.acquire().await.map_err(db_error)?;
-            let mut ids: Vec<i64> =
-                crate::bind_all!(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), &paged.binds)
+            // The sequence is read before the page: see `list_cache`.
+            let key = if cacheable {
+                let seq: i64 = sqlx::query_scalar("SELECT event_seq FROM companies WHERE id = $1")
+                    .bind(scope.company_id().0)
+                    .fetch_one(&mut *conn)
+                    .await
+                    .map_err(db_error)?;
+                Some(PageKey {
+                    company: scope.company_id().0,
+                    seq,
+                    sql: sql.clone(),
+                    binds: paged.binds.clone(),
+                })
+            } else {
+                None
+            };
+            let cached = key.as_ref().and_then(|k| self.lists().get(k));
+            let (ids, has_more, count) = match cached {
+                Some(page) => (page.ids.clone(), page.has_more, Some(page.count)),
+                None => {
+                    let mut ids: Vec<i64> = crate::bind_all!(
+                        sqlx::query_scalar(sqlx::AssertSqlSafe(sql)),
+                        &paged.binds
+                    )
                     .fetch_all(&mut *conn)
                     .await
                     .map_err(db_error)?;
-            let has_more = ids.len() as i64 > size;
-            ids.truncate(size as usize);
-            let count = if first {
-                let n: i64 = crate::bind_all!(
-                    sqlx::query_scalar(sqlx::AssertSqlSafe(count_sql)),
-                    &base.binds
-                )
-                .fetch_one(&mut *conn)
-                .await
-                .map_err(db_error)?;
-                Some(n)
-            } else {
-                None
+                    let has_more = ids.len() as i64 > size;
+                    ids.truncate(size as usize);
+                    let count = if first {
+                        let n: i64 = crate::bind_all!(
+                            sqlx::query_scalar(sqlx::AssertSqlSafe(count_sql)),
+                            &base.binds
+                        )
+                        .fetch_one(&mut *conn)
+                        .await
+                        .map_err(db_error)?;
+                        Some(n)
+                    } else {
+                        None
+                    };
+                    if let (Some(key), Some(count)) = (key, count) {
+                        self.lists().insert(
+                            key,
+                            FirstPage {
+                                ids: ids.clone(),
+                                has_more,
+                                count,
+                            },
+                        );
+                    }
+                    (ids, has_more, count)
+                }
             };
             let items = crate::load_tickets!(&mut *conn, scope, &ids)?;
             let next_cursor = if has_more {
@@ -990,7 +1159,7 @@ impl TicketRepo for Store {
         filter: &TicketFilter,
         actor: UserId,
     ) -> Result<u64> {
-        let base = filter_clause(self.backend(), scope.company_id(), filter)?;
+        let base = filter_clause(self.backend(), scope.company_id(), filter, true)?;
         let select = format!(
             "SELECT t.id FROM tickets t JOIN contacts c ON c.id = t.contact_id \
              WHERE {} AND t.status <> 'closed' ORDER BY t.id",

@@ -11,6 +11,7 @@ mod bulk;
 mod companies;
 mod connections;
 mod contacts;
+mod inbox_lists;
 mod password_resets;
 mod plans;
 mod queues_helps;

@@ -86,7 +86,7 @@ async fn tickets_of(store: &Store, scope: TenantScope) -> Vec<chatflow_core::inb
 }
 
 /// A user of `scope`'s company (inserted directly: only its id matters here).
-async fn user(store: &Store, scope: TenantScope, email: &str) -> UserId {
+pub(crate) async fn user(store: &Store, scope: TenantScope, email: &str) -> UserId {
     let sql = "INSERT INTO users (company_id, name, email, password_hash) VALUES ($1, 'Ana', $2, 'x') RETURNING id";
     let id: i64 = match store.pool() {
         chatflow_store::DbPool::Sqlite(p) => {

@@ -1,0 +1,100 @@
+//! First pages of the inbox tabs, remembered per company event sequence.
+//!
+//! Every attendant of a company reloads the same few tab pages (open, pending, groups...) over
+//! and over, and each load otherwise re-reads and re-counts the tab. Every write that changes a
+//! ticket list appends a realtime event in its own transaction, and appending bumps
+//! `companies.event_seq` (see [`append_events!`](crate::append_events)). So the ids of a first
+//! page and the tab's count, computed while the company's sequence was `N`, stay exact until the
+//! sequence moves: the key holds the sequence read *before* the page, so a page computed during
+//! a concurrent write is at worst newer than its key, never older. The tickets themselves are
+//! always loaded fresh by id (names, tags, last message).
+//!
+//! Not cached: searches (each term is its own question and is answered from the text indexes)
+//! and tag filters (ticket tags are written without bumping the sequence).
+
+use std::sync::Arc;
+
+use quick_cache::sync::Cache;
+
+use super::tickets::Bind;
+
+/// How many distinct first pages are kept (a page is a few hundred bytes of ids).
+const CAPACITY: usize = 4096;
+
+/// What identifies a first page: the company, its event sequence, and the exact query.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct PageKey {
+    pub company: i64,
+    pub seq: i64,
+    pub sql: String,
+    pub binds: Vec<Bind>,
+}
+
+/// A first page: the ticket ids in list order, whether more follow, and the tab's count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FirstPage {
+    pub ids: Vec<i64>,
+    pub has_more: bool,
+    pub count: i64,
+}
+
+/// The cache (shared by clones of a store).
+pub(crate) struct ListCache {
+    pages: Cache<PageKey, Arc<FirstPage>>,
+}
+
+impl ListCache {
+    pub(crate) fn new() -> Self {
+        Self {
+            pages: Cache::new(CAPACITY),
+        }
+    }
+
+    pub(crate) fn get(&self, key: &PageKey) -> Option<Arc<FirstPage>> {
+        self.pages.get(key)
+    }
+
+    pub(crate) fn insert(&self, key: PageKey, page: FirstPage) {
+        self.pages.insert(key, Arc::new(page));
+    }
+}
+
+impl std::fmt::Debug for ListCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListCache")
+            .field("pages", &self.pages.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(seq: i64) -> PageKey {
+        PageKey {
+            company: 1,
+            seq,
+            sql: "t.company_id = $1".into(),
+            binds: vec![Bind::Int(1)],
+        }
+    }
+
+    #[test]
+    fn a_page_is_found_only_under_its_own_sequence() {
+        let cache = ListCache::new();
+        cache.insert(
+            key(7),
+            FirstPage {
+                ids: vec![3, 2],
+                has_more: false,
+                count: 2,
+            },
+        );
+        assert_eq!(cache.get(&key(7)).map(|p| p.ids.clone()), Some(vec![3, 2]));
+        assert!(cache.get(&key(8)).is_none());
+        let mut other_company = key(7);
+        other_company.company = 2;
+        assert!(cache.get(&other_company).is_none());
+    }
+}
