@@ -82,6 +82,9 @@ pub enum Command {
     /// A company's contacts: list, import a spreadsheet, export.
     #[command(subcommand)]
     Contacts(crate::contacts::ContactsCommand),
+    /// A company's tickets: close all of a status.
+    #[command(subcommand)]
+    Tickets(crate::tickets::TicketsCommand),
 }
 
 /// `chatflow migrate`.

@@ -83,6 +83,7 @@ async fn dispatch(cli: &Cli, store: &Store) -> Outcome {
         Command::Dev(command) => crate::dev::run(cli, store, &ports, command).await,
         Command::Sandbox(command) => crate::sandbox::run(cli, store, &ports, command).await,
         Command::Contacts(command) => crate::contacts::run(cli, &ports, command).await,
+        Command::Tickets(command) => crate::tickets::run(cli, &ports, command).await,
     }
 }
 
@@ -119,6 +120,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         tags: store.clone(),
         tickets: store.clone(),
         messages: store.clone(),
+        jobs: store.clone(),
         connections: store,
     })
 }

@@ -1,4 +1,5 @@
-//! `chatflow`: the administration command line (migrate, users, companies, settings).
+//! `chatflow`: the administration command line (migrate, users, companies, settings, contacts,
+//! tickets, the sandbox's phones, development data).
 //!
 //! Same database as the server (`DATABASE_URL`, default `sqlite://data/chatflow.db`). Only
 //! `chatflow migrate` changes the schema (and seeds a first start); every other command refuses
@@ -18,6 +19,7 @@ mod contacts;
 mod dev;
 mod output;
 mod sandbox;
+mod tickets;
 
 /// Exit code of a command the core refused.
 const EXIT_DOMAIN: u8 = 1;

@@ -2,20 +2,25 @@
 //!
 //! - `chatflow sandbox scan --connection ID`: a phone scans the connection's QR code (the
 //!   server connects it within a moment).
-//! - `chatflow sandbox send --connection ID --from NUMBER [--name NAME] [--file PATH] TEXT`: a
-//!   phone sends a message (the server delivers it to the inbox).
-//! - `chatflow sandbox inbox --connection ID [--to NUMBER]`: what phones received, with acks.
+//! - `chatflow sandbox send --connection ID --from NUMBER [--name NAME] [--media PATH] TEXT`: a
+//!   phone sends a message, text or a file with a caption (the server delivers it to the inbox).
+//!   With `--react EXTERNAL_ID EMOJI`, `--edit EXTERNAL_ID` (TEXT is the new text) or
+//!   `--delete EXTERNAL_ID` the phone instead reacts to a message of its chat, or edits or
+//!   deletes one it sent.
+//! - `chatflow sandbox call --connection ID --from NUMBER [--name NAME]`: a call nobody answers
+//!   (the ticket shows a call-log line).
+//! - `chatflow sandbox inbox --connection ID [--to NUMBER]`: what phones received, with acks,
+//!   read marks, reactions and deletions.
 //!
 //! The CLI writes the sandbox's tables; the server picks the writes up by polling.
 
 use std::path::PathBuf;
 
-use chatflow_core::inbox::channel::InboundEvent;
 use chatflow_core::inbox::model::{Connection, ProviderKind};
 use chatflow_core::inbox::sandbox::SandboxRepo;
 use chatflow_core::service::Ports;
 use chatflow_core::{Error, ErrorCode, TenantScope, WhatsappId};
-use chatflow_sandbox::{PhoneFile, PhoneMessage, phone_event};
+use chatflow_sandbox::{PhoneAct, PhoneFile, PhoneMessage, queue_phone_act};
 use chatflow_store::Store;
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -29,8 +34,10 @@ use crate::output::{Table, print_json};
 pub enum SandboxCommand {
     /// A simulated phone scans the connection's QR code (pairing).
     Scan(ScanArgs),
-    /// A simulated phone sends a message to the connection.
+    /// A simulated phone sends a message to the connection, or reacts to, edits or deletes one.
     Send(SendArgs),
+    /// A simulated phone calls the connection and nobody answers.
+    Call(CallArgs),
     /// What simulated phones received from the connection, with acks.
     Inbox(InboxArgs),
 }
@@ -56,11 +63,35 @@ pub struct SendArgs {
     #[arg(long)]
     pub name: Option<String>,
     /// A file to attach (the text becomes its caption).
-    #[arg(long)]
+    #[arg(long, visible_alias = "media", value_name = "FILE")]
     pub file: Option<PathBuf>,
+    /// React to a message of the phone's chat (by its external id) with an emoji ("" removes).
+    #[arg(long, num_args = 2, value_names = ["EXTERNAL_ID", "EMOJI"],
+          conflicts_with_all = ["file", "edit", "delete"])]
+    pub react: Option<Vec<String>>,
+    /// Edit a message the phone sent (by its external id); the text is the new text.
+    #[arg(long, value_name = "EXTERNAL_ID", conflicts_with_all = ["file", "delete"])]
+    pub edit: Option<String>,
+    /// Delete a message the phone sent (by its external id), for everyone.
+    #[arg(long, value_name = "EXTERNAL_ID", conflicts_with = "file")]
+    pub delete: Option<String>,
     /// The text.
     #[arg(default_value = "")]
     pub text: String,
+}
+
+/// `chatflow sandbox call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The connection's id.
+    #[arg(long)]
+    pub connection: i64,
+    /// The phone's number.
+    #[arg(long)]
+    pub from: String,
+    /// The contact's name (default: the number).
+    #[arg(long)]
+    pub name: Option<String>,
 }
 
 /// `chatflow sandbox inbox`.
@@ -111,37 +142,28 @@ pub async fn run(
         }
         SandboxCommand::Send(args) => {
             let (scope, connection) = sandbox_connection(ports, args.connection).await?;
-            let file = match &args.file {
-                Some(path) => Some(read_file(path)?),
-                None => None,
+            let act = send_act(args)?;
+            let external_id =
+                queue_phone_act(store, ports.ids.as_ref(), scope, connection.id, &act).await?;
+            let what = match &act {
+                PhoneAct::Message(_) => "Sent",
+                PhoneAct::React { .. } => "Reacted to",
+                PhoneAct::Edit { .. } => "Edited",
+                PhoneAct::Delete { .. } => "Deleted",
+                PhoneAct::Call { .. } => "Called",
             };
-            let message = PhoneMessage {
+            report(cli, what, &act, connection.id, external_id);
+            Ok(())
+        }
+        SandboxCommand::Call(args) => {
+            let (scope, connection) = sandbox_connection(ports, args.connection).await?;
+            let act = PhoneAct::Call {
                 from: args.from.clone(),
                 name: args.name.clone().unwrap_or_default(),
-                body: args.text.clone(),
-                is_group: false,
-                file,
             };
-            let event = phone_event(ports.ids.as_ref(), &message)?;
-            let external_id = match &event {
-                InboundEvent::Message(m) => m.external_id.clone(),
-                _ => String::new(),
-            };
-            store
-                .push_inbound(scope, connection.id, &event)
-                .await?
-                .ok_or(ErrorCode::ERR_NO_WAPP_FOUND)?;
-            if cli.json {
-                print_json(&Sent {
-                    connection: connection.id.0,
-                    external_id,
-                });
-            } else {
-                println!(
-                    "Sent {external_id} from {} to connection {}.",
-                    message.from, connection.id
-                );
-            }
+            let external_id =
+                queue_phone_act(store, ports.ids.as_ref(), scope, connection.id, &act).await?;
+            report(cli, "Missed call", &act, connection.id, external_id);
             Ok(())
         }
         SandboxCommand::Inbox(args) => {
@@ -152,7 +174,8 @@ pub async fn run(
             if cli.json {
                 print_json(&received);
             } else {
-                let mut table = Table::new(&["ID", "TO", "ACK", "TEXT", "REACTION", "SENT"]);
+                let mut table =
+                    Table::new(&["ID", "TO", "ACK", "TEXT", "REACTION", "READ", "SENT"]);
                 for r in &received {
                     let text = if r.deleted {
                         "(deleted)".to_owned()
@@ -162,9 +185,12 @@ pub async fn run(
                     table.row(vec![
                         r.external_id.clone(),
                         r.to.clone(),
-                        r.ack.to_string(),
+                        format!("{} {}", r.ack, ack_name(r.ack)),
                         text,
                         r.reaction.clone(),
+                        r.read_at
+                            .map(|at| at.format("%H:%M:%S").to_string())
+                            .unwrap_or_default(),
                         r.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
                     ]);
                 }
@@ -172,6 +198,69 @@ pub async fn run(
             }
             Ok(())
         }
+    }
+}
+
+/// What `send`'s flags ask the phone to do.
+fn send_act(args: &SendArgs) -> Result<PhoneAct, Failure> {
+    let from = args.from.clone();
+    if let Some(react) = &args.react {
+        let (external_id, emoji) = match react.as_slice() {
+            [id, emoji] => (id.clone(), emoji.clone()),
+            _ => return Err(ErrorCode::ERR_BAD_REQUEST.into()),
+        };
+        return Ok(PhoneAct::React {
+            from,
+            external_id,
+            emoji,
+        });
+    }
+    if let Some(external_id) = &args.edit {
+        return Ok(PhoneAct::Edit {
+            from,
+            external_id: external_id.clone(),
+            body: args.text.clone(),
+        });
+    }
+    if let Some(external_id) = &args.delete {
+        return Ok(PhoneAct::Delete {
+            from,
+            external_id: external_id.clone(),
+        });
+    }
+    let file = match &args.file {
+        Some(path) => Some(read_file(path)?),
+        None => None,
+    };
+    Ok(PhoneAct::Message(PhoneMessage {
+        from,
+        name: args.name.clone().unwrap_or_default(),
+        body: args.text.clone(),
+        is_group: false,
+        file,
+    }))
+}
+
+fn report(cli: &Cli, what: &str, act: &PhoneAct, connection: WhatsappId, external_id: String) {
+    if cli.json {
+        print_json(&Sent {
+            connection: connection.0,
+            external_id,
+        });
+    } else {
+        println!(
+            "{what} {external_id} from {} to connection {connection}.",
+            act.from()
+        );
+    }
+}
+
+/// How a phone shows an ack.
+fn ack_name(ack: i64) -> &'static str {
+    match ack {
+        i64::MIN..=1 => "sent",
+        2 => "delivered",
+        _ => "read",
     }
 }
 

@@ -117,6 +117,14 @@ impl Realtime {
         self.inner.stopped.load(Ordering::SeqCst)
     }
 
+    /// Completes when the server shuts down (for the other background workers).
+    pub fn stop_signal(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut stop = self.inner.stop.subscribe();
+        async move {
+            let _ = stop.wait_for(|stopped| *stopped).await;
+        }
+    }
+
     fn set_emitted(&self, company: CompanyId, seq: i64) {
         self.lock().insert(company, seq);
     }

@@ -118,7 +118,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ERR_WAPP_GREETING_REQUIRED
         | ERR_WAPP_INVALID_CONTACT
         | ERR_TAG_REQUIRED
-        | ERR_QUEUE_REQUIRED => StatusCode::UNPROCESSABLE_ENTITY,
+        | ERR_QUEUE_REQUIRED
+        | ERR_CHANNEL_NOT_SUPPORTED => StatusCode::UNPROCESSABLE_ENTITY,
         ERR_TOO_MANY_ATTEMPTS => StatusCode::TOO_MANY_REQUESTS,
         ERR_WAPP_NOT_INITIALIZED
         | ERR_WAPP_CHECK_CONTACT
@@ -184,6 +185,7 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_NO_PLAN_FOUND => "Plan not found.",
         ERR_INVALID_RESET_CODE => "The code is wrong, expired or already used; request a new one.",
         ERR_INVALID_FILE => "Invalid file: send an xls, xlsx, csv or txt spreadsheet.",
+        ERR_CHANNEL_NOT_SUPPORTED => "This connection's channel cannot do that.",
         ERR_MAIL_NOT_CONFIGURED => {
             "This server cannot send e-mail yet, so no code was sent; please contact the administrator."
         }

@@ -16,6 +16,7 @@
 //! - [`request_log`]: request spans with secrets taken out of URIs.
 //! - [`realtime`]: socket.io rooms and client events (`sync` replay).
 //! - [`dispatcher`]: tails the event log and emits to the sockets that may see each event.
+//! - [`jobs`]: the durable job worker (claims due jobs, runs them through the core).
 //! - [`web`]: the built web app, SPA fallback and JSON 404/405/413.
 //! - [`state`]: what handlers share.
 
@@ -24,6 +25,7 @@ pub mod dispatcher;
 pub mod error;
 pub mod extract;
 pub mod inbound;
+pub mod jobs;
 pub mod rate_limit;
 pub mod realtime;
 pub mod request_log;
@@ -207,6 +209,7 @@ pub async fn build_with_hasher(
         tags: store.clone(),
         tickets: store.clone(),
         messages: store.clone(),
+        jobs: store.clone(),
         connections: store.clone(),
     };
 
@@ -250,12 +253,14 @@ pub async fn build_with_hasher(
         web_dir,
         realtime: realtime.clone(),
         sandbox,
+        jobs: jobs::JobWaker::default(),
     });
     realtime::attach(&io, state.clone());
     dispatcher::start(realtime.clone(), io.clone(), state.ports.clone())
         .await
         .map_err(|e| anyhow::anyhow!("cannot start the realtime dispatcher: {e}"))?;
     dispatcher::spawn_pruner(realtime.clone(), state.ports.clone());
+    jobs::spawn(state.ports.clone(), state.jobs.clone(), &realtime);
     spawn_limiter_cleanup(&state);
     routes::sandbox::start(&state).await;
 

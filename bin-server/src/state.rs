@@ -30,6 +30,8 @@ pub struct Shared {
     pub realtime: crate::dispatcher::Realtime,
     /// The sandbox channel, when `CHATFLOW_SANDBOX` is on.
     pub sandbox: Option<chatflow_sandbox::SandboxProvider>,
+    /// Wakes the durable job worker after a request queued jobs.
+    pub jobs: crate::jobs::JobWaker,
 }
 
 impl std::fmt::Debug for Shared {
@@ -53,6 +55,11 @@ impl AppState {
     /// Wraps the shared parts.
     pub fn new(shared: Shared) -> Self {
         Self(Arc::new(shared))
+    }
+
+    /// Makes the job worker look at the queue now (after queuing jobs).
+    pub fn jobs_wake(&self) {
+        self.0.jobs.wake();
     }
 
     /// A handle that does not keep the state alive (for background tasks).

@@ -132,6 +132,9 @@ catalogue! {
     /// Ours: an uploaded file is not a readable spreadsheet of an accepted type (xls, xlsx, csv,
     /// txt): "Arquivo inválido!".
     ERR_INVALID_FILE,
+    /// Ours: the connection's channel cannot do what was asked (e.g. list its chats or read a
+    /// contact's profile).
+    ERR_CHANNEL_NOT_SUPPORTED,
 }
 
 impl std::fmt::Display for ErrorCode {

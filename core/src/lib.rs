@@ -13,6 +13,7 @@
 //! - [`policy`]: the permission table and the one policy function.
 //! - [`ticket`]: the ticket state machine.
 //! - [`inbox`]: connections, contacts, tickets, messages, ingestion, realtime events.
+//! - [`jobs`]: durable jobs (what, for which company, when) and their retry schedule.
 //! - [`validation`]: form and payload rules, password strength.
 //! - [`settings`]: the catalogue of platform and company settings with their defaults.
 //! - [`ports`]: the traits adapters implement.
@@ -22,6 +23,7 @@ pub mod error;
 pub mod identity;
 pub mod ids;
 pub mod inbox;
+pub mod jobs;
 pub mod policy;
 pub mod ports;
 pub mod service;

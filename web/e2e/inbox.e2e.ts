@@ -5,8 +5,9 @@
  * a simulated contact writes → the ticket appears in Pending for the admin and an attendant at
  * once, without reload → the attendant accepts it (choosing a queue) and it leaves the admin's
  * Pending → the attendant replies with text and an image → the simulated phone receives both and
- * their acks reach 3 → the attendant transfers it to another queue, takes it back and resolves it
- * with the farewell, which the phone receives too.
+ * their acks reach 3 → the attendant records a voice note (Chromium's fake microphone), which
+ * the phone receives as an MP3 → the attendant transfers it to another queue, takes it back and
+ * resolves it with the farewell, which the phone receives too.
  * Then the admin imports contacts from a real xlsx file made here.
  *
  * Environment: CHATFLOW_E2E_BASE_URL, CHATFLOW_E2E_ADMIN_EMAIL, CHATFLOW_E2E_ADMIN_PASSWORD,
@@ -46,7 +47,7 @@ interface Received {
   to: string;
   body: string;
   ack: number;
-  content: { type: string };
+  content: { type: string; media?: { mediaType: string; fileName: string; mimeType: string; bytes: string } };
 }
 
 async function api<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
@@ -209,6 +210,23 @@ describe('the inbox with the sandbox channel', () => {
     expect(received.text.ack).toBe(3);
     await attendant.locator('[data-testid^="message-image-"]').first().waitFor({ timeout: 20_000 });
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('records a voice note with the fake microphone and the phone receives it as MP3', async () => {
+    await attendant.locator(byTestId('audio-record')).click();
+    await attendant.locator(byTestId('audio-timer')).waitFor();
+    // Long enough to pass the 10000-byte minimum at 128 kbps.
+    await attendant.waitForTimeout(2500);
+    expect(await attendant.locator(byTestId('audio-timer')).textContent()).toMatch(/^00:0[2-9]$/);
+    await attendant.locator(byTestId('audio-send')).click();
+    const audio = await eventually(async () => (await phoneReceived()).find((m) => m.content.media?.mimeType === 'audio/mpeg' || /\.mp3$/.test(m.content.media?.fileName ?? '')), 'the phone to receive the voice note');
+    expect(audio.content.media?.fileName).toMatch(/^audio-\d+\.mp3$/);
+    expect(audio.content.media?.mimeType).toBe('audio/mpeg');
+    const bytes = Buffer.from(audio.content.media?.bytes ?? '', 'base64');
+    expect(bytes.length).toBeGreaterThanOrEqual(10_000);
+    expect(bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0)).toBe(true);
+    await attendant.locator('[data-testid^="message-audio-"]').first().waitFor({ timeout: 20_000 });
+    await attendant.locator(byTestId('audio-record')).waitFor();
   });
 
   it('transfers to another queue and resolves with the farewell', async () => {

@@ -159,6 +159,10 @@ pub struct BenchArgs {
     /// Skip PostgreSQL even when one answers (CHATFLOW_TEST_POSTGRES_URL or 127.0.0.1:5432).
     #[arg(long)]
     pub no_postgres: bool,
+    /// Run the inbox scenarios on this already seeded SQLite file (`chatflow dev seed`) instead
+    /// of seeding fresh databases; PostgreSQL is skipped. The file is written to (ingestion).
+    #[arg(long, value_name = "FILE")]
+    pub sqlite_db: Option<std::path::PathBuf>,
     /// Inbound messages sent through the sandbox in the ingestion scenario.
     #[arg(long, default_value_t = 2000)]
     pub ingest_messages: u64,

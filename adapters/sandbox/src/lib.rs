@@ -10,9 +10,14 @@
 //!   directly on restart.
 //! - Outbound: [`ChannelProvider::send`] stores the message in the phone's received list with
 //!   ack 1 and reports acks 2 and 3 after [`SandboxConfig::ack_delay`] each.
-//! - Inbound: what simulated phones sent ([`SandboxRepo::push_inbound`]) is drained in order by
-//!   the background task ([`SandboxProvider::spawn`]) and marked delivered only after the
-//!   [`InboundSink`] returned Ok, so a crash replays it.
+//! - Inbound: what simulated phones do ([`PhoneAct`]: messages with or without a file, reactions,
+//!   edits and deletions of their own messages, missed calls) is queued durably
+//!   ([`SandboxRepo::push_inbound`]), drained in order by the background task
+//!   ([`SandboxProvider::spawn`]) and marked delivered only after the [`InboundSink`] returned
+//!   Ok, so a crash replays it (and ingestion's unique key makes the replay harmless).
+//! - Chats: the phones that talked with a connection are its chats
+//!   ([`ChannelProvider::list_chats`]); a phone's profile is the name it last sent
+//!   ([`ChannelProvider::profile`]).
 //!
 //! State shared with other processes lives in the database (the [`SandboxRepo`] port); the task
 //! polls it every [`SandboxConfig::poll_interval`] and wakes at once after in-process writes.
@@ -25,7 +30,8 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use chatflow_core::inbox::channel::{
-    ChannelMedia, ChannelProvider, InboundEvent, InboundMessage, InboundSink, Outbound,
+    ChannelChat, ChannelMedia, ChannelProfile, ChannelProvider, InboundEvent, InboundMessage,
+    InboundSink, Outbound,
 };
 use chatflow_core::inbox::model::{ConnectionStatus, MediaType, ProviderKind, SessionUpdate};
 use chatflow_core::inbox::sandbox::{
@@ -84,9 +90,46 @@ pub struct PhoneFile {
     pub bytes: Vec<u8>,
 }
 
-/// Builds the inbound event for a phone message, with a fresh external id.
-pub fn phone_event(ids: &dyn IdGenerator, message: &PhoneMessage) -> Result<InboundEvent> {
-    let from = message.from.trim();
+/// Something a simulated phone does to a connection: the inputs of `chatflow sandbox send` /
+/// `call` and of `POST /sandbox/{whatsappId}/send` / `call`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PhoneAct {
+    /// A message, with or without a file.
+    Message(PhoneMessage),
+    /// A reaction to a message of the chat (one the phone sent or received), by its external
+    /// id; an empty emoji removes the phone's reaction.
+    React {
+        from: String,
+        external_id: String,
+        emoji: String,
+    },
+    /// The phone edits the text of a message it sent.
+    Edit {
+        from: String,
+        external_id: String,
+        body: String,
+    },
+    /// The phone deletes a message it sent, for everyone.
+    Delete { from: String, external_id: String },
+    /// The phone called and nobody answered.
+    Call { from: String, name: String },
+}
+
+impl PhoneAct {
+    /// The phone's number.
+    pub fn from(&self) -> &str {
+        match self {
+            PhoneAct::Message(m) => &m.from,
+            PhoneAct::React { from, .. }
+            | PhoneAct::Edit { from, .. }
+            | PhoneAct::Delete { from, .. }
+            | PhoneAct::Call { from, .. } => from,
+        }
+    }
+}
+
+fn checked_sender(from: &str) -> Result<&str> {
+    let from = from.trim();
     if from.is_empty()
         || !from
             .chars()
@@ -97,6 +140,147 @@ pub fn phone_event(ids: &dyn IdGenerator, message: &PhoneMessage) -> Result<Inbo
             "the sender must be a phone number",
         ));
     }
+    Ok(from)
+}
+
+fn fresh_external_id(ids: &dyn IdGenerator) -> String {
+    format!("SBX{}", ids.token(20).to_uppercase())
+}
+
+fn push_name(name: &str, from: &str) -> String {
+    if name.trim().is_empty() {
+        from.to_owned()
+    } else {
+        name.trim().to_owned()
+    }
+}
+
+/// Builds the inbound event of a phone's act. Returns the event and the external id it is
+/// about: the new message's or call's, or the target of a reaction, edit or deletion. Refuses
+/// (`ERR_BAD_REQUEST`) a sender that is not a number, an empty message, an empty edit and a
+/// missing target; whose message the target is, is [`queue_phone_act`]'s check.
+pub fn phone_act_event(ids: &dyn IdGenerator, act: &PhoneAct) -> Result<(InboundEvent, String)> {
+    let from = checked_sender(act.from())?;
+    let target = |external_id: &str| -> Result<String> {
+        let id = external_id.trim();
+        if id.is_empty() {
+            return Err(Error::with_detail(
+                ErrorCode::ERR_BAD_REQUEST,
+                "name the message by its external id",
+            ));
+        }
+        Ok(id.to_owned())
+    };
+    match act {
+        PhoneAct::Message(message) => {
+            let event = phone_event(ids, message)?;
+            let id = match &event {
+                InboundEvent::Message(m) => m.external_id.clone(),
+                _ => String::new(),
+            };
+            Ok((event, id))
+        }
+        PhoneAct::React {
+            external_id, emoji, ..
+        } => {
+            let id = target(external_id)?;
+            Ok((
+                InboundEvent::Reaction {
+                    external_id: id.clone(),
+                    chat: from.to_owned(),
+                    emoji: emoji.trim().to_owned(),
+                },
+                id,
+            ))
+        }
+        PhoneAct::Edit {
+            external_id, body, ..
+        } => {
+            let id = target(external_id)?;
+            if body.trim().is_empty() {
+                return Err(Error::with_detail(
+                    ErrorCode::ERR_BAD_REQUEST,
+                    "an edit needs the new text",
+                ));
+            }
+            Ok((
+                InboundEvent::Edit {
+                    external_id: id.clone(),
+                    body: body.clone(),
+                    timestamp: chrono::Utc::now(),
+                },
+                id,
+            ))
+        }
+        PhoneAct::Delete { external_id, .. } => {
+            let id = target(external_id)?;
+            Ok((
+                InboundEvent::Delete {
+                    external_id: id.clone(),
+                },
+                id,
+            ))
+        }
+        PhoneAct::Call { name, .. } => {
+            let id = fresh_external_id(ids);
+            Ok((
+                InboundEvent::MissedCall {
+                    external_id: id.clone(),
+                    chat: from.to_owned(),
+                    chat_name: push_name(name, from),
+                    timestamp: chrono::Utc::now(),
+                },
+                id,
+            ))
+        }
+    }
+}
+
+/// Queues a phone's act for the connection (the server delivers it within a moment) and
+/// returns the external id it is about (see [`phone_act_event`]). A phone edits and deletes
+/// only messages it sent, and reacts only to messages of its own chat (sent or received);
+/// anything else is `ERR_NOT_FOUND`. `ERR_NO_WAPP_FOUND` when the connection is not the
+/// company's. The CLI (another process) and the HTTP routes both queue through here.
+pub async fn queue_phone_act(
+    repo: &dyn SandboxRepo,
+    ids: &dyn IdGenerator,
+    scope: TenantScope,
+    connection: WhatsappId,
+    act: &PhoneAct,
+) -> Result<String> {
+    let (event, external_id) = phone_act_event(ids, act)?;
+    let from = checked_sender(act.from())?;
+    let known = match act {
+        PhoneAct::Message(_) | PhoneAct::Call { .. } => true,
+        PhoneAct::Edit { .. } | PhoneAct::Delete { .. } => {
+            repo.phone_sent(scope, connection, from, &external_id)
+                .await?
+        }
+        PhoneAct::React { .. } => {
+            repo.phone_sent(scope, connection, from, &external_id)
+                .await?
+                || repo
+                    .received(scope, connection, Some(from))
+                    .await?
+                    .iter()
+                    .any(|r| r.external_id == external_id)
+        }
+    };
+    if !known {
+        return Err(Error::with_detail(
+            ErrorCode::ERR_NOT_FOUND,
+            format!("phone {from} has no message {external_id} it may change"),
+        ));
+    }
+    repo.push_inbound(scope, connection, &event)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_WAPP_FOUND)?;
+    Ok(external_id)
+}
+
+/// Builds the inbound event for a phone message, with a fresh external id.
+pub fn phone_event(ids: &dyn IdGenerator, message: &PhoneMessage) -> Result<InboundEvent> {
+    let from = checked_sender(&message.from)?;
     let media = message.file.as_ref().map(|file| {
         let mime_type = if file.mime_type.is_empty() {
             mime_of(&file.file_name).to_owned()
@@ -116,13 +300,9 @@ pub fn phone_event(ids: &dyn IdGenerator, message: &PhoneMessage) -> Result<Inbo
             "a message needs a text or a file",
         ));
     }
-    let name = if message.name.trim().is_empty() {
-        from.to_owned()
-    } else {
-        message.name.trim().to_owned()
-    };
+    let name = push_name(&message.name, from);
     Ok(InboundEvent::Message(InboundMessage {
-        external_id: format!("SBX{}", ids.token(20).to_uppercase()),
+        external_id: fresh_external_id(ids),
         chat: from.to_owned(),
         chat_name: name,
         is_group: message.is_group,
@@ -273,16 +453,26 @@ impl SandboxProvider {
         connection: WhatsappId,
         message: &PhoneMessage,
     ) -> Result<String> {
-        let event = phone_event(self.inner.ids.as_ref(), message)?;
-        let external_id = match &event {
-            InboundEvent::Message(m) => m.external_id.clone(),
-            _ => String::new(),
-        };
-        self.inner
-            .repo
-            .push_inbound(scope, connection, &event)
-            .await?
-            .ok_or(ErrorCode::ERR_NO_WAPP_FOUND)?;
+        self.phone_act(scope, connection, &PhoneAct::Message(message.clone()))
+            .await
+    }
+
+    /// A simulated phone acts on the connection ([`queue_phone_act`]); returns the external id
+    /// the act is about.
+    pub async fn phone_act(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        act: &PhoneAct,
+    ) -> Result<String> {
+        let external_id = queue_phone_act(
+            self.inner.repo.as_ref(),
+            self.inner.ids.as_ref(),
+            scope,
+            connection,
+            act,
+        )
+        .await?;
         self.wake();
         Ok(external_id)
     }
@@ -542,7 +732,7 @@ impl ChannelProvider for SandboxProvider {
 
     async fn send(&self, scope: TenantScope, message: &Outbound) -> Result<String> {
         self.require_connected(message.connection)?;
-        let external_id = format!("SBX{}", self.inner.ids.token(20).to_uppercase());
+        let external_id = fresh_external_id(self.inner.ids.as_ref());
         let body = display_body(&message.content);
         self.inner
             .repo
@@ -665,6 +855,48 @@ impl ChannelProvider for SandboxProvider {
             .mark_chat_read(scope, connection, chat)
             .await
     }
+
+    async fn profile(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        number: &str,
+    ) -> Result<Option<ChannelProfile>> {
+        Ok(self
+            .inner
+            .repo
+            .chats(scope, connection)
+            .await?
+            .into_iter()
+            .find(|c| c.number == number)
+            .map(|c| ChannelProfile {
+                name: if c.name.is_empty() {
+                    c.number.clone()
+                } else {
+                    c.name
+                },
+                number: c.number,
+                profile_pic_url: String::new(),
+            }))
+    }
+
+    async fn list_chats(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+    ) -> Result<Vec<ChannelChat>> {
+        Ok(self
+            .inner
+            .repo
+            .chats(scope, connection)
+            .await?
+            .into_iter()
+            .map(|c| ChannelChat {
+                number: c.number,
+                name: c.name,
+            })
+            .collect())
+    }
 }
 
 #[cfg(test)]
@@ -734,6 +966,83 @@ mod tests {
         assert_eq!(m.media_type, MediaType::Image);
         assert_eq!(m.media.expect("media").mime_type, "image/jpeg");
         assert_eq!(m.chat_name, "Ana");
+    }
+
+    #[test]
+    fn phone_acts_become_their_inbound_events() {
+        let react = PhoneAct::React {
+            from: "5511".into(),
+            external_id: " SBXTARGET ".into(),
+            emoji: "👍".into(),
+        };
+        let (event, id) = phone_act_event(&Counter, &react).expect("built");
+        assert_eq!(id, "SBXTARGET");
+        assert_eq!(
+            event,
+            InboundEvent::Reaction {
+                external_id: "SBXTARGET".into(),
+                chat: "5511".into(),
+                emoji: "👍".into(),
+            }
+        );
+        let delete = PhoneAct::Delete {
+            from: "5511".into(),
+            external_id: "SBXTARGET".into(),
+        };
+        assert_eq!(
+            phone_act_event(&Counter, &delete).expect("built").0,
+            InboundEvent::Delete {
+                external_id: "SBXTARGET".into()
+            }
+        );
+        let edit = PhoneAct::Edit {
+            from: "5511".into(),
+            external_id: "SBXTARGET".into(),
+            body: "fixed".into(),
+        };
+        let (InboundEvent::Edit { body, .. }, _) = phone_act_event(&Counter, &edit).expect("built")
+        else {
+            panic!("an edit")
+        };
+        assert_eq!(body, "fixed");
+        let call = PhoneAct::Call {
+            from: "5511".into(),
+            name: String::new(),
+        };
+        let (
+            InboundEvent::MissedCall {
+                chat_name,
+                external_id,
+                ..
+            },
+            id,
+        ) = phone_act_event(&Counter, &call).expect("built")
+        else {
+            panic!("a missed call")
+        };
+        assert_eq!(chat_name, "5511");
+        assert_eq!(external_id, id);
+        assert!(id.starts_with("SBX"));
+    }
+
+    #[test]
+    fn phone_acts_without_target_text_or_sender_are_refused() {
+        let no_target = PhoneAct::Delete {
+            from: "5511".into(),
+            external_id: "  ".into(),
+        };
+        assert!(phone_act_event(&Counter, &no_target).is_err());
+        let empty_edit = PhoneAct::Edit {
+            from: "5511".into(),
+            external_id: "SBX1".into(),
+            body: " ".into(),
+        };
+        assert!(phone_act_event(&Counter, &empty_edit).is_err());
+        let bad_sender = PhoneAct::Call {
+            from: "maria".into(),
+            name: "Maria".into(),
+        };
+        assert!(phone_act_event(&Counter, &bad_sender).is_err());
     }
 
     #[test]

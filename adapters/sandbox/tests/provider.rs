@@ -11,11 +11,11 @@ use chatflow_core::inbox::channel::{
 };
 use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind};
 use chatflow_core::inbox::sandbox::{
-    SandboxChange, SandboxInbound, SandboxPairing, SandboxReceived, SandboxRepo,
+    SandboxChange, SandboxChat, SandboxInbound, SandboxPairing, SandboxReceived, SandboxRepo,
 };
 use chatflow_core::ports::IdGenerator;
 use chatflow_core::{CompanyId, ErrorCode, Result, TenantScope, WhatsappId};
-use chatflow_sandbox::{PhoneMessage, SandboxConfig, SandboxProvider};
+use chatflow_sandbox::{PhoneAct, PhoneMessage, SandboxConfig, SandboxProvider};
 use chrono::Utc;
 
 const COMPANY: CompanyId = CompanyId(1);
@@ -195,6 +195,32 @@ impl SandboxRepo for Memory {
         _: Option<&str>,
     ) -> Result<Vec<SandboxReceived>> {
         Ok(self.received.lock().expect("lock").clone())
+    }
+    async fn phone_sent(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        chat: &str,
+        external_id: &str,
+    ) -> Result<bool> {
+        Ok(self.inbound.lock().expect("lock").iter().any(|r| {
+            matches!(&r.event, InboundEvent::Message(m) if m.chat == chat && m.external_id == external_id)
+        }))
+    }
+    async fn chats(&self, _: TenantScope, _: WhatsappId) -> Result<Vec<SandboxChat>> {
+        let mut chats: Vec<SandboxChat> = Vec::new();
+        for row in self.inbound.lock().expect("lock").iter() {
+            if let InboundEvent::Message(m) = &row.event {
+                match chats.iter_mut().find(|c| c.number == m.chat) {
+                    Some(chat) => chat.name = m.chat_name.clone(),
+                    None => chats.push(SandboxChat {
+                        number: m.chat.clone(),
+                        name: m.chat_name.clone(),
+                    }),
+                }
+            }
+        }
+        Ok(chats)
     }
 }
 
@@ -447,5 +473,99 @@ async fn inbound_is_acknowledged_only_after_the_sink_accepted_it() {
             .expect("lock")
             .iter()
             .all(|r| r.delivered_at.is_some())
+    );
+}
+
+#[tokio::test]
+async fn phones_change_only_their_own_messages() {
+    let (sandbox, repo, sink) = provider(fast());
+    *repo.connected.lock().expect("lock") = true;
+    let sent = sandbox
+        .phone_send(
+            scope(),
+            CONNECTION,
+            &PhoneMessage {
+                from: "5511999990001".into(),
+                name: "Maria".into(),
+                body: "oi".into(),
+                ..PhoneMessage::default()
+            },
+        )
+        .await
+        .expect("queued");
+    let edit = |from: &str| PhoneAct::Edit {
+        from: from.into(),
+        external_id: sent.clone(),
+        body: "olá".into(),
+    };
+    // Another phone may not edit, delete or react to Maria's message.
+    for act in [
+        edit("5511999990002"),
+        PhoneAct::Delete {
+            from: "5511999990002".into(),
+            external_id: sent.clone(),
+        },
+        PhoneAct::React {
+            from: "5511999990002".into(),
+            external_id: sent.clone(),
+            emoji: "👍".into(),
+        },
+    ] {
+        let refused = sandbox
+            .phone_act(scope(), CONNECTION, &act)
+            .await
+            .expect_err("not its message");
+        assert_eq!(refused.code, ErrorCode::ERR_NOT_FOUND);
+    }
+    assert_eq!(
+        sandbox
+            .phone_act(scope(), CONNECTION, &edit("5511999990001"))
+            .await
+            .expect("her own message"),
+        sent
+    );
+    sandbox
+        .phone_act(
+            scope(),
+            CONNECTION,
+            &PhoneAct::Call {
+                from: "5511999990001".into(),
+                name: "Maria".into(),
+            },
+        )
+        .await
+        .expect("a call");
+    sandbox.tick().await;
+    let kinds: Vec<&'static str> = sink
+        .events
+        .lock()
+        .expect("lock")
+        .iter()
+        .map(|e| match e {
+            InboundEvent::Message(_) => "message",
+            InboundEvent::Edit { .. } => "edit",
+            InboundEvent::MissedCall { .. } => "call",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["message", "edit", "call"]);
+    let chats = sandbox
+        .list_chats(scope(), CONNECTION)
+        .await
+        .expect("chats");
+    assert_eq!(chats.len(), 1);
+    assert_eq!(chats[0].name, "Maria");
+    let profile = sandbox
+        .profile(scope(), CONNECTION, "5511999990001")
+        .await
+        .expect("asked")
+        .expect("known");
+    assert_eq!(profile.name, "Maria");
+    assert_eq!(
+        sandbox
+            .profile(scope(), CONNECTION, "5511000000000")
+            .await
+            .expect("asked"),
+        None
     );
 }

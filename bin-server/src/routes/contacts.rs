@@ -1,5 +1,6 @@
 //! Contacts (`docs/api.md` "Contacts and tags"): the list with search and filters, the contact
-//! form, block/unblock, the bot and audio toggles, spreadsheet import and export.
+//! form, block/unblock, the bot and audio toggles, spreadsheet import and export, a number's
+//! profile and import from a connection's chats.
 //!
 //! Every handler hands the caller and the request to `chatflow_core::service::inbox::contacts`,
 //! which scopes each call to the caller's company: another company's ids answer 404.
@@ -22,7 +23,8 @@ use chatflow_core::inbox::import::{ImportMapping, ImportReport, PREVIEW_ROWS};
 use chatflow_core::inbox::model::{Contact, ContactFilter, ContactInput, Cursor, PageStart};
 use chatflow_core::ports::ChannelKind;
 use chatflow_core::service::inbox::contacts;
-use chatflow_core::{CompanyId, ContactId, ErrorCode, TagId};
+use chatflow_core::service::inbox::contacts::{ChatImportReport, ContactProfile};
+use chatflow_core::{CompanyId, ContactId, ErrorCode, TagId, WhatsappId};
 use chatflow_system::spreadsheet;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -49,6 +51,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(toggle_accept_audio))
         .routes(routes!(toggle_disable_bot))
         .routes(routes!(import_contacts))
+        .routes(routes!(contact_profile))
+        .routes(routes!(import_from_chats))
+        .routes(routes!(import_from_connection))
 }
 
 /// The spreadsheet upload, which takes a larger body than the JSON routes.
@@ -516,4 +521,91 @@ async fn import_contacts(
     )
     .await?;
     Ok(axum::Json(report))
+}
+
+/// The body of `POST /contacts/import/chats` and `POST /contacts/import`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChatImportBody {
+    /// The connection whose chats to import (default: the company's default connection).
+    pub whatsapp_id: Option<i64>,
+}
+
+/// The profile of a number: the company's contact with it, else what the company's connected
+/// (default) connection's channel knows (for the sandbox: the simulated phone's name).
+#[utoipa::path(
+    get,
+    path = "/contacts/profile/{number}",
+    tag = "contacts",
+    params(("number" = String, Path, description = "The phone number; formatting is ignored")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = ContactProfile),
+        (status = 404, description = "ERR_NO_CONTACT_FOUND", body = ErrorBody),
+        (status = 422, description = "ERR_WAPP_INVALID_CONTACT: not a phone number; ERR_CHANNEL_NOT_SUPPORTED", body = ErrorBody),
+    )
+)]
+async fn contact_profile(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(number): Path<String>,
+) -> ApiResult<axum::Json<ContactProfile>> {
+    Ok(axum::Json(
+        contacts::profile(&state.ports, &tenant.actor, &number).await?,
+    ))
+}
+
+/// Imports the contacts of a connection's chats (`whatsappId`, default the company's default
+/// connection): `{whatsappId, chats, imported, existing, ignored}`.
+#[utoipa::path(
+    post,
+    path = "/contacts/import/chats",
+    tag = "contacts",
+    request_body = ChatImportBody,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = ChatImportReport),
+        (status = 404, description = "ERR_NO_WAPP_FOUND or ERR_NO_DEF_WAPP_FOUND", body = ErrorBody),
+        (status = 422, description = "ERR_CHANNEL_NOT_SUPPORTED: the channel cannot list chats", body = ErrorBody),
+        (status = 502, description = "ERR_WAPP_NOT_INITIALIZED: the connection is not connected", body = ErrorBody),
+    )
+)]
+async fn import_from_chats(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    body: axum::body::Bytes,
+) -> ApiResult<axum::Json<ChatImportReport>> {
+    // The body is optional: no body (or `{}`) means the default connection.
+    let body: ChatImportBody = if body.iter().all(u8::is_ascii_whitespace) {
+        ChatImportBody::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|_| bad_request())?
+    };
+    let whatsapp = body.whatsapp_id.map(WhatsappId);
+    Ok(axum::Json(
+        contacts::import_chats(&state.ports, &tenant.actor, whatsapp).await?,
+    ))
+}
+
+/// The same import as `POST /contacts/import/chats`, under the name the web app's "import from
+/// phone" uses (`{whatsappId}`).
+#[utoipa::path(
+    post,
+    path = "/contacts/import",
+    tag = "contacts",
+    request_body = ChatImportBody,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = ChatImportReport),
+        (status = 404, description = "ERR_NO_WAPP_FOUND or ERR_NO_DEF_WAPP_FOUND", body = ErrorBody),
+        (status = 422, description = "ERR_CHANNEL_NOT_SUPPORTED", body = ErrorBody),
+        (status = 502, description = "ERR_WAPP_NOT_INITIALIZED", body = ErrorBody),
+    )
+)]
+async fn import_from_connection(
+    state: State<AppState>,
+    tenant: Tenant,
+    body: axum::body::Bytes,
+) -> ApiResult<axum::Json<ChatImportReport>> {
+    import_from_chats(state, tenant, body).await
 }

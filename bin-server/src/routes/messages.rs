@@ -13,7 +13,6 @@ use axum::http::HeaderValue;
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::Response;
 use chatflow_core::inbox::channel::ContactCard;
-use chatflow_core::inbox::messages::FORWARD_SPACING_MS;
 use chatflow_core::inbox::model::{Message, Ticket};
 use chatflow_core::service::inbox::messages::{self, SendMessage, Upload};
 use chatflow_core::{ContactId, ErrorCode, MessageId, TicketId};
@@ -380,29 +379,16 @@ async fn forward(
         OneOrMany::One(id) => vec![id],
         OneOrMany::Many(ids) => ids,
     };
-    let Some((&first, rest)) = ids.split_first() else {
-        return Err(ApiError::code(ErrorCode::ERR_VALIDATION));
-    };
-    let contact = ContactId(body.contact_id);
-    let sign = body.sign_message.unwrap_or(true);
-    let message =
-        messages::forward(&state.ports, &tenant.actor, MessageId(first), contact, sign).await?;
-    let rest: Vec<i64> = rest.to_vec();
-    let queued = rest.len();
-    if queued > 0 {
-        let ports = state.ports.clone();
-        let actor = tenant.actor.clone();
-        tokio::spawn(async move {
-            for id in rest {
-                tokio::time::sleep(std::time::Duration::from_millis(FORWARD_SPACING_MS)).await;
-                if let Err(error) =
-                    messages::forward(&ports, &actor, MessageId(id), contact, sign).await
-                {
-                    tracing::warn!(?error, message = id, "forwarding failed");
-                }
-            }
-        });
-    }
+    let ids: Vec<MessageId> = ids.into_iter().map(MessageId).collect();
+    let (message, queued) = messages::forward_many(
+        &state.ports,
+        &tenant.actor,
+        &ids,
+        ContactId(body.contact_id),
+        body.sign_message.unwrap_or(true),
+    )
+    .await?;
+    state.jobs_wake();
     Ok(axum::Json(Forwarded { message, queued }))
 }
 

@@ -1,6 +1,6 @@
 //! The sandbox channel's routes (mounted only when `CHATFLOW_SANDBOX` is on): pair a simulated
-//! phone with a connection, send from a simulated phone, and read what simulated phones
-//! received. At startup the sandbox delivers to the server's shared
+//! phone with a connection; have a simulated phone send a message (text or a file), react to,
+//! edit or delete one, or call without answer; and read what simulated phones received. At startup the sandbox delivers to the server's shared
 //! inbound sink (`crate::inbound::Sink`).
 
 use axum::extract::State;
@@ -11,7 +11,7 @@ use chatflow_core::inbox::model::ProviderKind;
 use chatflow_core::inbox::sandbox::SandboxReceived;
 use chatflow_core::service::inbox::connections;
 use chatflow_core::{ErrorCode, TenantScope, WhatsappId};
-use chatflow_sandbox::{PhoneFile, PhoneMessage, SandboxProvider};
+use chatflow_sandbox::{PhoneAct, PhoneFile, PhoneMessage, SandboxProvider};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -26,6 +26,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(scan))
         .routes(routes!(phone_send))
+        .routes(routes!(phone_call))
         .routes(routes!(phone_inbox))
 }
 
@@ -47,13 +48,32 @@ pub struct PhoneSend {
     pub base64: Option<String>,
     /// The sender is a group.
     pub is_group: bool,
+    /// React to this message (by its external id) with `emoji` instead of sending one.
+    pub react_to: Option<String>,
+    /// The reaction's emoji, with `reactTo` (empty removes the phone's reaction).
+    pub emoji: Option<String>,
+    /// Edit this message the phone sent (by its external id): `body` is the new text.
+    pub edit: Option<String>,
+    /// Delete this message the phone sent (by its external id), for everyone.
+    pub delete: Option<String>,
 }
 
-/// The answer of `POST /sandbox/{whatsappId}/send`.
+/// The body of `POST /sandbox/{whatsappId}/call`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PhoneCall {
+    /// The simulated phone's number.
+    pub from: String,
+    /// The contact's push name.
+    pub name: Option<String>,
+}
+
+/// The answer of `POST /sandbox/{whatsappId}/send` and `/call`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PhoneSent {
-    /// The message's id on the channel.
+    /// The id on the channel of the new message or call, or of the message reacted to, edited
+    /// or deleted.
     pub external_id: String,
 }
 
@@ -107,7 +127,9 @@ async fn scan(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// A simulated phone sends a message to the connection.
+/// A simulated phone sends a message to the connection (text, or a file with a caption), or,
+/// with `reactTo`, `edit` or `delete`, reacts to a message of its chat or edits or deletes one it
+/// sent. The inbox receives it within a moment, through the sandbox's durable queue.
 #[utoipa::path(
     post,
     path = "/sandbox/{whatsappId}/send",
@@ -115,7 +137,11 @@ async fn scan(
     params(("whatsappId" = i64, Path, description = "The connection's id")),
     request_body = PhoneSend,
     security(("bearer" = [])),
-    responses((status = 200, body = PhoneSent), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody))
+    responses(
+        (status = 200, body = PhoneSent),
+        (status = 400, description = "ERR_BAD_REQUEST: no sender, no text or file, more than one of reactTo/edit/delete", body = ErrorBody),
+        (status = 404, description = "ERR_NO_WAPP_FOUND, or ERR_NOT_FOUND: the phone has no such message it may change", body = ErrorBody),
+    )
 )]
 async fn phone_send(
     State(state): State<AppState>,
@@ -124,6 +150,44 @@ async fn phone_send(
     Json(body): Json<PhoneSend>,
 ) -> ApiResult<axum::Json<PhoneSent>> {
     let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
+    let act = phone_act_of(body)?;
+    let external_id = provider.phone_act(scope, id, &act).await?;
+    Ok(axum::Json(PhoneSent { external_id }))
+}
+
+/// The phone's act a `send` body describes.
+fn phone_act_of(body: PhoneSend) -> ApiResult<PhoneAct> {
+    let named = |v: &Option<String>| v.as_deref().is_some_and(|t| !t.trim().is_empty());
+    let targets = [&body.react_to, &body.edit, &body.delete]
+        .into_iter()
+        .filter(|t| named(t))
+        .count();
+    if targets > 1 {
+        return Err(ApiError::from(chatflow_core::Error::with_detail(
+            ErrorCode::ERR_BAD_REQUEST,
+            "name one of reactTo, edit or delete",
+        )));
+    }
+    if let Some(external_id) = body.react_to.filter(|t| !t.trim().is_empty()) {
+        return Ok(PhoneAct::React {
+            from: body.from,
+            external_id,
+            emoji: body.emoji.unwrap_or_default(),
+        });
+    }
+    if let Some(external_id) = body.edit.filter(|t| !t.trim().is_empty()) {
+        return Ok(PhoneAct::Edit {
+            from: body.from,
+            external_id,
+            body: body.body,
+        });
+    }
+    if let Some(external_id) = body.delete.filter(|t| !t.trim().is_empty()) {
+        return Ok(PhoneAct::Delete {
+            from: body.from,
+            external_id,
+        });
+    }
     let file = match body.base64 {
         Some(data) if !data.is_empty() => Some(PhoneFile {
             file_name: body.file_name.unwrap_or_else(|| "file".to_owned()),
@@ -134,14 +198,37 @@ async fn phone_send(
         }),
         _ => None,
     };
-    let message = PhoneMessage {
+    Ok(PhoneAct::Message(PhoneMessage {
         from: body.from,
         name: body.name.unwrap_or_default(),
         body: body.body,
         is_group: body.is_group,
         file,
+    }))
+}
+
+/// A simulated phone calls the connection and nobody answers: the ticket gets a call-log line.
+#[utoipa::path(
+    post,
+    path = "/sandbox/{whatsappId}/call",
+    tag = "sandbox",
+    params(("whatsappId" = i64, Path, description = "The connection's id")),
+    request_body = PhoneCall,
+    security(("bearer" = [])),
+    responses((status = 200, body = PhoneSent), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody))
+)]
+async fn phone_call(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+    Json(body): Json<PhoneCall>,
+) -> ApiResult<axum::Json<PhoneSent>> {
+    let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
+    let act = PhoneAct::Call {
+        from: body.from,
+        name: body.name.unwrap_or_default(),
     };
-    let external_id = provider.phone_send(scope, id, &message).await?;
+    let external_id = provider.phone_act(scope, id, &act).await?;
     Ok(axum::Json(PhoneSent { external_id }))
 }
 

@@ -33,6 +33,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_by_uuid))
         .routes(routes!(get_ticket, update_ticket, delete_ticket))
         .routes(routes!(ticket_logs))
+        .routes(routes!(mark_read))
 }
 
 /// The query of `GET /tickets`.
@@ -391,6 +392,24 @@ async fn delete_ticket(
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
     tickets::delete(&state.ports, &tenant.actor, TicketId(id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Marks a ticket as read (the web app calls it when a message arrives in the open ticket).
+#[utoipa::path(
+    post,
+    path = "/tickets/{id}/read",
+    tag = "tickets",
+    params(("id" = i64, Path, description = "The ticket's id")),
+    security(("bearer" = [])),
+    responses((status = 204), (status = 404, body = ErrorBody))
+)]
+async fn mark_read(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    tickets::mark_read(&state.ports, &tenant.actor, TicketId(id)).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

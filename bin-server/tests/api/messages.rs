@@ -199,6 +199,81 @@ async fn forward_to_another_contact(app: TestApp) {
     assert_eq!(forwarded["message"]["body"], "oi");
     assert_eq!(forwarded["message"]["ticketId"], target["id"]);
     assert_eq!(forwarded["queued"], 0);
+
+    // Several: the first at once, the others through the durable job queue, 900 ms apart.
+    deliver(&app, &a, "more-1", "5511987660002", "um").await;
+    deliver(&app, &a, "more-2", "5511987660002", "dois").await;
+    let page = json_of(
+        app.get(&format!("/messages/{uuid}"), &a.admin).await,
+        StatusCode::OK,
+    )
+    .await;
+    let ids: Vec<i64> = page["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["fromMe"] == false)
+        .map(|m| m["id"].as_i64().expect("id"))
+        .collect();
+    assert_eq!(ids.len(), 3);
+    let forwarded = json_of(
+        app.post(
+            "/message/forward",
+            &a.admin,
+            &json!({"messageId": ids, "contactId": target["contactId"], "signMessage": false}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(forwarded["queued"], 2);
+    let target_uuid = target["uuid"].as_str().expect("uuid");
+    let mut copies = Vec::new();
+    for _ in 0..100 {
+        let page = json_of(
+            app.get(&format!("/messages/{target_uuid}"), &a.admin).await,
+            StatusCode::OK,
+        )
+        .await;
+        copies = page["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter(|m| m["isForwarded"] == true)
+            .cloned()
+            .collect();
+        if copies.len() == 4 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let bodies: Vec<&str> = copies.iter().filter_map(|m| m["body"].as_str()).collect();
+    assert_eq!(bodies, ["oi", "oi", "um", "dois"]);
+    let at = |m: &Value| {
+        chrono::DateTime::parse_from_rfc3339(m["createdAt"].as_str().expect("createdAt"))
+            .expect("time")
+    };
+    for pair in copies[1..].windows(2) {
+        assert!(
+            at(&pair[1]) - at(&pair[0]) >= chrono::TimeDelta::milliseconds(850),
+            "spaced: {pair:?}"
+        );
+    }
+    // Nothing left in the queue once the worker has settled the last job.
+    let mut jobs = Vec::new();
+    for _ in 0..50 {
+        jobs = chatflow_core::jobs::JobQueue::pending(
+            app.ports.jobs.as_ref(),
+            chatflow_core::TenantScope::new(a.company),
+        )
+        .await
+        .expect("jobs");
+        if jobs.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(jobs.is_empty(), "{jobs:?}");
 }
 
 async fn media_upload_and_download(app: TestApp) {

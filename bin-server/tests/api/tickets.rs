@@ -176,6 +176,15 @@ async fn duplicate_inbound_delivery_stores_once(app: TestApp) {
     // Opening the ticket reset its unread count.
     let ticket = only_ticket(&app, &a).await;
     assert_eq!(ticket["unreadMessages"], 0);
+    // A message arriving while it is open: marked read by `POST /tickets/{id}/read`.
+    deliver(&app, &a, "wamid-2", "5511987650001", "Ainda aí?").await;
+    assert_eq!(only_ticket(&app, &a).await["unreadMessages"], 1);
+    let id = ticket["id"].as_i64().expect("id");
+    let read = app
+        .post(&format!("/tickets/{id}/read"), &a.admin, &json!({}))
+        .await;
+    assert_eq!(read.status(), StatusCode::NO_CONTENT);
+    assert_eq!(only_ticket(&app, &a).await["unreadMessages"], 0);
 }
 
 async fn tabs_and_visibility_per_profile(app: TestApp) {
@@ -494,6 +503,8 @@ async fn company_b_reaches_none_of_company_a_tickets(app: TestApp) {
         .await,
         app.get(&format!("/messages/{uuid}"), &b.admin).await,
         app.post(&format!("/messages/{id}"), &b.admin, &json!({"body": "x"}))
+            .await,
+        app.post(&format!("/tickets/{id}/read"), &b.admin, &json!({}))
             .await,
     ] {
         assert_eq!(response.status(), StatusCode::NOT_FOUND);

@@ -130,6 +130,36 @@ pub struct Outbound {
     pub quoted_external_id: Option<String>,
 }
 
+/// A contact's profile as a channel knows it (`GET /contacts/profile/{number}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelProfile {
+    /// The number as the channel knows it.
+    pub number: String,
+    /// The contact's push name (empty when the channel has none).
+    pub name: String,
+    /// The profile picture's address (empty when none).
+    pub profile_pic_url: String,
+}
+
+/// A one-to-one chat a connection has (`POST /contacts/import/chats`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelChat {
+    /// The contact's number.
+    pub number: String,
+    /// The contact's push name (empty when the channel has none).
+    pub name: String,
+}
+
+/// `ERR_CHANNEL_NOT_SUPPORTED` for a capability `what` the provider lacks.
+pub fn not_supported(kind: ProviderKind, what: &str) -> crate::Error {
+    crate::Error::with_detail(
+        crate::ErrorCode::ERR_CHANNEL_NOT_SUPPORTED,
+        format!("the {kind:?} channel cannot {what}"),
+    )
+}
+
 /// A messaging provider. One instance serves every connection of its [`ProviderKind`]; calls
 /// name the connection.
 #[async_trait]
@@ -174,6 +204,25 @@ pub trait ChannelProvider: Send + Sync {
     /// Marks the chat read on the phone.
     async fn mark_read(&self, scope: TenantScope, connection: WhatsappId, chat: &str)
     -> Result<()>;
+    /// The profile of `number` as the connection sees it; `None` when the channel knows no such
+    /// contact. Providers that cannot look profiles up answer `ERR_CHANNEL_NOT_SUPPORTED`.
+    async fn profile(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+        _number: &str,
+    ) -> Result<Option<ChannelProfile>> {
+        Err(not_supported(self.kind(), "look a contact's profile up"))
+    }
+    /// The connection's one-to-one chats (groups excluded), oldest first. Providers that cannot
+    /// list chats answer `ERR_CHANNEL_NOT_SUPPORTED`.
+    async fn list_chats(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+    ) -> Result<Vec<ChannelChat>> {
+        Err(not_supported(self.kind(), "list its chats"))
+    }
 }
 
 /// Where providers deliver inbound events. Returns once the event is durably committed (or

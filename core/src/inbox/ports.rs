@@ -102,6 +102,13 @@ pub trait ContactRepo: Send + Sync {
     /// Inserts, or updates name/e-mail of the contact with the same (channel, number); returns
     /// whether it was created.
     async fn upsert(&self, scope: TenantScope, input: &ContactInput) -> Result<(Contact, bool)>;
+    /// The contact with this (channel, number), the number already normalised.
+    async fn find_by_number(
+        &self,
+        scope: TenantScope,
+        channel: crate::ports::ChannelKind,
+        number: &str,
+    ) -> Result<Option<Contact>>;
 }
 
 /// Tags.

@@ -63,6 +63,16 @@ pub struct SandboxReceived {
     pub updated_at: DateTime<Utc>,
 }
 
+/// A simulated phone that has talked with a connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxChat {
+    /// The phone's number.
+    pub number: String,
+    /// The name the phone last sent (empty when it only received messages).
+    pub name: String,
+}
+
 /// A change to a message a phone received.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SandboxChange {
@@ -97,7 +107,8 @@ pub trait SandboxRepo: Send + Sync {
     async fn mark_scanned(&self, scope: TenantScope, connection: WhatsappId) -> Result<bool>;
     /// Forgets the pairing (disconnect).
     async fn unpair(&self, scope: TenantScope, connection: WhatsappId) -> Result<()>;
-    /// Queues what a phone sent; `false` when the connection is not the company's.
+    /// Queues what a phone sent (its chat, name and message id are kept with it); `None` when
+    /// the connection is not the company's.
     async fn push_inbound(
         &self,
         scope: TenantScope,
@@ -149,6 +160,18 @@ pub trait SandboxRepo: Send + Sync {
         connection: WhatsappId,
         to: Option<&str>,
     ) -> Result<Vec<SandboxReceived>>;
+    /// Whether phone `chat` sent the message `external_id` to the connection (a message, not a
+    /// call).
+    async fn phone_sent(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        chat: &str,
+        external_id: &str,
+    ) -> Result<bool>;
+    /// The one-to-one phones that wrote to the connection or received from it, in the order
+    /// they first did, each with the name it last sent.
+    async fn chats(&self, scope: TenantScope, connection: WhatsappId) -> Result<Vec<SandboxChat>>;
 }
 
 /// The pairing string a sandbox QR code holds.

@@ -15,6 +15,7 @@ pub mod auth;
 pub mod bootstrap;
 pub mod companies;
 pub mod inbox;
+pub mod jobs;
 pub mod password_reset;
 pub mod queues;
 pub mod settings;
@@ -54,4 +55,6 @@ pub struct Ports {
     pub tickets: Arc<dyn crate::inbox::ports::TicketRepo>,
     /// Messages and inbound ingestion.
     pub messages: Arc<dyn crate::inbox::ports::MessageRepo>,
+    /// Durable jobs (forwarding now; timers and campaigns later).
+    pub jobs: Arc<dyn crate::jobs::JobQueue>,
 }

@@ -44,6 +44,10 @@ enum BenchDb {
         name: String,
         url: String,
     },
+    /// A seeded SQLite file named with `--sqlite-db` (kept).
+    Existing {
+        url: String,
+    },
 }
 
 impl BenchDb {
@@ -69,13 +73,15 @@ impl BenchDb {
 
     fn url(&self) -> &str {
         match self {
-            BenchDb::Sqlite { url, .. } | BenchDb::Postgres { url, .. } => url,
+            BenchDb::Sqlite { url, .. }
+            | BenchDb::Postgres { url, .. }
+            | BenchDb::Existing { url } => url,
         }
     }
 
     fn engine(&self) -> &'static str {
         match self {
-            BenchDb::Sqlite { .. } => "sqlite",
+            BenchDb::Sqlite { .. } | BenchDb::Existing { .. } => "sqlite",
             BenchDb::Postgres { .. } => "postgres",
         }
     }
@@ -142,6 +148,12 @@ pub async fn run(server: &Path, cli: &Path, args: &BenchArgs, duration: Duration
         "\nInbox: {} tickets x {} messages, company {COMPANY}",
         args.tickets, args.messages_per_ticket
     );
+    if let Some(file) = &args.sqlite_db {
+        let db = BenchDb::Existing {
+            url: format!("sqlite://{}", file.display()),
+        };
+        return engine(server, cli, args, duration, db).await;
+    }
     engine(server, cli, args, duration, BenchDb::sqlite()?).await?;
     match (args.no_postgres, postgres_test_url()) {
         (false, Some(url)) => {
@@ -164,43 +176,45 @@ async fn engine(
 ) -> Result<()> {
     let engine = db.engine();
     println!("\n--- {engine} ---");
-    run_step(
-        &format!("{engine}: chatflow migrate"),
-        cmd(cli.to_str().unwrap_or("chatflow"), &["migrate"])
-            .env("DATABASE_URL", db.url())
-            .env("CHATFLOW_ADMIN_EMAIL", ADMIN_EMAIL)
-            .env("CHATFLOW_ADMIN_PASSWORD", ADMIN_PASSWORD)
-            .stdout(std::process::Stdio::null()),
-    )?;
-    let tickets = args.tickets.to_string();
-    let messages = args.messages_per_ticket.to_string();
-    let company = COMPANY.to_string();
-    let started = Instant::now();
-    run_step(
-        &format!("{engine}: chatflow dev seed"),
-        cmd(
-            cli.to_str().unwrap_or("chatflow"),
-            &[
-                "dev",
-                "seed",
-                "--company",
-                &company,
-                "--tickets",
-                &tickets,
-                "--messages-per-ticket",
-                &messages,
-            ],
-        )
-        .env("DATABASE_URL", db.url()),
-    )?;
-    let seeded = started.elapsed();
-    let rows = args.tickets * (2 + u64::from(args.messages_per_ticket));
-    println!(
-        "{:<38}       {:>9.1} s ({:.0} rows/s)",
-        format!("{engine} seed"),
-        seeded.as_secs_f64(),
-        rows as f64 / seeded.as_secs_f64()
-    );
+    if !matches!(db, BenchDb::Existing { .. }) {
+        run_step(
+            &format!("{engine}: chatflow migrate"),
+            cmd(cli.to_str().unwrap_or("chatflow"), &["migrate"])
+                .env("DATABASE_URL", db.url())
+                .env("CHATFLOW_ADMIN_EMAIL", ADMIN_EMAIL)
+                .env("CHATFLOW_ADMIN_PASSWORD", ADMIN_PASSWORD)
+                .stdout(std::process::Stdio::null()),
+        )?;
+        let tickets = args.tickets.to_string();
+        let messages = args.messages_per_ticket.to_string();
+        let company = COMPANY.to_string();
+        let started = Instant::now();
+        run_step(
+            &format!("{engine}: chatflow dev seed"),
+            cmd(
+                cli.to_str().unwrap_or("chatflow"),
+                &[
+                    "dev",
+                    "seed",
+                    "--company",
+                    &company,
+                    "--tickets",
+                    &tickets,
+                    "--messages-per-ticket",
+                    &messages,
+                ],
+            )
+            .env("DATABASE_URL", db.url()),
+        )?;
+        let seeded = started.elapsed();
+        let rows = args.tickets * (2 + u64::from(args.messages_per_ticket));
+        println!(
+            "{:<38}       {:>9.1} s ({:.0} rows/s)",
+            format!("{engine} seed"),
+            seeded.as_secs_f64(),
+            rows as f64 / seeded.as_secs_f64()
+        );
+    }
 
     let (server, _) = start_server(
         server_bin,

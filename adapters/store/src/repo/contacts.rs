@@ -479,6 +479,31 @@ impl ContactRepo for Store {
         })
     }
 
+    async fn find_by_number(
+        &self,
+        scope: TenantScope,
+        channel: ChannelKind,
+        number: &str,
+    ) -> Result<Option<Contact>> {
+        let channel = to_wire(&channel)?;
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            let id: Option<i64> = sqlx::query_scalar(
+                "SELECT id FROM contacts WHERE company_id = $1 AND channel = $2 AND number = $3",
+            )
+            .bind(scope.company_id().0)
+            .bind(&channel)
+            .bind(number)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(db_error)?;
+            match id {
+                Some(id) => crate::load_contact!(&mut *conn, scope, ContactId(id)),
+                None => Ok(None),
+            }
+        })
+    }
+
     async fn list_brief(
         &self,
         scope: TenantScope,

@@ -14,6 +14,7 @@ mod connections;
 pub(crate) mod contacts;
 pub(crate) mod events;
 mod helps;
+mod jobs;
 pub(crate) mod list_cache;
 pub(crate) mod messages;
 mod password_resets;

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
 use chatflow_core::inbox::sandbox::{
-    SandboxChange, SandboxInbound, SandboxPairing, SandboxReceived, SandboxRepo,
+    SandboxChange, SandboxChat, SandboxInbound, SandboxPairing, SandboxReceived, SandboxRepo,
 };
 use chatflow_core::{CompanyId, Error, Result, TenantScope, WhatsappId};
 use chrono::{DateTime, Utc};
@@ -93,6 +93,25 @@ impl TryFrom<ReceivedRow> for SandboxReceived {
             created_at: row.created_at,
             updated_at: row.updated_at,
         })
+    }
+}
+
+/// The chat, its name, whether it is a group, and the id of the message an inbound event
+/// carries (messages only: a call is nothing a phone can edit or delete), as kept in
+/// `sandbox_inbound`'s columns.
+fn inbound_keys(event: &InboundEvent) -> (String, String, bool, Option<String>) {
+    match event {
+        InboundEvent::Message(m) => (
+            m.chat.clone(),
+            m.chat_name.clone(),
+            m.is_group,
+            Some(m.external_id.clone()),
+        ),
+        InboundEvent::MissedCall {
+            chat, chat_name, ..
+        } => (chat.clone(), chat_name.clone(), false, None),
+        InboundEvent::Reaction { chat, .. } => (chat.clone(), String::new(), false, None),
+        _ => (String::new(), String::new(), false, None),
     }
 }
 
@@ -190,16 +209,22 @@ impl SandboxRepo for Store {
     ) -> Result<Option<i64>> {
         let payload = serde_json::to_string(event)
             .map_err(|e| Error::internal(format!("cannot serialise sandbox event: {e}")))?;
+        let (chat, chat_name, is_group, external_id) = inbound_keys(event);
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar::<_, i64>(
-                "INSERT INTO sandbox_inbound (company_id, whatsapp_id, event, created_at) \
-                 SELECT w.company_id, w.id, $3, $4 FROM whatsapps w \
+                "INSERT INTO sandbox_inbound (company_id, whatsapp_id, event, created_at, chat, \
+                 chat_name, is_group, external_id) \
+                 SELECT w.company_id, w.id, $3, $4, $5, $6, $7, $8 FROM whatsapps w \
                  WHERE w.id = $2 AND w.company_id = $1 RETURNING id",
             )
             .bind(scope.company_id().0)
             .bind(connection.0)
             .bind(&payload)
             .bind(now())
+            .bind(&chat)
+            .bind(&chat_name)
+            .bind(is_group)
+            .bind(external_id.as_deref())
             .fetch_optional(p)
             .await
             .map_err(db_error)
@@ -379,5 +404,60 @@ impl SandboxRepo for Store {
             query.fetch_all(p).await.map_err(db_error)?
         });
         rows.into_iter().map(SandboxReceived::try_from).collect()
+    }
+
+    async fn phone_sent(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        chat: &str,
+        external_id: &str,
+    ) -> Result<bool> {
+        let found: Option<i64> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar(
+                "SELECT id FROM sandbox_inbound WHERE company_id = $1 AND whatsapp_id = $2 \
+                 AND external_id = $3 AND chat = $4 LIMIT 1",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(external_id)
+            .bind(chat)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok(found.is_some())
+    }
+
+    async fn chats(&self, scope: TenantScope, connection: WhatsappId) -> Result<Vec<SandboxChat>> {
+        // Each phone once, at its first appearance (what it sent, else what it received), with
+        // the last non-empty name it sent.
+        let rows: Vec<(String, String)> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT chat, name FROM ( \
+                   SELECT i.chat AS chat, MIN(i.created_at) AS first_at, \
+                     COALESCE((SELECT l.chat_name FROM sandbox_inbound l \
+                       WHERE l.company_id = $1 AND l.whatsapp_id = $2 AND l.chat = i.chat \
+                       AND l.chat_name <> '' ORDER BY l.id DESC LIMIT 1), '') AS name \
+                   FROM sandbox_inbound i WHERE i.company_id = $1 AND i.whatsapp_id = $2 \
+                   AND i.chat <> '' AND NOT i.is_group GROUP BY i.chat \
+                   UNION ALL \
+                   SELECT o.to_number AS chat, MIN(o.created_at) AS first_at, '' AS name \
+                   FROM sandbox_outbound o WHERE o.company_id = $1 AND o.whatsapp_id = $2 \
+                   AND NOT EXISTS (SELECT 1 FROM sandbox_inbound x WHERE x.company_id = $1 \
+                     AND x.whatsapp_id = $2 AND x.chat = o.to_number) \
+                   GROUP BY o.to_number \
+                 ) chats ORDER BY first_at, chat",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok(rows
+            .into_iter()
+            .map(|(number, name)| SandboxChat { number, name })
+            .collect())
     }
 }

@@ -1,9 +1,12 @@
-//! [`TagRepo`] on the store: a company's tags, a contact's tags and a ticket's tags.
+//! [`TagRepo`] on the store: a company's tags, a contact's tags and a ticket's tags. Creating,
+//! editing and deleting a tag append its `company-{id}-tag` event to the company's event log in
+//! the same transaction.
 
 use async_trait::async_trait;
 use chatflow_core::ids::{ContactId, TagId, TicketId};
 use chatflow_core::inbox::model::Tag;
 use chatflow_core::inbox::ports::TagRepo;
+use chatflow_core::service::inbox::tags::{tag_deleted_event, tag_event};
 use chatflow_core::{Result, TenantScope};
 
 use crate::Store;
@@ -63,21 +66,26 @@ impl TagRepo for Store {
         kanban: i64,
     ) -> Result<Tag> {
         let at = now();
-        let row: TagRow = crate::on_pool!(self.pool(), |p| {
-            sqlx::query_as(
-                "INSERT INTO tags (company_id, name, color, kanban, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $5) RETURNING id, name, color, kanban",
-            )
-            .bind(scope.company_id().0)
-            .bind(name)
-            .bind(color)
-            .bind(kanban)
-            .bind(at)
-            .fetch_one(p)
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let row: TagRow = sqlx::query_as(
+                    "INSERT INTO tags (company_id, name, color, kanban, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $5) RETURNING id, name, color, kanban",
+                )
+                .bind(scope.company_id().0)
+                .bind(name)
+                .bind(color)
+                .bind(kanban)
+                .bind(at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let tag = Tag::from(row);
+                crate::append_events!(&mut *tx, scope, &[tag_event("create", &tag)])?;
+                Ok(tag)
+            }
             .await
-            .map_err(db_error)?
-        });
-        Ok(row.into())
+        })
     }
 
     async fn update(
@@ -89,35 +97,50 @@ impl TagRepo for Store {
         kanban: i64,
     ) -> Result<Option<Tag>> {
         let at = now();
-        let row: Option<TagRow> = crate::on_pool!(self.pool(), |p| {
-            sqlx::query_as(
-                "UPDATE tags SET name = $3, color = $4, kanban = $5, updated_at = $6 \
-                 WHERE company_id = $1 AND id = $2 RETURNING id, name, color, kanban",
-            )
-            .bind(scope.company_id().0)
-            .bind(id.0)
-            .bind(name)
-            .bind(color)
-            .bind(kanban)
-            .bind(at)
-            .fetch_optional(p)
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let row: Option<TagRow> = sqlx::query_as(
+                    "UPDATE tags SET name = $3, color = $4, kanban = $5, updated_at = $6 \
+                     WHERE company_id = $1 AND id = $2 RETURNING id, name, color, kanban",
+                )
+                .bind(scope.company_id().0)
+                .bind(id.0)
+                .bind(name)
+                .bind(color)
+                .bind(kanban)
+                .bind(at)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some(row) = row else {
+                    return Ok(None);
+                };
+                let tag = Tag::from(row);
+                crate::append_events!(&mut *tx, scope, &[tag_event("update", &tag)])?;
+                Ok(Some(tag))
+            }
             .await
-            .map_err(db_error)?
-        });
-        Ok(row.map(Tag::from))
+        })
     }
 
     async fn delete(&self, scope: TenantScope, id: TagId) -> Result<bool> {
-        let done = crate::on_pool!(self.pool(), |p| {
-            sqlx::query("DELETE FROM tags WHERE company_id = $1 AND id = $2")
-                .bind(scope.company_id().0)
-                .bind(id.0)
-                .execute(p)
-                .await
-                .map_err(db_error)?
-                .rows_affected()
-        });
-        Ok(done > 0)
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let done = sqlx::query("DELETE FROM tags WHERE company_id = $1 AND id = $2")
+                    .bind(scope.company_id().0)
+                    .bind(id.0)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?
+                    .rows_affected();
+                if done == 0 {
+                    return Ok(false);
+                }
+                crate::append_events!(&mut *tx, scope, &[tag_deleted_event(id)])?;
+                Ok(true)
+            }
+            .await
+        })
     }
 
     async fn contact_tags(&self, scope: TenantScope, contact: ContactId) -> Result<Vec<Tag>> {

@@ -656,9 +656,9 @@ const NOTE_SELECT: &str = "SELECT n.id, n.note, n.user_id, u.name AS user_name, 
 const WALK_BATCHES: [i64; 3] = [60, 340, 1600];
 
 impl Store {
-    /// A search page found by walking the list in its own order and checking each ticket
-    /// (contact name/number, ticket id, and with `searchOnMessages` the ticket's own messages
-    /// through `messages (ticket_id)`). A frequent term fills a page within the first tickets,
+    /// A `searchOnMessages` page found by walking the list in its own order and checking each
+    /// ticket (contact name/number, ticket id, and the ticket's own messages through
+    /// `messages (ticket_id)`). A frequent term fills a page within the first tickets,
     /// where the text index would first have to gather every match in the company; a rare term
     /// walks at most `WALK_BATCHES` tickets and then answers `None`, and the caller uses the
     /// text index, whose match set is small for such a term.
@@ -777,7 +777,10 @@ impl TicketRepo for Store {
     ) -> Result<KeysetPage<Ticket>> {
         let size = i64::from(page_size.clamp(1, 200));
         let term = search::query(&filter.search);
+        // Message bodies are where a frequent term matches a large part of the company; contact
+        // names and numbers match few tickets each, and their index answers directly.
         if let Some(term) = &term
+            && filter.search_on_messages
             && !matches!(start, PageStart::PageNumber(n) if *n > 1)
             && let Some(page) = self.search_walk(scope, filter, start, size, term).await?
         {

@@ -12,6 +12,7 @@ mod companies;
 mod connections;
 mod contacts;
 mod inbox_lists;
+mod jobs;
 mod password_resets;
 mod plans;
 mod queues_helps;

@@ -370,6 +370,7 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         tags: store.clone(),
         tickets: store.clone(),
         messages: store.clone(),
+        jobs: store.clone(),
         connections: store,
     }
 }

@@ -68,6 +68,7 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
         tags: store.clone(),
         tickets: store.clone(),
         messages: store.clone(),
+        jobs: store.clone(),
         connections: store,
     }
 }

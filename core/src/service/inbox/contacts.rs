@@ -1,18 +1,23 @@
 //! Contacts (`/contacts`): listing and searching, the contact form, block/unblock, the bot and
-//! audio toggles, import from a spreadsheet and export.
+//! audio toggles, import from a spreadsheet and export, a number's profile
+//! (`/contacts/profile/{number}`) and import from a connection's chats (`/contacts/import/chats`).
 //!
 //! Policy: any user of the company reads, creates and edits its contacts; deleting needs
 //! `contacts-page:deleteContact` ([`Action::DeleteContact`]). Contacts returned to a user go
 //! through [`lgpd::contact_for`] (masked numbers for plain users under LGPD).
 
-use crate::error::{ErrorCode, Result};
+use serde::Serialize;
+
+use crate::error::{Error, ErrorCode, Result};
 use crate::identity::Actor;
-use crate::ids::{ContactId, TagId, TenantScope};
+use crate::ids::{ContactId, TagId, TenantScope, WhatsappId};
 use crate::inbox::contact_rules;
 use crate::inbox::events::RecipientSettings;
 use crate::inbox::import::{self, ImportMapping, ImportReport};
 use crate::inbox::lgpd;
-use crate::inbox::model::{Contact, ContactFilter, ContactInput, KeysetPage, PageStart};
+use crate::inbox::model::{
+    Connection, ConnectionStatus, Contact, ContactFilter, ContactInput, KeysetPage, PageStart,
+};
 use crate::policy::{self, Action};
 use crate::ports::ChannelKind;
 use crate::service::Ports;
@@ -261,4 +266,166 @@ pub async fn export_all(ports: &Ports, scope: TenantScope) -> Result<Vec<Contact
         }
     }
     Ok(out)
+}
+
+/// What `GET /contacts/profile/{number}` answers: the company's contact with that number, or
+/// else the profile the connection's channel knows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ContactProfile {
+    /// The number, digits only (masked for plain users under LGPD when it is a stored
+    /// contact's).
+    pub number: String,
+    pub name: String,
+    /// The profile picture's address (empty when none).
+    pub profile_pic_url: String,
+    /// The company's contact with that number, when there is one.
+    pub contact: Option<Contact>,
+}
+
+/// The profile of `number` (`GET /contacts/profile/{number}`): the company's WhatsApp contact
+/// with that number (8 to 50 digits, formatting ignored); otherwise the profile the company's
+/// default connection's channel reports (another connected connection when the default is not
+/// connected). `ERR_WAPP_INVALID_CONTACT` for a value that is not a phone number,
+/// `ERR_NO_CONTACT_FOUND` when neither the company nor a connected channel knows the number,
+/// `ERR_CHANNEL_NOT_SUPPORTED` when the channel cannot look profiles up.
+pub async fn profile(ports: &Ports, actor: &Actor, number: &str) -> Result<ContactProfile> {
+    let scope = actor.scope();
+    use crate::validation::{CONTACT_NUMBER_MAX_DIGITS, CONTACT_NUMBER_MIN_DIGITS};
+    let digits = crate::validation::number_digits(number)
+        .filter(|d| (CONTACT_NUMBER_MIN_DIGITS..=CONTACT_NUMBER_MAX_DIGITS).contains(&d.len()))
+        .ok_or(ErrorCode::ERR_WAPP_INVALID_CONTACT)?;
+    if let Some(contact) = ports
+        .contacts
+        .find_by_number(scope, ChannelKind::Whatsapp, &digits)
+        .await?
+    {
+        let contact = one_for_actor(ports, actor, contact).await?;
+        return Ok(ContactProfile {
+            number: contact.number.clone(),
+            name: contact.name.clone(),
+            profile_pic_url: contact.url_picture.clone().unwrap_or_default(),
+            contact: Some(contact),
+        });
+    }
+    let connection = connected_connection(ports, scope).await?.ok_or_else(|| {
+        Error::with_detail(
+            ErrorCode::ERR_NO_CONTACT_FOUND,
+            "no contact has this number and no connection is connected to ask",
+        )
+    })?;
+    let provider = ports.channels.get(connection.provider)?;
+    let found = provider.profile(scope, connection.id, &digits).await?;
+    let found = found.ok_or(ErrorCode::ERR_NO_CONTACT_FOUND)?;
+    Ok(ContactProfile {
+        number: digits,
+        name: found.name,
+        profile_pic_url: found.profile_pic_url,
+        contact: None,
+    })
+}
+
+/// The company's default connection when it is connected, else its first connected one.
+async fn connected_connection(ports: &Ports, scope: TenantScope) -> Result<Option<Connection>> {
+    let mut connected: Vec<Connection> = ports
+        .connections
+        .list(scope)
+        .await?
+        .into_iter()
+        .filter(|c| c.status == ConnectionStatus::Connected)
+        .collect();
+    connected.sort_by_key(|c| (!c.is_default, c.id.0));
+    Ok(connected.into_iter().next())
+}
+
+/// What an import from a connection's chats did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ChatImportReport {
+    /// The connection the chats came from.
+    pub whatsapp_id: WhatsappId,
+    /// One-to-one chats the channel listed.
+    pub chats: usize,
+    /// New contacts created.
+    pub imported: usize,
+    /// Chats whose number is already a contact (left as they are).
+    pub existing: usize,
+    /// Chats whose number is not valid for a contact.
+    pub ignored: usize,
+}
+
+/// Imports the contacts of a connection's chats (`POST /contacts/import/chats`, and
+/// `POST /contacts/import` with `whatsappId`): the connection named, else the company's
+/// default. Each one-to-one chat becomes a contact of the connection's channel named with the
+/// chat's name (the number when it has none); numbers that are already contacts are left
+/// untouched. The connection must be connected (`ERR_WAPP_NOT_INITIALIZED`); a channel that
+/// cannot list its chats answers `ERR_CHANNEL_NOT_SUPPORTED`. Any user of the company may
+/// import, as with creating contacts.
+pub async fn import_chats(
+    ports: &Ports,
+    actor: &Actor,
+    whatsapp: Option<WhatsappId>,
+) -> Result<ChatImportReport> {
+    let scope = actor.scope();
+    let connection = match whatsapp {
+        Some(id) => ports
+            .connections
+            .get(scope, id)
+            .await?
+            .ok_or(ErrorCode::ERR_NO_WAPP_FOUND)?,
+        None => super::connections::default_in(ports, scope).await?,
+    };
+    if connection.status != ConnectionStatus::Connected {
+        return Err(Error::with_detail(
+            ErrorCode::ERR_WAPP_NOT_INITIALIZED,
+            "the connection is not connected",
+        ));
+    }
+    let provider = ports.channels.get(connection.provider)?;
+    let chats = provider.list_chats(scope, connection.id).await?;
+    let mut report = ChatImportReport {
+        whatsapp_id: connection.id,
+        chats: chats.len(),
+        imported: 0,
+        existing: 0,
+        ignored: 0,
+    };
+    for chat in chats {
+        let input = |name: &str| ContactInput {
+            name: name.to_owned(),
+            number: chat.number.clone(),
+            channel: Some(connection.channel),
+            email: String::new(),
+            is_group: false,
+            whatsapp_id: Some(connection.id),
+            disable_bot: None,
+            accept_audio_message: None,
+            extra_info: Vec::new(),
+        };
+        let prepared = contact_rules::prepare(input(&chat.name))
+            .or_else(|_| contact_rules::prepare(input(&chat.number)));
+        let Ok(prepared) = prepared else {
+            report.ignored += 1;
+            continue;
+        };
+        let channel = prepared.channel.unwrap_or(connection.channel);
+        if ports
+            .contacts
+            .find_by_number(scope, channel, &prepared.number)
+            .await?
+            .is_some()
+        {
+            report.existing += 1;
+            continue;
+        }
+        match ports.contacts.create(scope, &prepared).await {
+            Ok(_) => report.imported += 1,
+            Err(e) if e.code == ErrorCode::ERR_DUPLICATED_CONTACT => report.existing += 1,
+            Err(e) if e.code == ErrorCode::ERR_INTERNAL => return Err(e),
+            Err(_) => report.ignored += 1,
+        }
+    }
+    Ok(report)
 }

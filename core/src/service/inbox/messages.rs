@@ -373,6 +373,49 @@ pub async fn react(ports: &Ports, actor: &Actor, id: MessageId, emoji: &str) -> 
         .ok_or_else(|| Error::new(ErrorCode::ERR_NOT_FOUND))
 }
 
+/// Forwards messages to a contact (`POST /message/forward`): the first at once, the others as
+/// durable jobs [`FORWARD_SPACING_MS`](crate::inbox::messages::FORWARD_SPACING_MS) apart, so a
+/// restart neither loses nor repeats them and only one server sends each. Every message is
+/// checked up front (the actor may see it); returns the first copy and how many were queued.
+pub async fn forward_many(
+    ports: &Ports,
+    actor: &Actor,
+    ids: &[MessageId],
+    contact: ContactId,
+    sign: bool,
+) -> Result<(Message, usize)> {
+    let Some((&first, rest)) = ids.split_first() else {
+        return Err(Error::new(ErrorCode::ERR_VALIDATION));
+    };
+    for id in rest {
+        visible_message(ports, actor, *id).await?;
+    }
+    let message = forward(ports, actor, first, contact, sign).await?;
+    let now = ports.clock.now();
+    let jobs: Vec<crate::jobs::NewJob> = rest
+        .iter()
+        .enumerate()
+        .map(|(i, id)| crate::jobs::NewJob {
+            payload: crate::jobs::JobPayload::ForwardMessage {
+                user_id: actor.user_id,
+                message_id: *id,
+                contact_id: contact,
+                sign,
+            },
+            run_at: now
+                + chrono::TimeDelta::milliseconds(
+                    i64::try_from(crate::inbox::messages::FORWARD_SPACING_MS)
+                        .unwrap_or(900)
+                        .saturating_mul(i as i64 + 1),
+                ),
+        })
+        .collect();
+    if !jobs.is_empty() {
+        ports.jobs.enqueue(actor.scope(), &jobs).await?;
+    }
+    Ok((message, rest.len()))
+}
+
 /// Forwards one message to a contact (`POST /message/forward`): to the contact's active ticket
 /// on the original connection, or a new ticket opened for the actor. The caller spaces several
 /// forwards by [`crate::inbox::messages::FORWARD_SPACING_MS`].

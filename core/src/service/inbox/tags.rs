@@ -1,10 +1,12 @@
 //! Tags (`/tags`, `/contactTags`, `/ticket-tags`): the company's tags, a contact's tags and a
 //! ticket's tags. Any user of the company manages them; names have at least 3 characters
-//! ("Tag muito curta!").
+//! ("Tag muito curta!"). Creating, editing and deleting a tag emit `company-{id}-tag`
+//! ([`tag_event`], [`tag_deleted_event`]), appended by the store in the write's transaction.
 
 use crate::error::{ErrorCode, Result};
 use crate::identity::Actor;
 use crate::ids::{ContactId, TagId, TicketId};
+use crate::inbox::events::InboxEvent;
 use crate::inbox::model::{Contact, Tag};
 use crate::service::Ports;
 use crate::validation;
@@ -49,6 +51,26 @@ pub struct TagPage {
     pub tags: Vec<Tag>,
     pub has_more: bool,
     pub count: i64,
+}
+
+/// `company-{id}-tag` `{action: "create"|"update", tag}` for the whole company.
+pub fn tag_event(action: &str, tag: &Tag) -> InboxEvent {
+    InboxEvent::Other {
+        name_suffix: "tag".into(),
+        payload: serde_json::json!({"action": action, "tag": tag}),
+        user_id: None,
+        room: None,
+    }
+}
+
+/// `company-{id}-tag` `{action: "delete", tagId}` for the whole company.
+pub fn tag_deleted_event(id: TagId) -> InboxEvent {
+    InboxEvent::Other {
+        name_suffix: "tag".into(),
+        payload: serde_json::json!({"action": "delete", "tagId": id}),
+        user_id: None,
+        room: None,
+    }
 }
 
 fn checked(input: TagInput) -> Result<TagInput> {

@@ -340,6 +340,17 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: TicketId) -> Result<()> {
     }
 }
 
+/// Marks a ticket the actor may see as read (`POST /tickets/{id}/read`): the web app calls it
+/// when a message arrives in the ticket it shows, so the unread count and the notification bell
+/// follow what the attendant is looking at. Emits `updateUnread` only when something was unread.
+pub async fn mark_read(ports: &Ports, actor: &Actor, id: TicketId) -> Result<()> {
+    let ticket = visible(ports, actor, id).await?;
+    if ticket.unread_messages > 0 {
+        ports.tickets.reset_unread(actor.scope(), id).await?;
+    }
+    Ok(())
+}
+
 /// Closes every ticket of `status` in the selected queues (`POST /tickets/closeAll`); an empty
 /// selection means every queue. Returns how many were closed.
 pub async fn close_all(
@@ -366,6 +377,34 @@ pub async fn close_all(
         .tickets
         .close_all(actor.scope(), &filter, actor.user_id)
         .await
+}
+
+/// [`close_all`] run by the platform for one company (`chatflow tickets close-all`): it acts as
+/// the company's first admin, whom the tickets' `closed` logs name, so the same policy, filter
+/// and logs apply as for `POST /tickets/closeAll`. `ERR_NO_COMPANY_FOUND` for an unknown
+/// company, `ERR_NO_USER_FOUND` when the company has no admin.
+pub async fn close_all_in_company(
+    ports: &Ports,
+    scope: TenantScope,
+    status: TicketStatus,
+    selected_queues: &[QueueId],
+) -> Result<u64> {
+    ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    let admin = ports
+        .users
+        .list_all(scope)
+        .await?
+        .into_iter()
+        .filter(|u| u.profile == crate::identity::Profile::Admin)
+        .min_by_key(|u| u.id.0)
+        .ok_or_else(|| {
+            Error::with_detail(ErrorCode::ERR_NO_USER_FOUND, "the company has no admin")
+        })?;
+    close_all(ports, &Actor::of(&admin), status, selected_queues).await
 }
 
 /// A ticket's log (`GET /tickets-log/{ticketId}`).

@@ -10,6 +10,7 @@ import { ThemeToggle } from '../../components/ThemeToggle';
 import { PageLoader } from '../../components/ui';
 import { useAuthenticatedSession } from '../../lib/session';
 import { useAppName } from '../../lib/theme';
+import { TicketNotifications } from '../../features/tickets/components/TicketNotifications';
 import { SideMenu } from './SideMenu';
 import { UserMenu } from './UserMenu';
 import { VolumeControl } from './VolumeControl';
@@ -22,7 +23,8 @@ export default function AppShell() {
   const { t } = useTranslation();
   const theme = useTheme();
   const wide = useMediaQuery(theme.breakpoints.up('sm'), { noSsr: true });
-  const { user } = useAuthenticatedSession();
+  const { user, permissions } = useAuthenticatedSession();
+  const canSeeTickets = permissions.includes('menu:tickets');
   const appName = useAppName();
   const [open, setOpen] = useState(user.defaultMenu !== 'closed');
   const [mobileOpen, setMobileOpen] = useState(false);
@@ -81,6 +83,7 @@ export default function AppShell() {
               <RefreshIcon />
             </IconButton>
           </Tooltip>
+          {canSeeTickets && <TicketNotifications />}
           <LanguageSwitcher />
           <UserMenu />
         </Toolbar>

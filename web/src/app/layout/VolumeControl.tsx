@@ -4,17 +4,7 @@ import VolumeDownIcon from '@mui/icons-material/VolumeDown';
 import VolumeOffIcon from '@mui/icons-material/VolumeOff';
 import VolumeUpIcon from '@mui/icons-material/VolumeUp';
 import { useTranslation } from 'react-i18next';
-
-const KEY = 'volume';
-
-function readVolume(): number {
-  try {
-    const value = Number(localStorage.getItem(KEY));
-    return localStorage.getItem(KEY) !== null && Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 1;
-  } catch {
-    return 1;
-  }
-}
+import { readVolume, storeVolume } from '../../lib/sound';
 
 /** Notification volume, 0 to 1 in steps of 0.1, kept in localStorage `volume`. */
 export function VolumeControl() {
@@ -48,11 +38,7 @@ export function VolumeControl() {
             onChange={(_, value) => {
               const next = Array.isArray(value) ? value[0] : value;
               setVolume(next);
-              try {
-                localStorage.setItem(KEY, String(next));
-              } catch {
-                // storage unavailable
-              }
+              storeVolume(next);
             }}
           />
         </Box>

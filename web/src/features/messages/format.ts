@@ -3,9 +3,6 @@
 /** The reactions offered on a message. */
 export const REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🙏'] as const;
 
-/** The input's emoji menu. */
-export const EMOJIS = ['😀', '😂', '😊', '😍', '😉', '😎', '🤔', '😢', '😡', '👍', '👎', '👏', '🙏', '🙌', '💪', '🎉', '❤️', '🔥', '✅', '❌', '⚠️', '📞', '📎', '⏰'] as const;
-
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** HH:mm of a timestamp, local time. */
@@ -18,4 +15,43 @@ export function timeOf(value: string): string {
 export function dayOf(value: string): string {
   const d = new Date(value);
   return `${pad(d.getDate())}/${pad(d.getMonth() + 1)}/${d.getFullYear()}`;
+}
+
+export type AckState = 'clock' | 'sent' | 'delivered' | 'read' | 'played';
+
+/** Spec 1 "Ticket view": 0 clock, 1 sent, 2 delivered, 3 and 4 read (audio: played), 5 read. */
+export function ackState(ack: number, mediaType: string): AckState {
+  if (ack <= 0) return 'clock';
+  if (ack === 1) return 'sent';
+  if (ack === 2) return 'delivered';
+  if (ack <= 4) return mediaType === 'audio' ? 'played' : 'read';
+  return 'read';
+}
+
+/** Audio playback speeds, cycled by the speed button (spec 1 "Ticket view"). */
+export const PLAYBACK_RATES = [0.5, 1, 1.5, 2] as const;
+export const PLAYBACK_RATE_KEY = 'audioPlaybackRate';
+
+/** The speed after `rate` (an unknown speed goes back to the first). */
+export function nextPlaybackRate(rate: number): number {
+  const index = (PLAYBACK_RATES as readonly number[]).indexOf(rate);
+  return PLAYBACK_RATES[(index + 1) % PLAYBACK_RATES.length];
+}
+
+/** The stored speed, 1 when none (or an unknown one) is stored. */
+export function storedPlaybackRate(): number {
+  try {
+    const value = Number(localStorage.getItem(PLAYBACK_RATE_KEY));
+    return (PLAYBACK_RATES as readonly number[]).includes(value) ? value : 1;
+  } catch {
+    return 1;
+  }
+}
+
+export function storePlaybackRate(rate: number): void {
+  try {
+    localStorage.setItem(PLAYBACK_RATE_KEY, String(rate));
+  } catch {
+    // storage unavailable: the speed lasts for this page only
+  }
 }

@@ -59,6 +59,7 @@ export const ERROR_CODES = [
   'ERR_INVALID_RESET_CODE',
   'ERR_MAIL_NOT_CONFIGURED',
   'ERR_INVALID_FILE',
+  'ERR_CHANNEL_NOT_SUPPORTED',
   // client side: the server could not be reached
   'ERR_NETWORK',
 ] as const;

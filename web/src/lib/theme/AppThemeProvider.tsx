@@ -5,6 +5,7 @@
 import { useEffect, useMemo, type ReactNode } from 'react';
 import { CssBaseline, ThemeProvider, createTheme } from '@mui/material';
 import { usePublicSetting } from '../public-settings';
+import { setTitleName } from '../title';
 import { appNameOf, primaryColor } from './colors';
 import { useThemeMode } from './mode';
 
@@ -33,7 +34,7 @@ export function AppThemeProvider({ children }: { children: ReactNode }) {
   }, [mode]);
 
   useEffect(() => {
-    document.title = appName;
+    setTitleName(appName);
   }, [appName]);
 
   return (

@@ -4,36 +4,45 @@ import AccessTimeIcon from '@mui/icons-material/AccessTime';
 import DoneIcon from '@mui/icons-material/Done';
 import DoneAllIcon from '@mui/icons-material/DoneAll';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
+import MicIcon from '@mui/icons-material/Mic';
 import PhoneMissedIcon from '@mui/icons-material/PhoneMissed';
 import { useTranslation } from 'react-i18next';
 import { canDeleteMessage, canEditMessage, type Message } from '../types';
-import { REACTIONS, timeOf } from '../format';
+import { ackState, REACTIONS, timeOf } from '../format';
 import { MessageMedia } from './MessageMedia';
 
 export type MessageCommand = 'reply' | 'forward' | 'edit' | 'delete' | 'react';
 
-const ACK_KEYS = ['clock', 'sent', 'delivered', 'read', 'played', 'read'] as const;
-
 /** Acknowledgement icon: 0 clock, 1 sent, 2 delivered, 3 and 4 read (audio: played), 5 read. */
-function AckIcon({ ack }: { ack: number }) {
+function AckIcon({ ack, mediaType }: { ack: number; mediaType: string }) {
   const { t } = useTranslation();
-  const key = ACK_KEYS[Math.min(5, Math.max(0, ack))];
-  const label: string = t(`messages.ack.${key}`);
-  const common = { fontSize: 'inherit' as const, 'aria-label': label, 'data-testid': 'message-ack', 'data-ack': String(ack) };
-  if (ack <= 0) return <AccessTimeIcon {...common} />;
-  if (ack === 1) return <DoneIcon {...common} />;
-  if (ack === 2) return <DoneAllIcon {...common} />;
-  return <DoneAllIcon {...common} sx={{ color: '#4fc3f7' }} />;
+  const state = ackState(ack, mediaType);
+  const label: string = t(`messages.ack.${state}`);
+  const common = { fontSize: 'inherit' as const, 'aria-label': label, 'data-testid': 'message-ack', 'data-ack': String(ack), 'data-state': state };
+  switch (state) {
+    case 'clock':
+      return <AccessTimeIcon {...common} />;
+    case 'sent':
+      return <DoneIcon {...common} />;
+    case 'delivered':
+      return <DoneAllIcon {...common} />;
+    case 'played':
+      return <MicIcon {...common} sx={{ color: '#4fc3f7' }} />;
+    case 'read':
+      return <DoneAllIcon {...common} sx={{ color: '#4fc3f7' }} />;
+  }
 }
 
 interface Props {
   message: Message;
   userId: number;
+  /** The ticket is a Facebook or Instagram conversation: contact messages carry the 24-hour notice. */
+  social?: boolean;
   onCommand: (command: MessageCommand, message: Message, emoji?: string) => void;
 }
 
 /** One message bubble (spec 1 "Ticket view"). */
-export const MessageItem = memo(function MessageItem({ message, userId, onCommand }: Props) {
+export const MessageItem = memo(function MessageItem({ message, userId, social, onCommand }: Props) {
   const { t } = useTranslation();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const [reactAnchor, setReactAnchor] = useState<HTMLElement | null>(null);
@@ -118,8 +127,13 @@ export const MessageItem = memo(function MessageItem({ message, userId, onComman
         <Stack direction="row" spacing={0.5} sx={{ justifyContent: 'flex-end', alignItems: 'center', fontSize: 14, color: 'text.secondary' }}>
           {message.isEdited && !message.isDeleted && <Typography variant="caption">{t('messages.edited')}</Typography>}
           <Typography variant="caption">{timeOf(message.createdAt)}</Typography>
-          {own && !message.isPrivate && <AckIcon ack={message.ack} />}
+          {own && !message.isPrivate && <AckIcon ack={message.ack} mediaType={message.mediaType} />}
         </Stack>
+        {social && !own && !message.isPrivate && (
+          <Typography variant="caption" color="warning.main" sx={{ display: 'block', fontStyle: 'italic' }} data-testid={`message-24h-${message.id}`}>
+            {t('messages.reply24h')}
+          </Typography>
+        )}
         {message.reactions.length > 0 && (
           <Stack direction="row" spacing={0.5} sx={{ position: 'absolute', bottom: -14, left: 8 }} data-testid={`message-reactions-${message.id}`}>
             {message.reactions.map((reaction, i) => (

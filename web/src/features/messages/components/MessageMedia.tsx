@@ -4,22 +4,15 @@ import DescriptionIcon from '@mui/icons-material/Description';
 import { useTranslation } from 'react-i18next';
 import { useObjectUrl } from '../../../lib/avatar';
 import { useMessageMedia } from '../api/messages';
+import { nextPlaybackRate, storedPlaybackRate, storePlaybackRate } from '../format';
 import type { Message } from '../types';
-
-const SPEEDS = [0.5, 1, 1.5, 2] as const;
-const SPEED_KEY = 'audioPlaybackRate';
-
-function storedSpeed(): number {
-  const value = Number(localStorage.getItem(SPEED_KEY));
-  return (SPEEDS as readonly number[]).includes(value) ? value : 1;
-}
 
 /** Image, video, audio or document of a message, fetched with the bearer token as a blob. */
 export function MessageMedia({ message }: { message: Message }) {
   const { t } = useTranslation();
   const media = useMessageMedia(message);
   const url = useObjectUrl(media.data);
-  const [speed, setSpeed] = useState(storedSpeed);
+  const [speed, setSpeed] = useState(storedPlaybackRate);
 
   if (media.isError) return <Typography variant="caption" color="error">{t('messages.mediaError')}</Typography>;
   if (!url) return <CircularProgress size={20} data-testid={`message-media-loading-${message.id}`} />;
@@ -45,9 +38,12 @@ export function MessageMedia({ message }: { message: Message }) {
           />
           <Button
             size="small"
+            aria-label={t('messages.audio.speed')}
+            title={t('messages.audio.speed')}
+            data-testid={`message-audio-speed-${message.id}`}
             onClick={() => {
-              const next = SPEEDS[(SPEEDS.indexOf(speed as (typeof SPEEDS)[number]) + 1) % SPEEDS.length];
-              localStorage.setItem(SPEED_KEY, String(next));
+              const next = nextPlaybackRate(speed);
+              storePlaybackRate(next);
               setSpeed(next);
             }}
           >

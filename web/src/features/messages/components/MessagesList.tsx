@@ -1,6 +1,5 @@
 import { Fragment, useCallback, useLayoutEffect, useRef, type UIEvent } from 'react';
-import { Box, Chip, CircularProgress, Typography } from '@mui/material';
-import { useTranslation } from 'react-i18next';
+import { Box, Chip, CircularProgress } from '@mui/material';
 import { flattenMessages, useMessages } from '../api/messages';
 import { dayOf } from '../format';
 import type { Message, MessageTicket } from '../types';
@@ -18,7 +17,6 @@ interface Props {
 
 /** The ticket's messages, oldest first, with date separators; older pages load near the top. */
 export function MessagesList({ ticket, userId, onCommand }: Props) {
-  const { t } = useTranslation();
   const query = useMessages(ticket.uuid);
   const messages = flattenMessages(query.data);
   const container = useRef<HTMLDivElement | null>(null);
@@ -70,12 +68,7 @@ export function MessagesList({ ticket, userId, onCommand }: Props) {
                 <Chip size="small" label={messageDay} data-testid="messages-day" />
               </Box>
             )}
-            <MessageItem message={message} userId={userId} onCommand={onCommand} />
-            {social && !message.fromMe && message.id === lastId && (
-              <Typography variant="caption" color="warning.main" sx={{ display: 'block' }} data-testid="messages-24h-notice">
-                {t('messages.reply24h')}
-              </Typography>
-            )}
+            <MessageItem message={message} userId={userId} social={social} onCommand={onCommand} />
           </Fragment>
         );
       })}

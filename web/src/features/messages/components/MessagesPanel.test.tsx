@@ -118,17 +118,6 @@ describe('ticket view messages', () => {
     expect(localStorage.getItem('signOption')).toBe('false');
   });
 
-  it('inserts an emoji from the menu into the text', async () => {
-    ticketServer({ 'GET /messages/:uuid': () => ({ messages: [], hasMore: false, nextCursor: null }) });
-    renderApp('/tickets/uuid-7');
-    const user = userEvent.setup();
-    const input = await screen.findByTestId('message-input');
-    await user.type(input, 'Oi ');
-    await user.click(screen.getByTestId('input-emoji'));
-    await user.click(await screen.findByTestId('input-emoji-👍'));
-    expect(input).toHaveValue('Oi 👍');
-  });
-
   it('replies quoting a message', async () => {
     const server = ticketServer({
       'GET /messages/:uuid': () => ({ messages: [messageFixture(1)], hasMore: false, nextCursor: null }),

@@ -4,14 +4,14 @@
  * what the server returns is put in the list at once (the live event then finds it there).
  */
 import { useRef, useState, type KeyboardEvent } from 'react';
-import { Box, IconButton, Menu, Paper, Stack, TextField, Tooltip, Typography } from '@mui/material';
+import { Box, IconButton, Paper, Stack, TextField, Tooltip, Typography } from '@mui/material';
 import AttachFileIcon from '@mui/icons-material/AttachFile';
 import CloseIcon from '@mui/icons-material/Close';
 import ContactPageIcon from '@mui/icons-material/ContactPage';
 import DrawIcon from '@mui/icons-material/Draw';
-import EmojiIcon from '@mui/icons-material/EmojiEmotionsOutlined';
 import LockIcon from '@mui/icons-material/Lock';
 import LockOpenIcon from '@mui/icons-material/LockOpen';
+import PhotoCameraIcon from '@mui/icons-material/PhotoCamera';
 import SendIcon from '@mui/icons-material/Send';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -30,9 +30,11 @@ import {
   type MessagesData,
   type SendBody,
 } from '../api/messages';
-import { EMOJIS } from '../format';
 import { canEditMessage, type Message, type MessageTicket } from '../types';
+import { AudioRecorder } from './AudioRecorder';
+import { CameraDialog } from './CameraDialog';
 import { ContactPickDialog } from './ContactPickDialog';
+import { EmojiButton } from './EmojiButton';
 import { MediaPreviewDialog } from './MediaPreviewDialog';
 import type { MessageCommand } from './MessageItem';
 import { MessagesList } from './MessagesList';
@@ -64,7 +66,8 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
   const [deleting, setDeleting] = useState<Message | null>(null);
   const [busy, setBusy] = useState(false);
   const fileInput = useRef<HTMLInputElement | null>(null);
-  const [emojiAnchor, setEmojiAnchor] = useState<HTMLElement | null>(null);
+  const [cameraOpen, setCameraOpen] = useState(false);
+  const [recording, setRecording] = useState(false);
 
   const put = (result: Message | Message[]) => {
     for (const message of Array.isArray(result) ? result : [result]) {
@@ -142,6 +145,11 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
     }
   };
 
+  const sendVoiceNote = async (file: File) => {
+    put(await sendMedia(ticket.id, [{ file, caption: '' }], replyTo?.id));
+    setReplyTo(null);
+  };
+
   const banner = editing ?? replyTo;
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', flex: 1, minHeight: 0 }}>
@@ -172,86 +180,81 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
             </Stack>
           )}
           <Stack direction="row" spacing={0.5} sx={{ alignItems: 'flex-end' }}>
-            <Tooltip title={t('messages.emoji')}>
-              <IconButton onClick={(e) => setEmojiAnchor(e.currentTarget)} aria-label={t('messages.emoji')} data-testid="input-emoji">
-                <EmojiIcon />
-              </IconButton>
-            </Tooltip>
-            <Menu anchorEl={emojiAnchor} open={emojiAnchor !== null} onClose={() => setEmojiAnchor(null)}>
-              <Box sx={{ display: 'grid', gridTemplateColumns: 'repeat(8, 36px)', px: 1 }}>
-                {EMOJIS.map((emoji) => (
-                  <IconButton
-                    key={emoji}
-                    size="small"
-                    onClick={() => {
-                      setText((current) => current + emoji);
-                      setEmojiAnchor(null);
-                    }}
-                    data-testid={`input-emoji-${emoji}`}
-                  >
-                    {emoji}
+            {!recording && (
+              <>
+                <EmojiButton onPick={(emoji) => setText((current) => current + emoji)} />
+                <Tooltip title={t('messages.attach')}>
+                  <span>
+                    <IconButton onClick={() => fileInput.current?.click()} disabled={!!editing} aria-label={t('messages.attach')} data-testid="input-attach">
+                      <AttachFileIcon />
+                    </IconButton>
+                  </span>
+                </Tooltip>
+                <input
+                  ref={fileInput}
+                  type="file"
+                  multiple
+                  hidden
+                  data-testid="input-file"
+                  onChange={(e) => {
+                    setFiles(Array.from(e.target.files ?? []));
+                    e.target.value = '';
+                  }}
+                />
+                <Tooltip title={t('messages.camera.open')}>
+                  <span>
+                    <IconButton onClick={() => setCameraOpen(true)} disabled={!!editing} aria-label={t('messages.camera.open')} data-testid="input-camera">
+                      <PhotoCameraIcon />
+                    </IconButton>
+                  </span>
+                </Tooltip>
+                <Tooltip title={t('messages.sendContact')}>
+                  <IconButton onClick={() => setSendingContact(true)} aria-label={t('messages.sendContact')} data-testid="input-send-contact">
+                    <ContactPageIcon />
                   </IconButton>
-                ))}
-              </Box>
-            </Menu>
-            <Tooltip title={t('messages.attach')}>
-              <span>
-                <IconButton onClick={() => fileInput.current?.click()} disabled={!!editing} aria-label={t('messages.attach')} data-testid="input-attach">
-                  <AttachFileIcon />
-                </IconButton>
-              </span>
-            </Tooltip>
-            <input
-              ref={fileInput}
-              type="file"
-              multiple
-              hidden
-              data-testid="input-file"
-              onChange={(e) => {
-                setFiles(Array.from(e.target.files ?? []));
-                e.target.value = '';
-              }}
-            />
-            <Tooltip title={t('messages.sendContact')}>
-              <IconButton onClick={() => setSendingContact(true)} aria-label={t('messages.sendContact')} data-testid="input-send-contact">
-                <ContactPageIcon />
+                </Tooltip>
+                <Tooltip title={isPrivate ? t('messages.privateOn') : t('messages.privateOff')}>
+                  <IconButton onClick={() => setIsPrivate((v) => !v)} color={isPrivate ? 'warning' : 'default'} aria-pressed={isPrivate} aria-label={t('messages.privateNote')} data-testid="input-private">
+                    {isPrivate ? <LockIcon /> : <LockOpenIcon />}
+                  </IconButton>
+                </Tooltip>
+                <Tooltip title={t('messages.sign')}>
+                  <IconButton
+                    onClick={() => {
+                      const next = !sign;
+                      localStorage.setItem(SIGN_KEY, String(next));
+                      setSign(next);
+                    }}
+                    color={sign ? 'primary' : 'default'}
+                    aria-pressed={sign}
+                    aria-label={t('messages.sign')}
+                    data-testid="input-sign"
+                  >
+                    <DrawIcon />
+                  </IconButton>
+                </Tooltip>
+                <TextField
+                  fullWidth
+                  multiline
+                  maxRows={6}
+                  size="small"
+                  value={text}
+                  onChange={(e) => setText(e.target.value)}
+                  onKeyDown={onKeyDown}
+                  placeholder={isPrivate ? t('messages.placeholderPrivate') : t('messages.placeholder')}
+                  sx={isPrivate ? { bgcolor: '#fff8e1' } : undefined}
+                  slotProps={{ htmlInput: { 'data-testid': 'message-input' } }}
+                />
+              </>
+            )}
+            {/* Empty input: the microphone takes the send button's place (and the row while recording). */}
+            {!recording && (text.trim() || editing || isPrivate) ? (
+              <IconButton color="primary" onClick={() => void submit()} disabled={busy || !text.trim()} aria-label={t('messages.send')} data-testid="message-send">
+                <SendIcon />
               </IconButton>
-            </Tooltip>
-            <Tooltip title={isPrivate ? t('messages.privateOn') : t('messages.privateOff')}>
-              <IconButton onClick={() => setIsPrivate((v) => !v)} color={isPrivate ? 'warning' : 'default'} aria-pressed={isPrivate} aria-label={t('messages.privateNote')} data-testid="input-private">
-                {isPrivate ? <LockIcon /> : <LockOpenIcon />}
-              </IconButton>
-            </Tooltip>
-            <Tooltip title={t('messages.sign')}>
-              <IconButton
-                onClick={() => {
-                  const next = !sign;
-                  localStorage.setItem(SIGN_KEY, String(next));
-                  setSign(next);
-                }}
-                color={sign ? 'primary' : 'default'}
-                aria-pressed={sign}
-                aria-label={t('messages.sign')}
-                data-testid="input-sign"
-              >
-                <DrawIcon />
-              </IconButton>
-            </Tooltip>
-            <TextField
-              fullWidth
-              multiline
-              maxRows={6}
-              size="small"
-              value={text}
-              onChange={(e) => setText(e.target.value)}
-              onKeyDown={onKeyDown}
-              placeholder={isPrivate ? t('messages.placeholderPrivate') : t('messages.placeholder')}
-              sx={isPrivate ? { bgcolor: '#fff8e1' } : undefined}
-              slotProps={{ htmlInput: { 'data-testid': 'message-input' } }}
-            />
-            <IconButton color="primary" onClick={() => void submit()} disabled={busy || !text.trim()} aria-label={t('messages.send')} data-testid="message-send">
-              <SendIcon />
-            </IconButton>
+            ) : (
+              <AudioRecorder onSend={sendVoiceNote} onActiveChange={setRecording} disabled={busy} />
+            )}
           </Stack>
         </Paper>
       ) : (
@@ -261,6 +264,14 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
           </Typography>
         </Paper>
       )}
+      <CameraDialog
+        open={cameraOpen}
+        onClose={() => setCameraOpen(false)}
+        onCapture={(photo) => {
+          setCameraOpen(false);
+          setFiles([photo]);
+        }}
+      />
       <MediaPreviewDialog files={files} busy={busy} onClose={() => setFiles([])} onSend={(items) => void sendFiles(items)} />
       <ContactPickDialog
         open={forwarding !== null}

@@ -31,6 +31,16 @@ const messages: typeof pt = {
     actions: { reply: 'Reply', forward: 'Forward', edit: 'Edit', delete: 'Delete', react: 'React' },
     media: { title: 'Send files', caption: 'Caption' },
     forward: { title: 'Forward message', submit: 'Forward', done: 'Message forwarded', noMessage: 'No message selected' },
+    audio: {
+      record: 'Record audio',
+      cancel: 'Cancel recording',
+      send: 'Send audio',
+      sending: 'Sending audio...',
+      tooShort: 'Audio too short: record again.',
+      speed: 'Playback speed',
+    },
+    camera: { open: 'Camera', title: 'Take a photo', capture: 'Capture' },
+    emojiPicker: { search: 'Search emoji', none: 'No emoji found' },
     pick: { contact: 'Contact', typeMore: 'Type at least 3 characters' },
   },
 };

@@ -31,6 +31,16 @@ const messages: typeof pt = {
     actions: { reply: 'Responder', forward: 'Reenviar', edit: 'Editar', delete: 'Eliminar', react: 'Reaccionar' },
     media: { title: 'Enviar archivos', caption: 'Leyenda' },
     forward: { title: 'Reenviar mensaje', submit: 'Reenviar', done: 'Mensaje reenviado', noMessage: 'Ningún mensaje seleccionado' },
+    audio: {
+      record: 'Grabar audio',
+      cancel: 'Cancelar grabación',
+      send: 'Enviar audio',
+      sending: 'Enviando audio...',
+      tooShort: 'Audio demasiado corto: grabe de nuevo.',
+      speed: 'Velocidad de reproducción',
+    },
+    camera: { open: 'Cámara', title: 'Tomar foto', capture: 'Capturar' },
+    emojiPicker: { search: 'Buscar emoji', none: 'Ningún emoji encontrado' },
     pick: { contact: 'Contacto', typeMore: 'Escriba al menos 3 caracteres' },
   },
 };

@@ -30,6 +30,16 @@ const messages = {
     actions: { reply: 'Responder', forward: 'Encaminhar', edit: 'Editar', delete: 'Apagar', react: 'Reagir' },
     media: { title: 'Enviar arquivos', caption: 'Legenda' },
     forward: { title: 'Encaminhar mensagem', submit: 'Encaminhar', done: 'Mensagem encaminhada', noMessage: 'Nenhuma mensagem selecionada' },
+    audio: {
+      record: 'Gravar áudio',
+      cancel: 'Cancelar gravação',
+      send: 'Enviar áudio',
+      sending: 'Enviando áudio...',
+      tooShort: 'Áudio muito curto: grave novamente.',
+      speed: 'Velocidade de reprodução',
+    },
+    camera: { open: 'Câmera', title: 'Tirar foto', capture: 'Capturar' },
+    emojiPicker: { search: 'Buscar emoji', none: 'Nenhum emoji encontrado' },
     pick: { contact: 'Contato', typeMore: 'Digite ao menos 3 caracteres' },
   },
 };

@@ -31,6 +31,16 @@ const messages: typeof pt = {
     actions: { reply: 'Yanıtla', forward: 'İlet', edit: 'Düzenle', delete: 'Sil', react: 'Tepki ver' },
     media: { title: 'Dosya gönder', caption: 'Açıklama' },
     forward: { title: 'Mesajı ilet', submit: 'İlet', done: 'Mesaj iletildi', noMessage: 'Mesaj seçilmedi' },
+    audio: {
+      record: 'Ses kaydet',
+      cancel: 'Kaydı iptal et',
+      send: 'Sesi gönder',
+      sending: 'Ses gönderiliyor...',
+      tooShort: 'Ses çok kısa: yeniden kaydedin.',
+      speed: 'Oynatma hızı',
+    },
+    camera: { open: 'Kamera', title: 'Fotoğraf çek', capture: 'Çek' },
+    emojiPicker: { search: 'Emoji ara', none: 'Emoji bulunamadı' },
     pick: { contact: 'Kişi', typeMore: 'En az 3 karakter yazın' },
   },
 };

@@ -3,7 +3,7 @@
  * session) and the contact search of the new-ticket dialog. Any failure yields an empty list so
  * the inbox keeps working against a server that does not serve one of them yet.
  */
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../../../lib/api';
 import { tagSchema, type Tag } from '../types';
@@ -27,13 +27,14 @@ export function useTagOptions() {
 export const userOptionSchema = z.object({ id: z.number(), name: z.string() });
 export type UserOption = z.infer<typeof userOptionSchema>;
 
+export const userOptionsQuery = queryOptions({
+  queryKey: ['tickets', 'options', 'users'],
+  queryFn: () => orEmpty<UserOption>(() => api.get('/users/list', { schema: z.array(userOptionSchema.loose()) })),
+  staleTime: 60_000,
+});
+
 export function useUserOptions(enabled = true) {
-  return useQuery({
-    queryKey: ['tickets', 'options', 'users'],
-    queryFn: () => orEmpty<UserOption>(() => api.get('/users/list', { schema: z.array(userOptionSchema.loose()) })),
-    staleTime: 60_000,
-    enabled,
-  });
+  return useQuery({ ...userOptionsQuery, enabled });
 }
 
 export const connectionOptionSchema = z.object({ id: z.number(), name: z.string(), channel: z.string().nullish(), status: z.string().nullish() });

@@ -6,20 +6,26 @@ import CloseIcon from '@mui/icons-material/Close';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import DoneAllIcon from '@mui/icons-material/DoneAll';
 import HistoryIcon from '@mui/icons-material/History';
+import PictureAsPdfIcon from '@mui/icons-material/PictureAsPdfOutlined';
 import SmartToyIcon from '@mui/icons-material/SmartToyOutlined';
 import ReplayIcon from '@mui/icons-material/Replay';
 import SwapHorizIcon from '@mui/icons-material/SwapHoriz';
 import UndoIcon from '@mui/icons-material/Undo';
+import VideoCallIcon from '@mui/icons-material/VideoCallOutlined';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { getSocket } from '../../../lib/socket';
 import { useAuthenticatedSession } from '../../../lib/session';
 import { MessagesPanel } from '../../messages/components/MessagesPanel';
-import { useTicket } from '../api/tickets';
+import { ticketsKeys, useTicket } from '../api/tickets';
 import { applyInboxEvent } from '../hooks/useInboxRealtime';
+import { useReadWhileOpen } from '../hooks/useReadWhileOpen';
 import { useTicketActions, type TicketAction } from '../hooks/useTicketActions';
+import type { Ticket } from '../types';
 import { ContactDrawer } from './ContactDrawer';
+import { ExportPdfDialog } from './ExportPdfDialog';
+import { MeetingLinkDialog } from './MeetingLinkDialog';
 import { TicketLogDialog } from './TicketLogDialog';
 
 const ICONS = { accept: CheckIcon, ignore: CloseIcon, return: UndoIcon, resolve: DoneAllIcon, reopen: ReplayIcon, transfer: SwapHorizIcon, delete: DeleteOutlineIcon, integration: SmartToyIcon } as const;
@@ -33,13 +39,18 @@ export function TicketView({ uuid }: { uuid: string }) {
   const actions = useTicketActions({ onLeave: () => navigate('/tickets') });
   const [drawer, setDrawer] = useState(false);
   const [logOpen, setLogOpen] = useState(false);
+  const [exporting, setExporting] = useState(false);
+  const [meeting, setMeeting] = useState(false);
   const ticketId = query.data?.id;
+  useReadWhileOpen(query.data);
 
   // The server resets the unread count on the first messages page; the lists follow at once.
   const queryClient = useQueryClient();
   useEffect(() => {
-    if (ticketId !== undefined) applyInboxEvent(queryClient, 'ticket', { action: 'updateUnread', ticketId });
-  }, [ticketId, queryClient]);
+    if (ticketId === undefined) return;
+    applyInboxEvent(queryClient, 'ticket', { action: 'updateUnread', ticketId });
+    queryClient.setQueryData<Ticket>(ticketsKeys.detail(uuid), (data) => (data && data.unreadMessages > 0 ? { ...data, unreadMessages: 0 } : data));
+  }, [ticketId, uuid, queryClient]);
 
   useEffect(() => {
     const socket = getSocket();
@@ -112,6 +123,18 @@ export function TicketView({ uuid }: { uuid: string }) {
                 </Tooltip>
               );
             })}
+            {canWrite && (
+              <Tooltip title={t('tickets.actions.meeting')}>
+                <IconButton onClick={() => setMeeting(true)} aria-label={t('tickets.actions.meeting')} data-testid="ticket-header-meeting">
+                  <VideoCallIcon />
+                </IconButton>
+              </Tooltip>
+            )}
+            <Tooltip title={t('tickets.actions.exportPdf')}>
+              <IconButton onClick={() => setExporting(true)} aria-label={t('tickets.actions.exportPdf')} data-testid="ticket-header-pdf">
+                <PictureAsPdfIcon />
+              </IconButton>
+            </Tooltip>
             <Tooltip title={t('tickets.actions.log')}>
               <IconButton onClick={() => setLogOpen(true)} aria-label={t('tickets.actions.log')} data-testid="ticket-header-log">
                 <HistoryIcon />
@@ -127,6 +150,8 @@ export function TicketView({ uuid }: { uuid: string }) {
       </Box>
       <ContactDrawer ticket={ticket} open={drawer} onClose={() => setDrawer(false)} />
       <TicketLogDialog ticketId={ticket.id} open={logOpen} onClose={() => setLogOpen(false)} />
+      {exporting && <ExportPdfDialog ticket={ticket} onClose={() => setExporting(false)} />}
+      <MeetingLinkDialog ticket={meeting ? ticket : null} onClose={() => setMeeting(false)} />
       {actions.dialogs}
     </Box>
   );

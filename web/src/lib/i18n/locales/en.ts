@@ -357,6 +357,7 @@ const en: Catalogue = {
     ERR_INVALID_RESET_CODE: 'Invalid or expired code. Request a new code.',
     ERR_MAIL_NOT_CONFIGURED: 'Sending e-mail is not configured on this server. Contact the administrator.',
     ERR_INVALID_FILE: 'Invalid file!',
+    ERR_CHANNEL_NOT_SUPPORTED: "This connection's channel cannot do that.",
     ERR_NETWORK: 'Could not reach the server.',
   },
 };

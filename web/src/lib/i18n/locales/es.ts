@@ -357,6 +357,7 @@ const es: Catalogue = {
     ERR_INVALID_RESET_CODE: 'Código inválido o vencido. Solicite un nuevo código.',
     ERR_MAIL_NOT_CONFIGURED: 'El envío de correos no está configurado en este servidor. Contacte al administrador.',
     ERR_INVALID_FILE: '¡Archivo inválido!',
+    ERR_CHANNEL_NOT_SUPPORTED: 'El canal de esta conexión no permite esta acción.',
     ERR_NETWORK: 'No se pudo conectar con el servidor.',
   },
 };

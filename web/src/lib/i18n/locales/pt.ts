@@ -357,6 +357,7 @@ const pt = {
     ERR_INVALID_RESET_CODE: 'Código inválido ou expirado. Solicite um novo código.',
     ERR_MAIL_NOT_CONFIGURED: 'O envio de e-mails não está configurado neste servidor. Contate o administrador.',
     ERR_INVALID_FILE: 'Arquivo inválido!',
+    ERR_CHANNEL_NOT_SUPPORTED: 'Este canal de conexão não permite essa ação.',
     ERR_NETWORK: 'Não foi possível conectar ao servidor.',
   },
 };

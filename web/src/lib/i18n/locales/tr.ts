@@ -357,6 +357,7 @@ const tr: Catalogue = {
     ERR_INVALID_RESET_CODE: 'Kod geçersiz veya süresi dolmuş. Yeni bir kod isteyin.',
     ERR_MAIL_NOT_CONFIGURED: 'Bu sunucuda e-posta gönderimi yapılandırılmamış. Yöneticiye başvurun.',
     ERR_INVALID_FILE: 'Geçersiz dosya!',
+    ERR_CHANNEL_NOT_SUPPORTED: 'Bu bağlantının kanalı bu işlemi desteklemiyor.',
     ERR_NETWORK: 'Sunucuya ulaşılamadı.',
   },
 };

@@ -1,0 +1,159 @@
+//! Durable jobs: work that must happen later or again, and must survive a restart or run on
+//! exactly one of several servers (forwarding spaced 900 ms apart now; flow intervals, routing
+//! timers and campaigns later).
+//!
+//! A job is stored with the company it belongs to, what to do ([`JobPayload`]) and when. Workers
+//! *claim* due jobs for a lease: a claimed job is invisible to other workers until its lease
+//! ends, and a worker that dies mid-job simply lets the lease run out, so the job is claimed
+//! again. Delivery is therefore at least once; a job's work is written so that running it twice
+//! does no harm where that matters.
+//!
+//! What a payload means is decided in [`crate::service::jobs::run`]; when to try again after a
+//! failure in [`retry_delay`].
+
+use async_trait::async_trait;
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, Result};
+use crate::ids::{CompanyId, ContactId, MessageId, TenantScope, UserId};
+
+/// What a job does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum JobPayload {
+    /// Forward one message to a contact on behalf of a user (`POST /message/forward`).
+    #[serde(rename_all = "camelCase")]
+    ForwardMessage {
+        user_id: UserId,
+        message_id: MessageId,
+        contact_id: ContactId,
+        sign: bool,
+    },
+}
+
+impl JobPayload {
+    /// The stored kind (for logs and the `jobs.kind` column).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            JobPayload::ForwardMessage { .. } => "forwardMessage",
+        }
+    }
+}
+
+/// A job to store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewJob {
+    pub payload: JobPayload,
+    pub run_at: DateTime<Utc>,
+}
+
+/// A claimed job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    pub id: i64,
+    pub company_id: CompanyId,
+    pub payload: JobPayload,
+    pub run_at: DateTime<Utc>,
+    /// Claims so far, this one included.
+    pub attempts: u32,
+}
+
+impl Job {
+    /// The scope the job's work runs in.
+    pub fn scope(&self) -> TenantScope {
+        TenantScope::new(self.company_id)
+    }
+}
+
+/// Attempts before a job is given up (kept, marked failed, with its last error).
+pub const MAX_ATTEMPTS: u32 = 5;
+
+/// How long to wait before attempt `attempts + 1` after a failure: 2 s, 8 s, 32 s, 128 s
+/// (doubling twice per attempt), or `None` when the job has had its [`MAX_ATTEMPTS`].
+pub fn retry_delay(attempts: u32) -> Option<TimeDelta> {
+    if attempts >= MAX_ATTEMPTS {
+        return None;
+    }
+    let exponent = attempts.saturating_sub(1).min(8);
+    Some(TimeDelta::seconds(2i64 << (2 * exponent)))
+}
+
+/// Whether a job that failed with `code` may succeed later (a channel that is reconnecting, a
+/// database hiccup) rather than never (the message or contact is gone, permission withdrawn).
+pub fn worth_retrying(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::ERR_INTERNAL
+            | ErrorCode::ERR_SENDING_WAPP_MSG
+            | ErrorCode::ERR_WAPP_NOT_INITIALIZED
+    )
+}
+
+/// The durable job queue.
+#[async_trait]
+pub trait JobQueue: Send + Sync {
+    /// Stores jobs of the scope's company; returns their ids in order.
+    async fn enqueue(&self, scope: TenantScope, jobs: &[NewJob]) -> Result<Vec<i64>>;
+    /// Platform-level: claims up to `limit` jobs due at `now` (not failed, lease free) until
+    /// `now + lease`, oldest due first, counting an attempt on each. Two workers never hold the
+    /// same job at once.
+    async fn claim_due(&self, now: DateTime<Utc>, lease: TimeDelta, limit: u32)
+    -> Result<Vec<Job>>;
+    /// Platform-level: when the next job falls due (its run time, or the end of its lease when it
+    /// is claimed); `None` when nothing waits. Workers sleep until then instead of claiming on
+    /// every tick.
+    async fn next_due(&self) -> Result<Option<DateTime<Utc>>>;
+    /// Removes a finished job.
+    async fn finish(&self, id: i64) -> Result<()>;
+    /// Puts a failed job back to run at `at`, keeping `error`.
+    async fn retry_at(&self, id: i64, at: DateTime<Utc>, error: &str) -> Result<()>;
+    /// Marks a job failed for good, keeping `error` (it is never claimed again).
+    async fn give_up(&self, id: i64, error: &str) -> Result<()>;
+    /// Jobs of the scope's company not finished yet (waiting, claimed or failed), for tests and
+    /// the CLI.
+    async fn pending(&self, scope: TenantScope) -> Result<Vec<Job>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_passing_failures_are_retried() {
+        assert!(worth_retrying(ErrorCode::ERR_SENDING_WAPP_MSG));
+        assert!(!worth_retrying(ErrorCode::ERR_NO_TICKET_FOUND));
+        assert!(!worth_retrying(ErrorCode::ERR_NO_PERMISSION));
+    }
+
+    #[test]
+    fn retries_back_off_and_stop() {
+        let delays: Vec<Option<i64>> = (1..=6)
+            .map(|n| retry_delay(n).map(|d| d.num_seconds()))
+            .collect();
+        assert_eq!(
+            delays,
+            vec![Some(2), Some(8), Some(32), Some(128), None, None]
+        );
+    }
+
+    #[test]
+    fn payloads_are_stored_with_their_kind() {
+        let payload = JobPayload::ForwardMessage {
+            user_id: UserId(3),
+            message_id: MessageId(9),
+            contact_id: ContactId(4),
+            sign: true,
+        };
+        let text = serde_json::to_string(&payload).expect("json");
+        assert_eq!(
+            text,
+            r#"{"kind":"forwardMessage","userId":3,"messageId":9,"contactId":4,"sign":true}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<JobPayload>(&text).expect("back"),
+            payload
+        );
+        assert_eq!(payload.kind(), "forwardMessage");
+    }
+}

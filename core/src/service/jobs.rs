@@ -1,0 +1,66 @@
+//! Running a claimed job: what each [`JobPayload`] means, as use cases. The hosts' workers only
+//! claim, call [`run`], and record the outcome with [`settle`].
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::identity::Actor;
+use crate::jobs::{Job, JobPayload, retry_delay, worth_retrying};
+use crate::service::Ports;
+
+/// Does the work of `job`, as the user it was queued for (with that user's permissions now).
+pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
+    match &job.payload {
+        JobPayload::ForwardMessage {
+            user_id,
+            message_id,
+            contact_id,
+            sign,
+        } => {
+            let user = ports
+                .users
+                .get(job.scope(), *user_id)
+                .await?
+                .ok_or_else(|| Error::new(ErrorCode::ERR_NO_USER_FOUND))?;
+            let actor = Actor::of(&user);
+            crate::service::inbox::messages::forward(ports, &actor, *message_id, *contact_id, *sign)
+                .await
+                .map(|_| ())
+        }
+    }
+}
+
+/// What became of a job after [`run`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    Finished,
+    /// Failed; tried again at this time.
+    Retrying(DateTime<Utc>),
+    /// Failed for good.
+    Failed,
+}
+
+/// Records the outcome of running `job`: finished jobs are removed, failures that may pass are
+/// retried later ([`retry_delay`]), the others are kept as failed with their error.
+pub async fn settle(ports: &Ports, job: &Job, outcome: &Result<()>) -> Result<Settled> {
+    match outcome {
+        Ok(()) => {
+            ports.jobs.finish(job.id).await?;
+            Ok(Settled::Finished)
+        }
+        Err(error) => {
+            let text = error.to_string();
+            match retry_delay(job.attempts).filter(|_| worth_retrying(error.code)) {
+                Some(delay) => {
+                    let at = ports.clock.now() + delay;
+                    ports.jobs.retry_at(job.id, at, &text).await?;
+                    Ok(Settled::Retrying(at))
+                }
+                None => {
+                    ports.jobs.give_up(job.id, &text).await?;
+                    Ok(Settled::Failed)
+                }
+            }
+        }
+    }
+}
