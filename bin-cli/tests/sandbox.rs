@@ -2,8 +2,9 @@
 //! PostgreSQL database when `CHATFLOW_TEST_POSTGRES_URL` is set): scanning, phones sending, and
 //! reading what phones received.
 
+mod common;
+
 use std::process::{Command, Output};
-use std::str::FromStr;
 
 use chatflow_core::CompanyId;
 use chatflow_core::TenantScope;
@@ -236,30 +237,5 @@ async fn sandbox_commands_on_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sandbox_commands_on_postgres() {
-    let Ok(server_url) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
-        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the CLI on PostgreSQL");
-        return;
-    };
-    let server = sqlx::postgres::PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
-    let admin = sqlx::PgPool::connect_with(server)
-        .await
-        .expect("the server answers");
-    let name = format!("chatflow_cli_sandbox_{}", uuid::Uuid::new_v4().simple());
-    // The name is generated above from hex digits only.
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&admin)
-        .await
-        .expect("database created");
-    let (base, query) = match server_url.split_once('?') {
-        Some((base, query)) => (base.to_owned(), format!("?{query}")),
-        None => (server_url.clone(), String::new()),
-    };
-    let prefix = base.rsplit_once('/').map_or(base.as_str(), |(p, _)| p);
-    exercise(format!("{prefix}/{name}{query}")).await;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&admin)
-    .await
-    .expect("database dropped");
+    common::on_throwaway_postgres("chatflow_cli_sandbox", exercise).await;
 }

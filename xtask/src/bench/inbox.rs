@@ -176,15 +176,16 @@ async fn engine(
 ) -> Result<()> {
     let engine = db.engine();
     println!("\n--- {engine} ---");
+    // An existing file is migrated too: it may predate the binaries' latest migrations.
+    run_step(
+        &format!("{engine}: chatflow migrate"),
+        cmd(cli.to_str().unwrap_or("chatflow"), &["migrate"])
+            .env("DATABASE_URL", db.url())
+            .env("CHATFLOW_ADMIN_EMAIL", ADMIN_EMAIL)
+            .env("CHATFLOW_ADMIN_PASSWORD", ADMIN_PASSWORD)
+            .stdout(std::process::Stdio::null()),
+    )?;
     if !matches!(db, BenchDb::Existing { .. }) {
-        run_step(
-            &format!("{engine}: chatflow migrate"),
-            cmd(cli.to_str().unwrap_or("chatflow"), &["migrate"])
-                .env("DATABASE_URL", db.url())
-                .env("CHATFLOW_ADMIN_EMAIL", ADMIN_EMAIL)
-                .env("CHATFLOW_ADMIN_PASSWORD", ADMIN_PASSWORD)
-                .stdout(std::process::Stdio::null()),
-        )?;
         let tickets = args.tickets.to_string();
         let messages = args.messages_per_ticket.to_string();
         let company = COMPANY.to_string();

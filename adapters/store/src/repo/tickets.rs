@@ -7,10 +7,8 @@
 //! keyset-paginated by (unread first on the open and pending tabs, `updated_at`, `id`). Every
 //! write appends its ticket events in the same transaction.
 
-use std::collections::HashMap;
-
 use async_trait::async_trait;
-use chatflow_core::ids::{ContactId, QueueId, TagId, TicketId, UserId, WhatsappId};
+use chatflow_core::ids::{ContactId, QueueId, TicketId, UserId, WhatsappId};
 use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::{
     Cursor, KeysetPage, NewTicket, PageStart, SortOrder, Tag, Ticket, TicketConnection,
@@ -28,18 +26,71 @@ use crate::repo::list_cache::{FirstPage, PageKey};
 use crate::repo::{escape_like, from_wire, now, to_wire};
 use crate::{Backend, Store};
 
-/// The select list and joins of [`TicketJoinRow`], for `SELECT {TICKET_SELECT} WHERE ...`.
-pub(crate) const TICKET_SELECT: &str = "t.id, t.uuid, t.company_id, t.status, \
-     t.unread_messages, t.last_message, t.is_group, t.is_bot, t.channel, t.user_id, t.queue_id, \
-     t.whatsapp_id, t.contact_id, t.amount_used_bot_queues, t.use_integration, t.is_transfered, \
-     t.created_at, t.updated_at, c.name AS contact_name, c.number AS contact_number, \
-     c.url_picture AS contact_url_picture, c.channel AS contact_channel, \
-     c.is_group AS contact_is_group, c.active AS contact_active, q.name AS queue_name, \
-     q.color AS queue_color, u.name AS user_name, w.name AS whatsapp_name, \
-     w.channel AS whatsapp_channel, w.group_as_ticket AS whatsapp_group_as_ticket \
-     FROM tickets t JOIN contacts c ON c.id = t.contact_id \
-     LEFT JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.user_id \
-     LEFT JOIN whatsapps w ON w.id = t.whatsapp_id";
+/// The ticket columns of [`TicketJoinRow`] without the tags.
+macro_rules! ticket_columns {
+    () => {
+        "t.id, t.uuid, t.company_id, t.status, \
+         t.unread_messages, t.last_message, t.is_group, t.is_bot, t.channel, t.user_id, t.queue_id, \
+         t.whatsapp_id, t.contact_id, t.amount_used_bot_queues, t.use_integration, t.is_transfered, \
+         t.created_at, t.updated_at, c.name AS contact_name, c.number AS contact_number, \
+         c.url_picture AS contact_url_picture, c.channel AS contact_channel, \
+         c.is_group AS contact_is_group, c.active AS contact_active, q.name AS queue_name, \
+         q.color AS queue_color, u.name AS user_name, w.name AS whatsapp_name, \
+         w.channel AS whatsapp_channel, w.group_as_ticket AS whatsapp_group_as_ticket"
+    };
+}
+
+/// The joins of [`TicketJoinRow`].
+macro_rules! ticket_joins {
+    () => {
+        " FROM tickets t JOIN contacts c ON c.id = t.contact_id \
+         LEFT JOIN queues q ON q.id = t.queue_id LEFT JOIN users u ON u.id = t.user_id \
+         LEFT JOIN whatsapps w ON w.id = t.whatsapp_id"
+    };
+}
+
+/// `SELECT {select} WHERE ...` for [`TicketJoinRow`] on SQLite: the ticket's and its contact's
+/// tags come in the same row as JSON arrays, so loading a page is one round trip.
+pub(crate) const TICKET_SELECT_SQLITE: &str = concat!(
+    ticket_columns!(),
+    ", (SELECT json_group_array(json_object('id', g.id, 'name', g.name, 'color', g.color, \
+     'kanban', g.kanban)) FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id \
+     WHERE tt.ticket_id = t.id AND tt.company_id = t.company_id) AS ticket_tags_json, \
+     (SELECT json_group_array(json_object('id', g.id, 'name', g.name, 'color', g.color, \
+     'kanban', g.kanban)) FROM contact_tags ct JOIN tags g ON g.id = ct.tag_id \
+     WHERE ct.contact_id = t.contact_id AND ct.company_id = t.company_id) AS contact_tags_json",
+    ticket_joins!()
+);
+
+/// The same on PostgreSQL.
+pub(crate) const TICKET_SELECT_POSTGRES: &str = concat!(
+    ticket_columns!(),
+    ", (SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'color', g.color, \
+     'kanban', g.kanban))::text FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id \
+     WHERE tt.ticket_id = t.id AND tt.company_id = t.company_id) AS ticket_tags_json, \
+     (SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'color', g.color, \
+     'kanban', g.kanban))::text FROM contact_tags ct JOIN tags g ON g.id = ct.tag_id \
+     WHERE ct.contact_id = t.contact_id AND ct.company_id = t.company_id) AS contact_tags_json",
+    ticket_joins!()
+);
+
+/// Which [`TicketJoinRow`] select a connection type speaks.
+pub trait TicketDialect {
+    const TICKET_SELECT: &'static str;
+}
+
+impl TicketDialect for sqlx::SqliteConnection {
+    const TICKET_SELECT: &'static str = TICKET_SELECT_SQLITE;
+}
+
+impl TicketDialect for sqlx::PgConnection {
+    const TICKET_SELECT: &'static str = TICKET_SELECT_POSTGRES;
+}
+
+/// The ticket select for `conn`'s engine.
+pub fn ticket_select<C: TicketDialect + ?Sized>(_conn: &C) -> &'static str {
+    C::TICKET_SELECT
+}
 
 /// A ticket with what its joins bring.
 #[derive(sqlx::FromRow)]
@@ -74,30 +125,21 @@ pub(crate) struct TicketJoinRow {
     whatsapp_name: Option<String>,
     whatsapp_channel: Option<String>,
     whatsapp_group_as_ticket: Option<String>,
+    /// The ticket's tags as a JSON array (`NULL` or `[]` when none).
+    ticket_tags_json: Option<String>,
+    /// The contact's tags as a JSON array.
+    contact_tags_json: Option<String>,
 }
 
-/// A tag of a ticket or of a ticket's contact (`owner` is the ticket or contact id).
-#[derive(sqlx::FromRow)]
-pub(crate) struct OwnedTagRow {
-    owner: i64,
-    id: i64,
-    name: String,
-    color: String,
-    kanban: i64,
-}
-
-/// Groups tag rows by owner.
-pub(crate) fn group_tags(rows: Vec<OwnedTagRow>) -> HashMap<i64, Vec<Tag>> {
-    let mut map: HashMap<i64, Vec<Tag>> = HashMap::new();
-    for row in rows {
-        map.entry(row.owner).or_default().push(Tag {
-            id: TagId(row.id),
-            name: row.name,
-            color: row.color,
-            kanban: row.kanban,
-        });
-    }
-    map
+/// Tags from a JSON array of `{id, name, color, kanban}`, by name then id.
+fn tags_of(json: Option<&str>) -> Result<Vec<Tag>> {
+    let mut tags: Vec<Tag> = match json {
+        None | Some("") => Vec::new(),
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| Error::internal(format!("unreadable tags {text:?}: {e}")))?,
+    };
+    tags.sort_by(|x, y| x.name.cmp(&y.name).then(x.id.0.cmp(&y.id.0)));
+    Ok(tags)
 }
 
 /// A comma-separated list of integers for an `IN (...)` (ids are numbers, never text).
@@ -110,12 +152,8 @@ pub(crate) fn id_list(ids: &[i64]) -> String {
     }
 }
 
-/// Builds tickets from their rows and the tags loaded for them, in the rows' order.
-pub(crate) fn assemble(
-    rows: Vec<TicketJoinRow>,
-    mut ticket_tags: HashMap<i64, Vec<Tag>>,
-    contact_tags: HashMap<i64, Vec<Tag>>,
-) -> Result<Vec<Ticket>> {
+/// Builds tickets from their rows, in the rows' order.
+pub(crate) fn assemble(rows: Vec<TicketJoinRow>) -> Result<Vec<Ticket>> {
     rows.into_iter()
         .map(|row| {
             let queue = match (row.queue_id, row.queue_name) {
@@ -170,15 +208,12 @@ pub(crate) fn assemble(
                     channel: from_wire::<ChannelKind>("contacts.channel", &row.contact_channel)?,
                     is_group: row.contact_is_group,
                     active: row.contact_active,
-                    tags: contact_tags
-                        .get(&row.contact_id)
-                        .cloned()
-                        .unwrap_or_default(),
+                    tags: tags_of(row.contact_tags_json.as_deref())?,
                 },
                 queue,
                 user,
                 whatsapp,
-                tags: ticket_tags.remove(&row.id).unwrap_or_default(),
+                tags: tags_of(row.ticket_tags_json.as_deref())?,
                 created_at: row.created_at,
                 updated_at: row.updated_at,
             })
@@ -200,42 +235,16 @@ macro_rules! load_tickets {
             }
             let company = scope.company_id().0;
             let list = $crate::repo::tickets::id_list(ids);
+            let select = $crate::repo::tickets::ticket_select(&*conn);
             let rows: Vec<$crate::repo::tickets::TicketJoinRow> =
                 sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                    "SELECT {} WHERE t.company_id = $1 AND t.id IN ({list})",
-                    $crate::repo::tickets::TICKET_SELECT
+                    "SELECT {select} WHERE t.company_id = $1 AND t.id IN ({list})"
                 )))
                 .bind(company)
                 .fetch_all(&mut *conn)
                 .await
                 .map_err($crate::error::db_error)?;
-            let ticket_tags: Vec<$crate::repo::tickets::OwnedTagRow> =
-                sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                    "SELECT tt.ticket_id AS owner, g.id, g.name, g.color, g.kanban \
-                     FROM ticket_tags tt JOIN tags g ON g.id = tt.tag_id \
-                     WHERE tt.company_id = $1 AND tt.ticket_id IN ({list}) ORDER BY g.name, g.id"
-                )))
-                .bind(company)
-                .fetch_all(&mut *conn)
-                .await
-                .map_err($crate::error::db_error)?;
-            let contacts: Vec<i64> = rows.iter().map(|r| r.contact_id()).collect();
-            let contact_tags: Vec<$crate::repo::tickets::OwnedTagRow> =
-                sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                    "SELECT ct.contact_id AS owner, g.id, g.name, g.color, g.kanban \
-                     FROM contact_tags ct JOIN tags g ON g.id = ct.tag_id \
-                     WHERE ct.company_id = $1 AND ct.contact_id IN ({}) ORDER BY g.name, g.id",
-                    $crate::repo::tickets::id_list(&contacts)
-                )))
-                .bind(company)
-                .fetch_all(&mut *conn)
-                .await
-                .map_err($crate::error::db_error)?;
-            let mut tickets = $crate::repo::tickets::assemble(
-                rows,
-                $crate::repo::tickets::group_tags(ticket_tags),
-                $crate::repo::tickets::group_tags(contact_tags),
-            )?;
+            let mut tickets = $crate::repo::tickets::assemble(rows)?;
             tickets.sort_by_key(|t| ids.iter().position(|i| *i == t.id.0));
             Ok(tickets)
         }
@@ -250,13 +259,6 @@ macro_rules! load_ticket {
         let id: chatflow_core::ids::TicketId = $id;
         $crate::load_tickets!($conn, $scope, &[id.0]).map(|mut v| v.pop())
     }};
-}
-
-impl TicketJoinRow {
-    /// The ticket's contact.
-    pub(crate) fn contact_id(&self) -> i64 {
-        self.contact_id
-    }
 }
 
 /// Runs `$body` in a write transaction `$tx` (`BEGIN IMMEDIATE` on SQLite), committing when it
@@ -651,17 +653,55 @@ impl From<NoteRow> for TicketNote {
 const NOTE_SELECT: &str = "SELECT n.id, n.note, n.user_id, u.name AS user_name, n.ticket_id, \
      n.contact_id, n.created_at FROM ticket_notes n LEFT JOIN users u ON u.id = n.user_id";
 
-/// How many tickets a search walks in list order, batch by batch, before it asks the text
-/// indexes for the whole match set instead.
-const WALK_BATCHES: [i64; 3] = [60, 340, 1600];
+/// The batches in which a search walks the list (in list order), at most 40 000 tickets in all
+/// before the text index answers instead.
+const WALK_BATCHES: [i64; 13] = [
+    60, 340, 1600, 3000, 5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000,
+];
+
+/// A term found in at least this many messages is frequent: its page is walked for.
+const FREQUENT_MATCHES: i64 = 2000;
 
 impl Store {
+    /// Whether `term` is in at least [`FREQUENT_MATCHES`] messages: a probe of the text index
+    /// that stops at that many (a few milliseconds even for the most common words). On SQLite
+    /// the FTS table spans companies; it only chooses a strategy, it selects no rows.
+    async fn frequent_in_messages(&self, company: CompanyId, term: &str) -> Result<bool> {
+        if self.backend() == Backend::Sqlite && term.chars().count() < 3 {
+            // Shorter than a trigram: no index to ask, and such terms are everywhere.
+            return Ok(true);
+        }
+        let n: i64 = match self.pool() {
+            crate::DbPool::Sqlite(p) => sqlx::query_scalar(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH $1 \
+                 LIMIT $2) probe",
+            )
+            .bind(format!("\"{}\"", term.replace('"', "\"\"")))
+            .bind(FREQUENT_MATCHES)
+            .fetch_one(p)
+            .await
+            .map_err(db_error)?,
+            crate::DbPool::Postgres(p) => sqlx::query_scalar(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE company_id = $1 \
+                 AND search_text LIKE $2 ESCAPE '\\' LIMIT $3) probe",
+            )
+            .bind(company.0)
+            .bind(format!("%{}%", escape_like(term)))
+            .bind(FREQUENT_MATCHES)
+            .fetch_one(p)
+            .await
+            .map_err(db_error)?,
+        };
+        Ok(n >= FREQUENT_MATCHES)
+    }
+
     /// A `searchOnMessages` page found by walking the list in its own order and checking each
     /// ticket (contact name/number, ticket id, and the ticket's own messages through
-    /// `messages (ticket_id)`). A frequent term fills a page within the first tickets,
-    /// where the text index would first have to gather every match in the company; a rare term
-    /// walks at most `WALK_BATCHES` tickets and then answers `None`, and the caller uses the
-    /// text index, whose match set is small for such a term.
+    /// `messages (ticket_id)`). A frequent term fills a page within the first tickets, where the
+    /// text index would first have to gather every match in the company (hundreds of
+    /// milliseconds). A rare term (see [`Store::frequent_in_messages`]) is not walked: `None`,
+    /// and the caller asks the text index, whose match set is small for such a term; so is a
+    /// frequent term whose page is not filled within the [`WALK_BATCHES`].
     ///
     /// The page's count is known only when the walk reached the end of the list.
     async fn search_walk(
@@ -686,6 +726,9 @@ impl Store {
         } else {
             ""
         };
+        if !self.frequent_in_messages(company, term).await? {
+            return Ok(None);
+        }
         let mut cursor = match start {
             PageStart::After(cursor) => Some(cursor.clone()),
             _ => None,

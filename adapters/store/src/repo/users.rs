@@ -32,6 +32,33 @@ const SELECT_ONE: &str = concat!(
     " FROM users WHERE id = $1 AND company_id = $2"
 );
 
+/// One user of a company with its queue ids as a comma-separated list (SQLite): binds are the
+/// user id and the company id.
+const SELECT_ONE_WITH_QUEUES_SQLITE: &str = concat!(
+    "SELECT ",
+    user_columns!(),
+    ", (SELECT group_concat(uq.queue_id) FROM user_queues uq \
+     WHERE uq.user_id = users.id AND uq.company_id = users.company_id) AS queue_list \
+     FROM users WHERE id = $1 AND company_id = $2"
+);
+
+/// The same on PostgreSQL.
+const SELECT_ONE_WITH_QUEUES_POSTGRES: &str = concat!(
+    "SELECT ",
+    user_columns!(),
+    ", (SELECT string_agg(uq.queue_id::text, ',') FROM user_queues uq \
+     WHERE uq.user_id = users.id AND uq.company_id = users.company_id) AS queue_list \
+     FROM users WHERE id = $1 AND company_id = $2"
+);
+
+/// A user row with its queue ids (`"3,7"`, or `NULL` when none).
+#[derive(sqlx::FromRow)]
+struct UserWithQueuesRow {
+    #[sqlx(flatten)]
+    user: UserRow,
+    queue_list: Option<String>,
+}
+
 /// Queue links of one user of a company: binds are the user id and the company id.
 const SELECT_QUEUE_IDS: &str = "SELECT queue_id FROM user_queues \
      WHERE user_id = $1 AND company_id = $2 ORDER BY queue_id";
@@ -222,27 +249,39 @@ impl UserRepo for Store {
 
     async fn get(&self, scope: TenantScope, id: UserId) -> Result<Option<User>> {
         let company = scope.company_id().0;
-        crate::on_pool!(self.pool(), |p| {
-            let row = sqlx::query_as::<_, UserRow>(SELECT_ONE)
+        // One round trip: every request authenticates through here.
+        let sql = match self.backend() {
+            crate::Backend::Sqlite => SELECT_ONE_WITH_QUEUES_SQLITE,
+            crate::Backend::Postgres => SELECT_ONE_WITH_QUEUES_POSTGRES,
+        };
+        let row = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as::<_, UserWithQueuesRow>(sql)
                 .bind(id.0)
                 .bind(company)
                 .fetch_optional(p)
                 .await
-                .map_err(db_error)?;
-            match row {
-                None => Ok(None),
-                Some(row) => {
-                    let queues = sqlx::query_scalar::<_, i64>(SELECT_QUEUE_IDS)
-                        .bind(id.0)
-                        .bind(company)
-                        .fetch_all(p)
-                        .await
-                        .map_err(db_error)?;
-                    row.into_user(queues.into_iter().map(QueueId).collect())
-                        .map(Some)
-                }
+                .map_err(db_error)
+        })?;
+        match row {
+            None => Ok(None),
+            Some(row) => {
+                let queues = row
+                    .queue_list
+                    .as_deref()
+                    .unwrap_or_default()
+                    .split(',')
+                    .filter(|q| !q.is_empty())
+                    .map(|q| {
+                        q.trim().parse::<i64>().map(QueueId).map_err(|_| {
+                            Error::internal(format!("unreadable queue list {:?}", row.queue_list))
+                        })
+                    })
+                    .collect::<Result<Vec<QueueId>>>()?;
+                let mut queues = queues;
+                queues.sort_by_key(|q| q.0);
+                row.user.into_user(queues).map(Some)
             }
-        })
+        }
     }
 
     async fn search(

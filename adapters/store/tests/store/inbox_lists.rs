@@ -11,7 +11,6 @@ use chatflow_core::ids::WhatsappId;
 use chatflow_core::ids::{TicketId, UserId};
 use chatflow_core::inbox::channel::InboundMessage;
 use chatflow_core::inbox::ingest::decide;
-use chatflow_core::inbox::model::MediaType;
 use chatflow_core::inbox::model::{Connection, PageStart, Ticket, TicketQuery};
 use chatflow_core::inbox::ports::{ConnectionRepo, MessageRepo, TicketRepo};
 use chatflow_core::inbox::visibility::ticket_filter;
@@ -22,6 +21,7 @@ use chrono::{Duration, Utc};
 
 use crate::store_tests;
 use crate::support::{connection, two_companies};
+use crate::tickets::inbound;
 
 store_tests!(
     first_pages_follow_every_write,
@@ -36,22 +36,6 @@ fn admin(scope: TenantScope) -> Actor {
         is_super: false,
         flags: UserFlags::default(),
         queue_ids: vec![],
-    }
-}
-
-fn inbound(external: &str, from: &str, body: &str) -> InboundMessage {
-    InboundMessage {
-        external_id: external.to_owned(),
-        chat: from.to_owned(),
-        chat_name: format!("Contact {from}"),
-        is_group: false,
-        participant: None,
-        from_me: false,
-        body: body.to_owned(),
-        media_type: MediaType::Chat,
-        media: None,
-        quoted_external_id: None,
-        timestamp: Utc::now(),
     }
 }
 

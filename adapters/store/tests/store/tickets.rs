@@ -33,7 +33,7 @@ async fn conn(store: &Store, scope: TenantScope) -> Connection {
         .expect("exists")
 }
 
-fn inbound(external: &str, from: &str, body: &str) -> InboundMessage {
+pub(crate) fn inbound(external: &str, from: &str, body: &str) -> InboundMessage {
     InboundMessage {
         external_id: external.to_owned(),
         chat: from.to_owned(),

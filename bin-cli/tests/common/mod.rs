@@ -1,0 +1,40 @@
+//! Shared by the CLI test files: a throwaway PostgreSQL database for one test.
+
+use std::future::Future;
+use std::str::FromStr;
+
+/// Runs `exercise` with the URL of a new, empty PostgreSQL database named `{prefix}_{hex}` on
+/// the server of `CHATFLOW_TEST_POSTGRES_URL`, and drops the database afterwards. Skips (with a
+/// note) when that variable is not set.
+pub async fn on_throwaway_postgres<F, Fut>(prefix: &str, exercise: F)
+where
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let Ok(server_url) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
+        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the CLI on PostgreSQL");
+        return;
+    };
+    let server = sqlx::postgres::PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
+    let admin = sqlx::PgPool::connect_with(server)
+        .await
+        .expect("the server answers");
+    let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
+    // The name is a fixed prefix and hex digits.
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&admin)
+        .await
+        .expect("database created");
+    let (base, query) = match server_url.split_once('?') {
+        Some((base, query)) => (base.to_owned(), format!("?{query}")),
+        None => (server_url.clone(), String::new()),
+    };
+    let prefix = base.rsplit_once('/').map_or(base.as_str(), |(p, _)| p);
+    exercise(format!("{prefix}/{name}{query}")).await;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+    )))
+    .execute(&admin)
+    .await
+    .expect("database dropped");
+}
