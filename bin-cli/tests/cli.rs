@@ -1,8 +1,9 @@
 //! The `chatflow` binary, run for real against a temporary SQLite file (and a temporary
 //! PostgreSQL database when `CHATFLOW_TEST_POSTGRES_URL` is set).
 
+mod common;
+
 use std::process::{Command, Output};
-use std::str::FromStr;
 
 use chatflow_core::ports::{PasswordHasher, UserRepo};
 use chatflow_store::Store;
@@ -551,91 +552,53 @@ async fn set_password_changes_what_signs_in() {
 
 #[tokio::test]
 async fn works_on_postgres_too() {
-    let Ok(server_url) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
-        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the CLI on PostgreSQL");
-        return;
-    };
-    let server = sqlx::postgres::PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
-    let admin = sqlx::PgPool::connect_with(server)
+    common::on_throwaway_postgres("chatflow_cli_test", |url| async move {
+        tokio::task::spawn_blocking(move || {
+            let cli = Cli::with_url(url);
+            assert_eq!(
+                code(&cli.run(&["company", "list"])),
+                Some(3),
+                "no schema yet"
+            );
+            let report = cli.json(&["migrate"]);
+            assert_eq!(report["backend"], "postgres");
+            let created = cli.json(&[
+                "company",
+                "create",
+                "--name",
+                "Pg Co",
+                "--plan",
+                "1",
+                "--due-date",
+                "2026-01-31",
+            ]);
+            assert_eq!(created["id"], 2);
+            let renewal = cli.json(&["company", "renew", "2"]);
+            assert_eq!(renewal["newDueDate"], "2026-02-28");
+            cli.ok(&[
+                "user",
+                "create",
+                "--company",
+                "2",
+                "--name",
+                "Pg User",
+                "--email",
+                "pg@x.test",
+                "--password",
+                "12345",
+            ]);
+            let users = cli.json(&["user", "list", "--company", "2"]);
+            assert_eq!(users[0]["email"], "pg@x.test");
+        })
         .await
-        .expect("the server answers");
-    let name = format!("chatflow_cli_test_{}", uuid::Uuid::new_v4().simple());
-    // The name is generated above from hex digits only.
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&admin)
-        .await
-        .expect("database created");
-    let url = database_url_for(&server_url, &name);
-
-    let outcome = tokio::task::spawn_blocking(move || {
-        let cli = Cli::with_url(url);
-        assert_eq!(
-            code(&cli.run(&["company", "list"])),
-            Some(3),
-            "no schema yet"
-        );
-        let report = cli.json(&["migrate"]);
-        assert_eq!(report["backend"], "postgres");
-        let created = cli.json(&[
-            "company",
-            "create",
-            "--name",
-            "Pg Co",
-            "--plan",
-            "1",
-            "--due-date",
-            "2026-01-31",
-        ]);
-        assert_eq!(created["id"], 2);
-        let renewal = cli.json(&["company", "renew", "2"]);
-        assert_eq!(renewal["newDueDate"], "2026-02-28");
-        cli.ok(&[
-            "user",
-            "create",
-            "--company",
-            "2",
-            "--name",
-            "Pg User",
-            "--email",
-            "pg@x.test",
-            "--password",
-            "12345",
-        ]);
-        let users = cli.json(&["user", "list", "--company", "2"]);
-        assert_eq!(users[0]["email"], "pg@x.test");
+        .unwrap_or_else(|failure| std::panic::resume_unwind(failure.into_panic()));
     })
     .await;
-
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&admin)
-    .await
-    .expect("database dropped");
-    if let Err(failure) = outcome {
-        std::panic::resume_unwind(failure.into_panic());
-    }
-}
-
-/// `server_url` with its database replaced by `database`.
-fn database_url_for(server_url: &str, database: &str) -> String {
-    let (base, query) = match server_url.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (server_url, None),
-    };
-    let after_scheme = base.find("://").map_or(0, |i| i + 3);
-    let base = match base[after_scheme..].find('/') {
-        Some(slash) => &base[..after_scheme + slash],
-        None => base,
-    };
-    match query {
-        Some(query) => format!("{base}/{database}?{query}"),
-        None => format!("{base}/{database}"),
-    }
 }
 
 #[test]
 fn database_urls_are_rewritten_to_the_test_database() {
+    use common::database_url_for;
     assert_eq!(
         database_url_for("postgres://u@h:5432/postgres", "t"),
         "postgres://u@h:5432/t"

@@ -4,12 +4,12 @@ use std::future::Future;
 use std::str::FromStr;
 
 /// Runs `exercise` with the URL of a new, empty PostgreSQL database named `{prefix}_{hex}` on
-/// the server of `CHATFLOW_TEST_POSTGRES_URL`, and drops the database afterwards. Skips (with a
-/// note) when that variable is not set.
+/// the server of `CHATFLOW_TEST_POSTGRES_URL`, and drops the database afterwards, also when the
+/// exercise fails. Skips (with a note) when that variable is not set.
 pub async fn on_throwaway_postgres<F, Fut>(prefix: &str, exercise: F)
 where
     F: FnOnce(String) -> Fut,
-    Fut: Future<Output = ()>,
+    Fut: Future<Output = ()> + Send + 'static,
 {
     let Ok(server_url) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
         eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the CLI on PostgreSQL");
@@ -25,16 +25,31 @@ where
         .execute(&admin)
         .await
         .expect("database created");
-    let (base, query) = match server_url.split_once('?') {
-        Some((base, query)) => (base.to_owned(), format!("?{query}")),
-        None => (server_url.clone(), String::new()),
-    };
-    let prefix = base.rsplit_once('/').map_or(base.as_str(), |(p, _)| p);
-    exercise(format!("{prefix}/{name}{query}")).await;
+    let outcome = tokio::spawn(exercise(database_url_for(&server_url, &name))).await;
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
     )))
     .execute(&admin)
     .await
     .expect("database dropped");
+    if let Err(failure) = outcome {
+        std::panic::resume_unwind(failure.into_panic());
+    }
+}
+
+/// `server_url` with its database replaced by `database`.
+pub fn database_url_for(server_url: &str, database: &str) -> String {
+    let (base, query) = match server_url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (server_url, None),
+    };
+    let after_scheme = base.find("://").map_or(0, |i| i + 3);
+    let base = match base[after_scheme..].find('/') {
+        Some(slash) => &base[..after_scheme + slash],
+        None => base,
+    };
+    match query {
+        Some(query) => format!("{base}/{database}?{query}"),
+        None => format!("{base}/{database}"),
+    }
 }

@@ -36,6 +36,37 @@ impl TryFrom<JobRow> for Job {
 
 const JOB_COLUMNS: &str = "id, company_id, payload, run_at, attempts";
 
+/// What becomes of a job whose run failed.
+enum Release {
+    /// Claimable again from this time.
+    RetryAt(DateTime<Utc>),
+    /// Never claimed again.
+    Failed,
+}
+
+impl Store {
+    /// Frees a claimed job's lease, keeping `error`: to run again later, or failed for good.
+    async fn release_job(&self, id: i64, release: Release, error: &str) -> Result<()> {
+        let (column, at) = match release {
+            Release::RetryAt(at) => ("run_at", at),
+            Release::Failed => ("failed_at", now()),
+        };
+        let sql = format!(
+            "UPDATE jobs SET {column} = $1, locked_until = NULL, last_error = $2 WHERE id = $3"
+        );
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(at)
+                .bind(error)
+                .bind(id)
+                .execute(p)
+                .await
+                .map(|_| ())
+                .map_err(db_error)
+        })
+    }
+}
+
 #[async_trait]
 impl JobQueue for Store {
     async fn enqueue(&self, scope: TenantScope, jobs: &[NewJob]) -> Result<Vec<i64>> {
@@ -124,35 +155,11 @@ impl JobQueue for Store {
     }
 
     async fn retry_at(&self, id: i64, at: DateTime<Utc>, error: &str) -> Result<()> {
-        crate::on_pool!(self.pool(), |p| {
-            sqlx::query(
-                "UPDATE jobs SET run_at = $1, locked_until = NULL, last_error = $2 WHERE id = $3",
-            )
-            .bind(at)
-            .bind(error)
-            .bind(id)
-            .execute(p)
-            .await
-            .map(|_| ())
-            .map_err(db_error)
-        })?;
-        Ok(())
+        self.release_job(id, Release::RetryAt(at), error).await
     }
 
     async fn give_up(&self, id: i64, error: &str) -> Result<()> {
-        crate::on_pool!(self.pool(), |p| {
-            sqlx::query(
-                "UPDATE jobs SET failed_at = $1, locked_until = NULL, last_error = $2 WHERE id = $3",
-            )
-            .bind(now())
-            .bind(error)
-            .bind(id)
-            .execute(p)
-            .await
-            .map(|_| ())
-            .map_err(db_error)
-        })?;
-        Ok(())
+        self.release_job(id, Release::Failed, error).await
     }
 
     async fn pending(&self, scope: TenantScope) -> Result<Vec<Job>> {
