@@ -50,6 +50,12 @@ type Outcome = Result<(), Failure>;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Outcome {
+    // Flow files need no database.
+    if let Command::Flow(command) = &cli.command
+        && crate::flow_admin::admin_command(command).is_none()
+    {
+        return crate::flow::run(&cli, command);
+    }
     let store = Store::connect(&cli.database_url)
         .await
         .map_err(|e| Failure::Database(e.to_string()))?;
@@ -84,6 +90,10 @@ async fn dispatch(cli: &Cli, store: &Store) -> Outcome {
         Command::Sandbox(command) => crate::sandbox::run(cli, store, &ports, command).await,
         Command::Contacts(command) => crate::contacts::run(cli, &ports, command).await,
         Command::Tickets(command) => crate::tickets::run(cli, &ports, command).await,
+        Command::Flow(command) => match crate::flow_admin::admin_command(command) {
+            Some(admin) => crate::flow_admin::run(cli, &ports, admin).await,
+            None => crate::flow::run(cli, command),
+        },
     }
 }
 
@@ -121,6 +131,8 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         tickets: store.clone(),
         messages: store.clone(),
         jobs: store.clone(),
+        flows: store.clone(),
+        flow_campaigns: store.clone(),
         connections: store,
     })
 }

@@ -17,6 +17,8 @@ mod cli;
 mod commands;
 mod contacts;
 mod dev;
+mod flow;
+mod flow_admin;
 mod output;
 mod sandbox;
 mod tickets;

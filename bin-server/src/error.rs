@@ -94,6 +94,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ERR_SIGNUP_DISABLED
         | ERR_USER_LIMIT_REACHED
         | ERR_CONNECTION_LIMIT_REACHED
+        | ERR_QUEUE_LIMIT_REACHED
         | ERR_TICKET_OWNED_BY_OTHER
         | ERR_OUT_OF_HOURS => StatusCode::FORBIDDEN,
         ERR_NOT_FOUND
@@ -104,14 +105,17 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ERR_NO_WAPP_FOUND
         | ERR_NO_DEF_WAPP_FOUND
         | ERR_NO_COMPANY_FOUND
-        | ERR_NO_PLAN_FOUND => StatusCode::NOT_FOUND,
+        | ERR_NO_PLAN_FOUND
+        | ERR_NO_FLOW_FOUND
+        | ERR_NO_FLOW_CAMPAIGN_FOUND => StatusCode::NOT_FOUND,
         ERR_DUPLICATED_EMAIL
         | ERR_DUPLICATED_CONTACT
         | ERR_OTHER_OPEN_TICKET
         | ERR_QUEUE_COLOR_ALREADY_EXISTS
         | ERR_NO_OTHER_WHATSAPP
-        | ERR_INVALID_TICKET_TRANSITION => StatusCode::CONFLICT,
-        ERR_PAYLOAD_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
+        | ERR_INVALID_TICKET_TRANSITION
+        | ERR_FLOW_IN_USE => StatusCode::CONFLICT,
+        ERR_PAYLOAD_TOO_LARGE | ERR_FLOW_MEDIA_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
         ERR_VALIDATION
         | ERR_INVALID_SETTING
         | ERR_SETTING_MESSAGE_REQUIRED
@@ -119,7 +123,9 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ERR_WAPP_INVALID_CONTACT
         | ERR_TAG_REQUIRED
         | ERR_QUEUE_REQUIRED
-        | ERR_CHANNEL_NOT_SUPPORTED => StatusCode::UNPROCESSABLE_ENTITY,
+        | ERR_CHANNEL_NOT_SUPPORTED
+        | ERR_FLOW_INVALID
+        | ERR_FLOW_MEDIA_TYPE => StatusCode::UNPROCESSABLE_ENTITY,
         ERR_TOO_MANY_ATTEMPTS => StatusCode::TOO_MANY_REQUESTS,
         ERR_WAPP_NOT_INITIALIZED
         | ERR_WAPP_CHECK_CONTACT
@@ -174,6 +180,7 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_SIGNUP_DISABLED => "Signup is disabled.",
         ERR_USER_LIMIT_REACHED => "The company's plan allows no more users.",
         ERR_CONNECTION_LIMIT_REACHED => "The company's plan allows no more connections.",
+        ERR_QUEUE_LIMIT_REACHED => "The company's plan allows no more queues.",
         ERR_DUPLICATED_EMAIL => "Another user already has this e-mail.",
         ERR_INVALID_SETTING => "Unknown setting or invalid value.",
         ERR_SETTING_MESSAGE_REQUIRED => "This option needs its message to be filled in.",
@@ -186,6 +193,12 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_INVALID_RESET_CODE => "The code is wrong, expired or already used; request a new one.",
         ERR_INVALID_FILE => "Invalid file: send an xls, xlsx, csv or txt spreadsheet.",
         ERR_CHANNEL_NOT_SUPPORTED => "This connection's channel cannot do that.",
+        ERR_NO_FLOW_FOUND => "Flow not found.",
+        ERR_NO_FLOW_CAMPAIGN_FOUND => "Phrase campaign not found.",
+        ERR_FLOW_IN_USE => "A connection or a phrase campaign uses this flow.",
+        ERR_FLOW_INVALID => "The flow has errors; fix them before publishing.",
+        ERR_FLOW_MEDIA_TYPE => "This file type is not accepted here.",
+        ERR_FLOW_MEDIA_TOO_LARGE => "The file is too large.",
         ERR_MAIL_NOT_CONFIGURED => {
             "This server cannot send e-mail yet, so no code was sent; please contact the administrator."
         }

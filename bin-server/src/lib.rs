@@ -210,6 +210,8 @@ pub async fn build_with_hasher(
         tickets: store.clone(),
         messages: store.clone(),
         jobs: store.clone(),
+        flows: store.clone(),
+        flow_campaigns: store.clone(),
         connections: store.clone(),
     };
 

@@ -106,6 +106,8 @@ catalogue! {
     ERR_USER_LIMIT_REACHED,
     /// Ours: the company's plan allows no more connections.
     ERR_CONNECTION_LIMIT_REACHED,
+    /// Ours: the company's plan allows no more queues.
+    ERR_QUEUE_LIMIT_REACHED,
     /// Ours: another user already has this e-mail.
     ERR_DUPLICATED_EMAIL,
     /// Ours: unknown setting key or a value outside the key's allowed values.
@@ -135,6 +137,20 @@ catalogue! {
     /// Ours: the connection's channel cannot do what was asked (e.g. list its chats or read a
     /// contact's profile).
     ERR_CHANNEL_NOT_SUPPORTED,
+    /// Ours: the flow named does not exist in the caller's company.
+    ERR_NO_FLOW_FOUND,
+    /// Ours: the phrase campaign named does not exist in the caller's company.
+    ERR_NO_FLOW_CAMPAIGN_FOUND,
+    /// Ours: the flow cannot be deleted while a connection (welcome or fallback flow) or a
+    /// phrase campaign uses it.
+    ERR_FLOW_IN_USE,
+    /// Ours: the flow has errors and cannot be published; the response lists the issues.
+    ERR_FLOW_INVALID,
+    /// Ours: an uploaded flow medium is not of an accepted type (image png/jpg, audio ogg/mp3,
+    /// video mp4).
+    ERR_FLOW_MEDIA_TYPE,
+    /// Ours: an uploaded flow medium is larger than its kind allows (2, 5 or 20 MB).
+    ERR_FLOW_MEDIA_TOO_LARGE,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -13,19 +13,27 @@
 //! - [`policy`]: the permission table and the one policy function.
 //! - [`ticket`]: the ticket state machine.
 //! - [`inbox`]: connections, contacts, tickets, messages, ingestion, realtime events.
+//! - [`flow`]: the flow builder's graph, its validation and the deterministic interpreter.
+//! - [`flow_ports`]: the storage ports of flows, their versions and phrase campaigns.
 //! - [`jobs`]: durable jobs (what, for which company, when) and their retry schedule.
+//! - [`queue`]: queues, their chatbot menus and working hours.
+//! - [`routing`]: routing before a human: working hours, chatbot menus, rotation, the decision.
 //! - [`validation`]: form and payload rules, password strength.
 //! - [`settings`]: the catalogue of platform and company settings with their defaults.
 //! - [`ports`]: the traits adapters implement.
 //! - [`service`]: use cases that combine rules and ports, shared by the server and the CLI.
 
 pub mod error;
+pub mod flow;
+pub mod flow_ports;
 pub mod identity;
 pub mod ids;
 pub mod inbox;
 pub mod jobs;
 pub mod policy;
 pub mod ports;
+pub mod queue;
+pub mod routing;
 pub mod service;
 pub mod settings;
 pub mod tenancy;

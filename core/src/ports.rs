@@ -180,6 +180,16 @@ pub trait CompanyRepo: Send + Sync {
     async fn set_due_date(&self, scope: TenantScope, due_date: NaiveDate) -> Result<()>;
     /// Records a sign-in.
     async fn touch_last_login(&self, scope: TenantScope, at: DateTime<Utc>) -> Result<()>;
+    /// The company's working hours as stored (an empty list when never saved); `None` when the
+    /// company does not exist.
+    async fn schedules(&self, scope: TenantScope)
+    -> Result<Option<Vec<crate::queue::ScheduleRow>>>;
+    /// Stores the company's working hours; false when the company does not exist.
+    async fn set_schedules(
+        &self,
+        scope: TenantScope,
+        rows: &[crate::queue::ScheduleRow],
+    ) -> Result<bool>;
 }
 
 /// A new plan.
@@ -342,13 +352,60 @@ pub struct QueueSummary {
     pub color: String,
 }
 
-/// Queues of a company (the inbox needs listing and creating; the queues issue adds the rest).
+/// Queues of a company with their chatbot menus.
+///
+/// Every write appends `company-{id}-queue` to the company's event log in its own transaction
+/// (`{action: "create"|"update", queue}` or `{action: "delete", queueId}`, built by
+/// [`crate::service::queues::queue_event`] and [`crate::service::queues::queue_deleted_event`]).
+/// A colour already used by another queue of the company gives `ERR_QUEUE_COLOR_ALREADY_EXISTS`.
 #[async_trait]
 pub trait QueueRepo: Send + Sync {
+    /// The company's queues as other entities reference them, in their order (ordered queues
+    /// first by `orderQueue`, then the rest by name).
     async fn list(&self, scope: TenantScope) -> Result<Vec<QueueSummary>>;
-    /// Creates a queue; a colour already used in the company gives
-    /// `ERR_QUEUE_COLOR_ALREADY_EXISTS`.
+    /// Creates a queue with only a name and a colour (fixtures, scripts).
     async fn create(&self, scope: TenantScope, name: &str, color: &str) -> Result<QueueSummary>;
+    /// The company's queues with everything, in the order of [`QueueRepo::list`].
+    async fn list_queues(&self, scope: TenantScope) -> Result<Vec<crate::queue::Queue>>;
+    /// One queue of the company with its chatbot tree.
+    async fn get_queue(
+        &self,
+        scope: TenantScope,
+        id: QueueId,
+    ) -> Result<Option<crate::queue::Queue>>;
+    /// Creates a queue with its chatbot tree (ids sent on options are ignored). `schedules`
+    /// `None` stores an empty list.
+    async fn create_queue(
+        &self,
+        scope: TenantScope,
+        input: &crate::queue::QueueInput,
+    ) -> Result<crate::queue::Queue>;
+    /// Replaces a queue's fields and its chatbot tree in one transaction: options sent with the
+    /// id of one of this queue's options keep it, the others are created, stored options not
+    /// sent are deleted with their sub-options. `schedules` `None` keeps the stored rows.
+    /// `None` when the queue is not the company's.
+    async fn update_queue(
+        &self,
+        scope: TenantScope,
+        id: QueueId,
+        input: &crate::queue::QueueInput,
+    ) -> Result<Option<crate::queue::Queue>>;
+    /// Replaces only a queue's chatbot tree, as [`QueueRepo::update_queue`] does.
+    async fn replace_chatbots(
+        &self,
+        scope: TenantScope,
+        id: QueueId,
+        chatbots: &[crate::queue::ChatbotOption],
+    ) -> Result<Option<crate::queue::Queue>>;
+    /// Deletes a queue and its chatbot tree; tickets, connections and users lose the link.
+    /// False when the queue is not the company's.
+    async fn delete_queue(&self, scope: TenantScope, id: QueueId) -> Result<bool>;
+    /// The queue holding the chatbot option `id`, when the option is the company's.
+    async fn chatbot_queue(
+        &self,
+        scope: TenantScope,
+        id: crate::queue::ChatbotId,
+    ) -> Result<Option<QueueId>>;
 }
 
 /// Help entries are platform-level (super user); every company reads them.

@@ -125,8 +125,8 @@ describe('the inbox with the sandbox channel', () => {
   beforeAll(async () => {
     expect(BASE_URL, 'CHATFLOW_E2E_BASE_URL').not.toBe('');
     adminToken = await login(ADMIN_EMAIL, ADMIN_PASSWORD);
-    const sales = await api<{ id: number }>('POST', '/queue', adminToken, { name: `Vendas ${stamp}`, color: `#a${stamp.slice(-5)}` });
-    const support = await api<{ id: number }>('POST', '/queue', adminToken, { name: `Suporte ${stamp}`, color: `#b${stamp.slice(-5)}` });
+    const sales = await api<{ id: number }>('POST', '/queue', adminToken, { name: `Vendas ${stamp}`, color: `#a${stamp.slice(-5)}`, greetingMessage: 'Olá! Escolha uma fila.' });
+    const support = await api<{ id: number }>('POST', '/queue', adminToken, { name: `Suporte ${stamp}`, color: `#b${stamp.slice(-5)}`, greetingMessage: 'Olá! Escolha uma fila.' });
     await api('POST', '/users', adminToken, {
       name: ATTENDANT.name,
       email: ATTENDANT.email,

@@ -4,8 +4,9 @@
 //! this process on the same machine, so absolute numbers include its own CPU use; ratios between
 //! scenarios of one run are the fair comparison.
 //!
-//! Two groups: the basic one (cold start, idle memory, sign-in, `/auth/me`) on SQLite, and the
-//! inbox one ([`inbox`]), which seeds a database with `chatflow dev seed` (default 100 000
+//! Three groups: the basic one (cold start, idle memory, sign-in, `/auth/me`) on SQLite, the
+//! flows one ([`flow`]: the flow interpreter natively and as WASM under Node, routing decisions;
+//! CPU only), and the inbox one ([`inbox`]), which seeds a database with `chatflow dev seed` (default 100 000
 //! tickets x 10 messages; `--quick` 10 000 x 5) on SQLite and on a throwaway PostgreSQL
 //! database, then measures the ticket list, contact and message-body search, a ticket's first
 //! message page and inbound ingestion through the sandbox with sockets listening.
@@ -18,6 +19,7 @@ use serde_json::json;
 
 use crate::util::{cmd, project_root, run_step, start_server, target_dir};
 
+mod flow;
 mod inbox;
 
 /// Latency and throughput of one scenario.
@@ -149,8 +151,9 @@ pub struct BenchArgs {
     /// Use debug builds instead of release ones (checks the wiring; the numbers mean little).
     #[arg(long)]
     pub debug: bool,
-    /// Which scenarios: all, basic (sign-in and /auth/me) or inbox (seeded lists, search,
-    /// messages and ingestion on SQLite and PostgreSQL).
+    /// Which scenarios: all, basic (sign-in and /auth/me), flows (the flow interpreter and
+    /// routing decisions, no server) or inbox (seeded lists, search, messages and ingestion on
+    /// SQLite and PostgreSQL).
     #[arg(long, default_value = "all")]
     pub only: Only,
     /// Use the server and CLI binaries already built for the profile instead of building them.
@@ -173,6 +176,7 @@ pub struct BenchArgs {
 pub enum Only {
     All,
     Basic,
+    Flows,
     Inbox,
 }
 
@@ -184,6 +188,9 @@ pub fn bench(mut args: BenchArgs) -> Result<()> {
         args.ingest_messages = args.ingest_messages.min(500);
     }
     let root = project_root();
+    if args.only == Only::Flows {
+        return flow::run(Duration::from_secs(args.seconds));
+    }
     let profile = if args.debug { "debug" } else { "release" };
     let mut build = vec!["build", "--package", "chatflow-server"];
     if args.only != Only::Basic {
@@ -205,6 +212,9 @@ pub fn bench(mut args: BenchArgs) -> Result<()> {
     runtime.block_on(async {
         if args.only != Only::Inbox {
             scenarios(&binary, duration).await?;
+        }
+        if args.only == Only::All {
+            flow::run(duration)?;
         }
         if args.only != Only::Basic {
             inbox::run(&binary, &cli, &args, duration).await?;

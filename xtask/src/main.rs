@@ -6,6 +6,7 @@
 
 mod bench;
 mod util;
+mod wasm;
 
 use std::path::PathBuf;
 
@@ -32,8 +33,9 @@ enum Command {
         #[arg(long)]
         rebuild_web: bool,
     },
-    /// Run every check: fmt, clippy, Rust tests (SQLite and PostgreSQL), the wasm32 build of the
-    /// core, the example, web typecheck/lint/unit tests/build and the end-to-end tests in Chromium.
+    /// Run every check: fmt, clippy, Rust tests (SQLite and PostgreSQL), the core built for the
+    /// browser (WASM), the examples, web typecheck/lint/unit tests (one compares the WASM
+    /// interpreter's transcript with the CLI's)/build and the end-to-end tests in Chromium.
     Test {
         /// Skip the browser end-to-end tests.
         #[arg(long)]
@@ -45,6 +47,8 @@ enum Command {
     /// Measure throughput, latency, memory and start-up time of a release server, and the
     /// inbox on seeded SQLite and PostgreSQL databases.
     Bench(bench::BenchArgs),
+    /// Build the core for the browser (web/wasm → web/src/wasm-pkg) with wasm-bindgen.
+    Wasm,
 }
 
 fn main() -> Result<()> {
@@ -56,6 +60,7 @@ fn main() -> Result<()> {
         } => run(release, rebuild_web),
         Command::Test { no_e2e, no_web } => test(!no_web, !no_e2e && !no_web),
         Command::Bench(args) => bench::bench(args),
+        Command::Wasm => wasm::build(&project_root()),
     }
 }
 
@@ -88,6 +93,13 @@ fn ensure_node_modules() -> Result<()> {
 fn build_web(force: bool) -> Result<()> {
     let web = web_dir();
     if force || !web.join("dist").join("index.html").exists() {
+        if force
+            || !wasm::pkg_dir(&project_root())
+                .join("chatflow_wasm.js")
+                .exists()
+        {
+            wasm::build(&project_root())?;
+        }
         ensure_node_modules()?;
         run_step(
             "web: build",
@@ -151,27 +163,16 @@ fn test(web: bool, e2e: bool) -> Result<()> {
         tests.env("CHATFLOW_TEST_POSTGRES_URL", url);
     }
     run_step("rust tests", &mut tests)?;
-    run_step(
-        "core builds for wasm32",
-        cmd(
-            "cargo",
-            &[
-                "build",
-                "--package",
-                "chatflow-core",
-                "--target",
-                "wasm32-unknown-unknown",
-            ],
-        )
-        .current_dir(&root),
-    )?;
-    run_step(
-        "example runs",
-        cmd(
-            "cargo",
-            &["run", "--quiet", "--package", "example-ticket-lifecycle"],
-        )
-        .current_dir(&root),
+    wasm::build(&root)?;
+    for example in ["example-ticket-lifecycle", "example-flow-run"] {
+        run_step(
+            &format!("example runs: {example}"),
+            cmd("cargo", &["run", "--quiet", "--package", example]).current_dir(&root),
+        )?;
+    }
+    wasm::cli_transcript(
+        &root,
+        &util::target_dir(&root).join("debug").join("chatflow"),
     )?;
 
     if web {

@@ -3,8 +3,10 @@
 
 pub mod auth;
 pub mod companies;
+pub mod company_schedules;
 pub mod connections;
 pub mod contacts;
+pub mod flows;
 pub mod messages;
 pub mod password_reset;
 pub mod queues;
@@ -39,13 +41,14 @@ use crate::state::AppState;
         (name = "users", description = "Users of the caller's company"),
         (name = "companies", description = "The caller's company and plan"),
         (name = "settings", description = "Company and platform settings"),
-        (name = "queues", description = "Queues of the caller's company"),
+        (name = "queues", description = "Queues of the caller's company and their chatbot menus"),
         (name = "system", description = "Health and version"),
         (name = "contacts", description = "Contacts, their import and export"),
         (name = "tags", description = "Tags of contacts and tickets"),
         (name = "connections", description = "Connections (channel accounts) and their sessions"),
         (name = "tickets", description = "Tickets: the inbox, transitions, logs and notes"),
         (name = "messages", description = "Messages of tickets, media, reactions and forwarding"),
+        (name = "flows", description = "The flow builder: flows, drafts, versions, media and phrase campaigns"),
         (name = "sandbox", description = "The simulated phone network (when CHATFLOW_SANDBOX is on)"),
     )
 )]
@@ -79,6 +82,7 @@ pub fn api(max_body_bytes: usize) -> OpenApiRouter<AppState> {
         .merge(password_reset::router())
         .merge(users::router())
         .merge(companies::router())
+        .merge(company_schedules::router())
         .merge(settings::router())
         .merge(queues::router())
         .merge(contacts::router())
@@ -87,10 +91,12 @@ pub fn api(max_body_bytes: usize) -> OpenApiRouter<AppState> {
         .merge(tickets::router())
         .merge(ticket_notes::router())
         .merge(messages::router())
+        .merge(flows::router())
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT));
     let uploads = users::upload_router()
         .merge(contacts::upload_router())
         .merge(messages::upload_router())
+        .merge(flows::upload_router())
         .layer(DefaultBodyLimit::max(max_body_bytes));
     json.merge(uploads)
 }

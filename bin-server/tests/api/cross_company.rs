@@ -9,7 +9,10 @@ use crate::app_tests;
 use crate::helpers::{MemberOptions, TestApp, error_of, json_of};
 use crate::users::PNG;
 
-app_tests!(company_b_never_reaches_company_a);
+app_tests!(
+    company_b_never_reaches_company_a,
+    company_b_never_reaches_company_a_flows
+);
 
 async fn company_b_never_reaches_company_a(app: TestApp) {
     let a = app.company("Alpha").await;
@@ -66,10 +69,79 @@ async fn company_b_never_reaches_company_a(app: TestApp) {
         StatusCode::OK
     );
 
+    // Company A has a queue with a chatbot menu; B has a queue of its own.
+    let a_queue = json_of(
+        app.post(
+            "/queue",
+            &a_token,
+            &json!({"name": "Vendas A", "color": "#ff0000", "chatbots": [
+                {"name": "Comercial", "greetingMessage": "Escolha", "options": [{"name": "Planos"}]}
+            ]}),
+        )
+        .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    let a_queue_id = a_queue["id"].as_i64().expect("id");
+    let a_option_id = a_queue["chatbots"][0]["id"].as_i64().expect("id");
+    let b_queue = json_of(
+        app.post(
+            "/queue",
+            &app.token_of(&b_admin).await,
+            &json!({"name": "Vendas B", "color": "#00ff00"}),
+        )
+        .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    let b_queue_id = b_queue["id"].as_i64().expect("id");
+
     for b_member in [&b_admin, &b_user] {
         let token = app.token_of(b_member).await;
         let user_path = format!("/users/{}", a_user.id);
+        let queue_path = format!("/queue/{a_queue_id}");
+        let chatbot_path = format!("/chatbot/{a_option_id}");
+        let schedules_path = format!("/companies/{a}/schedules");
+        let queue_body = json!({"name": "Hacked", "color": "#000000", "greetingMessage": "x"});
         let attempts = vec![
+            ("GET queue", app.get(&queue_path, &token).await),
+            ("PUT queue", app.put(&queue_path, &token, &queue_body).await),
+            ("DELETE queue", app.delete(&queue_path, &token).await),
+            ("GET chatbot", app.get(&chatbot_path, &token).await),
+            (
+                "PUT chatbot",
+                app.put(&chatbot_path, &token, &json!({"name": "Hacked"}))
+                    .await,
+            ),
+            ("DELETE chatbot", app.delete(&chatbot_path, &token).await),
+            (
+                "POST chatbot in A's queue",
+                app.post(
+                    "/chatbot",
+                    &token,
+                    &json!({"queueId": a_queue_id, "name": "Hacked"}),
+                )
+                .await,
+            ),
+            (
+                "POST chatbot under A's option",
+                app.post(
+                    "/chatbot",
+                    &token,
+                    &json!({"queueId": b_queue_id, "parentId": a_option_id, "name": "Hacked"}),
+                )
+                .await,
+            ),
+            ("GET schedules", app.get(&schedules_path, &token).await),
+            (
+                "PUT schedules",
+                app.put(
+                    &schedules_path,
+                    &token,
+                    &json!({"schedules": chatflow_core::queue::default_schedules()}),
+                )
+                .await,
+            ),
             ("GET user", app.get(&user_path, &token).await),
             (
                 "PUT user",
@@ -129,6 +201,20 @@ async fn company_b_never_reaches_company_a(app: TestApp) {
                 b_member.email
             );
         }
+
+        // B's admin gets 404 for A's queue and option ids, never a refusal that confirms them.
+        if b_member.id == b_admin.id {
+            for path in [&queue_path, &chatbot_path] {
+                assert_eq!(
+                    app.get(path, &token).await.status(),
+                    StatusCode::NOT_FOUND,
+                    "{path}"
+                );
+            }
+        }
+        // The queue list is B's own.
+        let queues = json_of(app.get("/queue", &token).await, StatusCode::OK).await;
+        assert_eq!(queues, json!([b_queue]));
 
         // Lists show B's users only.
         let brief = app
@@ -202,8 +288,202 @@ async fn company_b_never_reaches_company_a(app: TestApp) {
     )
     .await;
     assert_eq!(a_setting["value"], "enabled");
+    assert_eq!(
+        json_of(
+            app.get(&format!("/queue/{a_queue_id}"), &a_token).await,
+            StatusCode::OK
+        )
+        .await,
+        a_queue
+    );
+    let a_hours = json_of(
+        app.get(&format!("/companies/{a}/schedules"), &a_token)
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        a_hours,
+        json!({"schedules": chatflow_core::queue::default_schedules()})
+    );
     let a_avatar = app
         .get(&format!("/users/{}/avatar", a_user.id), &a_token)
         .await;
     assert_eq!(a_avatar.bytes().await.expect("bytes").as_ref(), PNG);
+}
+
+/// Company B's admin aims every flow builder and phrase campaign endpoint at company A's ids:
+/// 404 every time, and A's flow, versions, draft and campaign stay as they were.
+async fn company_b_never_reaches_company_a_flows(app: TestApp) {
+    let a = app.company("Alpha").await;
+    let b = app.company("Beta").await;
+    let admin = MemberOptions {
+        admin: true,
+        ..Default::default()
+    };
+    let a_admin = app.member(a, "boss@alpha.test", admin.clone()).await;
+    let b_admin = app.member(b, "boss@beta.test", admin).await;
+    let a_token = app.token_of(&a_admin).await;
+    let b_token = app.token_of(&b_admin).await;
+    let graph = json!({
+        "nodes": [
+            {"id": "1", "type": "start", "position": {"x": 0, "y": 0}, "data": {"label": "Início"}},
+            {"id": "m", "type": "message", "position": {"x": 0, "y": 90}, "data": {"label": "Oi"}},
+        ],
+        "connections": [{"source": "1", "target": "m"}],
+    });
+    let flow = json_of(
+        app.post("/flowbuilder", &a_token, &json!({"name": "Segredo"}))
+            .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    let id = flow["id"].as_i64().expect("id");
+    let mut body = graph.clone();
+    body["idFlow"] = json!(id);
+    json_of(
+        app.post("/flowbuilder/flow", &a_token, &body).await,
+        StatusCode::OK,
+    )
+    .await;
+    json_of(
+        app.post(&format!("/flowbuilder/{id}/publish"), &a_token, &json!({}))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let campaign = json_of(
+        app.post(
+            "/flowcampaign",
+            &a_token,
+            &json!({"name": "Promo", "flowId": id, "phrase": "promo"}),
+        )
+        .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    let cid = campaign["id"].as_i64().expect("id");
+    let before = json_of(
+        app.get(&format!("/flowbuilder/flow/{id}"), &a_token).await,
+        StatusCode::OK,
+    )
+    .await;
+
+    let mut b_body = graph.clone();
+    b_body["idFlow"] = json!(id);
+    let flow_calls = [
+        app.get(&format!("/flowbuilder/flow/{id}"), &b_token).await,
+        app.put(
+            "/flowbuilder",
+            &b_token,
+            &json!({"flowId": id, "name": "Roubado"}),
+        )
+        .await,
+        app.delete(&format!("/flowbuilder/{id}"), &b_token).await,
+        app.post("/flowbuilder/duplicate", &b_token, &json!({"flowId": id}))
+            .await,
+        app.post("/flowbuilder/flow", &b_token, &b_body).await,
+        app.post(&format!("/flowbuilder/{id}/publish"), &b_token, &json!({}))
+            .await,
+        app.get(&format!("/flowbuilder/{id}/versions"), &b_token)
+            .await,
+        app.post(
+            &format!("/flowbuilder/{id}/versions/1/restore"),
+            &b_token,
+            &json!({}),
+        )
+        .await,
+        app.get(&format!("/flowbuilder/{id}/stats"), &b_token).await,
+        app.get(&format!("/flowbuilder/{id}/export"), &b_token)
+            .await,
+        app.post(
+            "/flowcampaign",
+            &b_token,
+            &json!({"name": "Minha", "flowId": id, "phrase": "x"}),
+        )
+        .await,
+    ];
+    for response in flow_calls {
+        let url = response.url().to_string();
+        let (status, code) = error_of(response).await;
+        assert_eq!(
+            (status, code.as_str()),
+            (StatusCode::NOT_FOUND, "ERR_NO_FLOW_FOUND"),
+            "{url}"
+        );
+    }
+    let campaign_calls = [
+        app.get(&format!("/flowcampaign/{cid}"), &b_token).await,
+        app.put(
+            "/flowcampaign",
+            &b_token,
+            &json!({"id": cid, "name": "Minha", "flowId": id, "phrase": "x"}),
+        )
+        .await,
+        app.delete(&format!("/flowcampaign/{cid}"), &b_token).await,
+    ];
+    for response in campaign_calls {
+        let url = response.url().to_string();
+        let (status, code) = error_of(response).await;
+        assert_eq!(
+            (status, code.as_str()),
+            (StatusCode::NOT_FOUND, "ERR_NO_FLOW_CAMPAIGN_FOUND"),
+            "{url}"
+        );
+    }
+    // B's lists hold nothing of A's.
+    let page = json_of(app.get("/flowbuilder", &b_token).await, StatusCode::OK).await;
+    assert_eq!(page["count"], 0);
+    let campaigns = json_of(app.get("/flowcampaign", &b_token).await, StatusCode::OK).await;
+    assert_eq!(campaigns, json!({"flow": []}));
+    // A stored medium is served only to its company.
+    let part = Part::bytes(PNG.to_vec())
+        .file_name("a.png")
+        .mime_str("image/png")
+        .expect("mime");
+    let stored: serde_json::Value = app
+        .client
+        .post(app.url("/flowbuilder/img"))
+        .bearer_auth(&a_token)
+        .multipart(Form::new().part("medias", part))
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("JSON");
+    let name = stored["names"][0].as_str().expect("a stored name");
+    assert_eq!(
+        app.get(&format!("/flowbuilder/media/{name}"), &a_token)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let (status, _) = error_of(
+        app.get(&format!("/flowbuilder/media/{name}"), &b_token)
+            .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // Nothing of A changed.
+    let after = json_of(
+        app.get(&format!("/flowbuilder/flow/{id}"), &a_token).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(after, before);
+    let versions = json_of(
+        app.get(&format!("/flowbuilder/{id}/versions"), &a_token)
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(versions.as_array().map(Vec::len), Some(1));
+    let still = json_of(
+        app.get(&format!("/flowcampaign/{cid}"), &a_token).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(still["details"], campaign);
 }

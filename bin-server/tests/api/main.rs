@@ -9,6 +9,7 @@ mod connections;
 mod contacts;
 mod contacts_from_chats;
 mod cross_company;
+mod flows;
 mod malformed;
 mod messages;
 mod password_reset;

@@ -14,6 +14,9 @@ use crate::ports::{
 pub mod auth;
 pub mod bootstrap;
 pub mod companies;
+pub mod company_schedules;
+pub mod flow_campaigns;
+pub mod flows;
 pub mod inbox;
 pub mod jobs;
 pub mod password_reset;
@@ -57,4 +60,8 @@ pub struct Ports {
     pub messages: Arc<dyn crate::inbox::ports::MessageRepo>,
     /// Durable jobs (forwarding now; timers and campaigns later).
     pub jobs: Arc<dyn crate::jobs::JobQueue>,
+    /// Flows of the flow builder, their versions and runs.
+    pub flows: Arc<dyn crate::flow_ports::FlowRepo>,
+    /// Phrase campaigns (a phrase starts a flow).
+    pub flow_campaigns: Arc<dyn crate::flow_ports::FlowCampaignRepo>,
 }

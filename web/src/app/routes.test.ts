@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MENU_ENTRIES, builtEntries, landingPath, visibleMenuEntries } from './routes';
+import { MENU_ENTRIES, ROUTE_ONLY_ENTRIES, builtEntries, landingPath, visibleMenuEntries } from './routes';
 
 const ALL_MENU_CAPABILITIES = MENU_ENTRIES.map((entry) => entry.capability);
 const ADMIN = ['dashboard:view', 'user-modal:editProfile', 'menu:dashboard', 'menu:tickets', 'menu:users', 'menu:settings', 'page:users', 'page:settings'];
@@ -20,11 +20,21 @@ describe('menu registry', () => {
     expect(capabilities).toHaveLength(25);
   });
 
-  it('builds only tickets, contacts, tags, users, connections and settings in this version', () => {
-    expect(builtEntries().map((e) => e.path)).toEqual(['/tickets', '/contacts', '/tags', '/users', '/connections', '/settings']);
+  it('builds only tickets, contacts, tags, flows, users, queues, connections and settings in this version', () => {
+    expect(builtEntries().map((e) => e.path)).toEqual([
+      '/tickets', '/contacts', '/tags', '/flowbuilders', '/users', '/queues', '/connections', '/settings', '/flowbuilder/:id', '/phrase-lists',
+    ]);
     // Every user may open the inbox: its page goes with its menu capability.
-    expect(builtEntries().map((e) => e.pageCapability)).toEqual(['menu:tickets', 'menu:contacts', 'menu:tags', 'page:users', 'menu:connections', 'page:settings']);
-    for (const entry of MENU_ENTRIES) expect(!!entry.page).toBe(entry.built);
+    expect(builtEntries().map((e) => e.pageCapability)).toEqual([
+      'menu:tickets', 'menu:contacts', 'menu:tags', 'menu:flowbuilders', 'page:users', 'menu:queues', 'menu:connections', 'page:settings',
+      'menu:flowbuilders', 'menu:flowbuilders',
+    ]);
+    for (const entry of [...MENU_ENTRIES, ...ROUTE_ONLY_ENTRIES]) expect(!!entry.page).toBe(entry.built);
+  });
+
+  it('routes the flow editor and the phrase campaigns without menu entries of their own', () => {
+    expect(ROUTE_ONLY_ENTRIES.map((e) => e.path)).toEqual(['/flowbuilder/:id', '/phrase-lists']);
+    expect(visibleMenuEntries(['menu:flowbuilders']).map((e) => e.path)).toEqual(['/flowbuilders']);
   });
 });
 
@@ -46,7 +56,7 @@ describe('menu gating', () => {
   it('never shows an unbuilt entry, whatever the capabilities', () => {
     const visible = visibleMenuEntries(ALL_MENU_CAPABILITIES);
     expect(visible.every((e) => e.built)).toBe(true);
-    expect(visible.map((e) => e.id)).toEqual(['tickets', 'contacts', 'tags', 'users', 'connections', 'settings']);
+    expect(visible.map((e) => e.id)).toEqual(['tickets', 'contacts', 'tags', 'flowbuilders', 'users', 'queues', 'connections', 'settings']);
   });
 
   it('lands on the first visible entry, or on the home view', () => {

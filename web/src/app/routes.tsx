@@ -79,12 +79,14 @@ export const MENU_ENTRIES: readonly MenuEntry[] = [
   entry('schedules', '/schedules', EventIcon, 'schedules', 'service'),
   entry('chats', '/chats', ForumIcon, 'chats', 'service'),
   entry('campaigns', '/campaigns', CampaignIcon, 'campaigns', 'campaigns'),
-  entry('flowbuilders', '/flowbuilders', AccountTreeIcon, 'flowbuilders', 'campaigns'),
+  // Admins only (the server grants menu:flowbuilders with ManageFlows); the menu's capability opens the page.
+  { ...entry('flowbuilders', '/flowbuilders', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(() => import('../features/flows/components/FlowsPage'))), pageCapability: 'menu:flowbuilders' },
   entry('messages-api', '/messages-api', ApiIcon, 'messagesApi', 'service'),
   entry('prompts', '/prompts', PsychologyIcon, 'prompts', 'service'),
   entry('queue-integration', '/queue-integration', DeviceHubIcon, 'queueIntegration', 'service'),
   entry('users', '/users', PeopleAltIcon, 'users', 'administration', lazy(() => import('../features/users/components/UsersPage'))),
-  entry('queues', '/queues', AllInboxIcon, 'queues', 'administration'),
+  // No page capability of its own: the menu's (admins only, spec 1 "Side menu") opens the page too.
+  { ...entry('queues', '/queues', AllInboxIcon, 'queues', 'administration', lazy(() => import('../features/queues/components/QueuesPage'))), pageCapability: 'menu:queues' },
   { ...entry('connections', '/connections', SyncAltIcon, 'connections', 'administration', lazy(() => import('../features/connections/components/ConnectionsPage'))), pageCapability: 'menu:connections' },
   entry('files', '/files', AttachFileIcon, 'files', 'administration'),
   entry('financeiro', '/financeiro', PaymentsIcon, 'financeiro', 'administration'),
@@ -94,8 +96,28 @@ export const MENU_ENTRIES: readonly MenuEntry[] = [
   entry('companies', '/companies', BusinessIcon, 'companies', 'platform'),
 ];
 
-/** Entries that are routed in this version. */
-export function builtEntries(entries: readonly MenuEntry[] = MENU_ENTRIES): MenuEntry[] {
+/** Builds a routed page that has no menu entry (same shape; its capabilities are set below). */
+const routeOnlyEntry = entry;
+
+/**
+ * Pages routed without a menu entry of their own (spec 3 §2.1): the flow editor, opened from the
+ * flow list, and the phrase campaigns. Both need what the flow list needs (admins only).
+ */
+export const ROUTE_ONLY_ENTRIES: readonly MenuEntry[] = [
+  {
+    ...routeOnlyEntry('flowbuilder', '/flowbuilder/:id', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(() => import('../features/flows/components/FlowEditorPage'))),
+    capability: 'menu:flowbuilders',
+    pageCapability: 'menu:flowbuilders',
+  },
+  {
+    ...routeOnlyEntry('phrase-lists', '/phrase-lists', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(() => import('../features/flows/components/PhraseListsPage'))),
+    capability: 'menu:flowbuilders',
+    pageCapability: 'menu:flowbuilders',
+  },
+];
+
+/** Entries that are routed in this version: built menu entries, then the route-only pages. */
+export function builtEntries(entries: readonly MenuEntry[] = [...MENU_ENTRIES, ...ROUTE_ONLY_ENTRIES]): MenuEntry[] {
   return entries.filter((e) => e.built && e.page);
 }
 

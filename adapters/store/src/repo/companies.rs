@@ -2,9 +2,11 @@
 
 use async_trait::async_trait;
 use chatflow_core::ports::{CompanyRepo, NewCompany};
+use chatflow_core::queue::ScheduleRow;
 use chatflow_core::tenancy::Company;
 use chatflow_core::{CompanyId, Error, ErrorCode, PlanId, Result, TenantScope};
 use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::types::Json;
 
 use crate::Store;
 use crate::error::{db_error, db_error_missing};
@@ -146,5 +148,31 @@ impl CompanyRepo for Store {
                 .map(|_| ())
         })?;
         Ok(())
+    }
+    async fn schedules(&self, scope: TenantScope) -> Result<Option<Vec<ScheduleRow>>> {
+        let found: Option<Json<Vec<ScheduleRow>>> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar("SELECT schedules FROM companies WHERE id = $1")
+                .bind(scope.company_id().0)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)?
+        });
+        Ok(found.map(|rows| rows.0))
+    }
+
+    async fn set_schedules(&self, scope: TenantScope, rows: &[ScheduleRow]) -> Result<bool> {
+        let at = now();
+        let rows = Json(rows);
+        let done = crate::on_pool!(self.pool(), |p| {
+            sqlx::query("UPDATE companies SET schedules = $1, updated_at = $2 WHERE id = $3")
+                .bind(rows)
+                .bind(at)
+                .bind(scope.company_id().0)
+                .execute(p)
+                .await
+                .map_err(db_error)?
+                .rows_affected()
+        });
+        Ok(done > 0)
     }
 }

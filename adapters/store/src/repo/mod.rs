@@ -13,6 +13,7 @@ mod companies;
 mod connections;
 pub(crate) mod contacts;
 pub(crate) mod events;
+mod flows;
 mod helps;
 mod jobs;
 pub(crate) mod list_cache;

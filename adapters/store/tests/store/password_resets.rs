@@ -371,6 +371,8 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         tickets: store.clone(),
         messages: store.clone(),
         jobs: store.clone(),
+        flows: store.clone(),
+        flow_campaigns: store.clone(),
         connections: store,
     }
 }

@@ -69,6 +69,8 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
         tickets: store.clone(),
         messages: store.clone(),
         jobs: store.clone(),
+        flows: store.clone(),
+        flow_campaigns: store.clone(),
         connections: store,
     }
 }

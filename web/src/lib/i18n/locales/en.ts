@@ -4,6 +4,8 @@ import messagesLocale from '../../../features/messages/locales/en';
 import connectionsLocale from '../../../features/connections/locales/en';
 import contactsLocale from '../../../features/contacts/locales/en';
 import tagsLocale from '../../../features/tags/locales/en';
+import queuesLocale from '../../../features/queues/locales/en';
+import flowsLocale from '../../../features/flows/locales/en';
 
 const en: Catalogue = {
   common: {
@@ -299,6 +301,8 @@ const en: Catalogue = {
   ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
+  ...queuesLocale,
+  ...flowsLocale,
   validation: {
     REQUIRED: 'Required',
     TOO_SHORT: 'Too Short!',
@@ -345,6 +349,13 @@ const en: Catalogue = {
     ERR_SIGNUP_DISABLED: 'Signing up new companies is disabled.',
     ERR_USER_LIMIT_REACHED: "The plan's user limit has been reached.",
     ERR_CONNECTION_LIMIT_REACHED: "The plan's connection limit has been reached.",
+    ERR_QUEUE_LIMIT_REACHED: "The plan's queue limit has been reached.",
+    ERR_NO_FLOW_FOUND: 'Flow not found.',
+    ERR_NO_FLOW_CAMPAIGN_FOUND: 'Campaign not found.',
+    ERR_FLOW_IN_USE: 'This flow is used by a connection or a campaign.',
+    ERR_FLOW_INVALID: 'The flow has errors; fix them before publishing.',
+    ERR_FLOW_MEDIA_TYPE: 'File type not allowed.',
+    ERR_FLOW_MEDIA_TOO_LARGE: 'The file is too large!',
     ERR_DUPLICATED_EMAIL: 'A user with this email already exists.',
     ERR_INVALID_SETTING: 'Invalid setting or value.',
     ERR_SETTING_MESSAGE_REQUIRED: 'Fill in the matching message before enabling this option.',

@@ -4,6 +4,8 @@ import messagesLocale from '../../../features/messages/locales/es';
 import connectionsLocale from '../../../features/connections/locales/es';
 import contactsLocale from '../../../features/contacts/locales/es';
 import tagsLocale from '../../../features/tags/locales/es';
+import queuesLocale from '../../../features/queues/locales/es';
+import flowsLocale from '../../../features/flows/locales/es';
 
 const es: Catalogue = {
   common: {
@@ -299,6 +301,8 @@ const es: Catalogue = {
   ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
+  ...queuesLocale,
+  ...flowsLocale,
   validation: {
     REQUIRED: 'Obligatorio',
     TOO_SHORT: '¡Muy corto!',
@@ -345,6 +349,13 @@ const es: Catalogue = {
     ERR_SIGNUP_DISABLED: 'El registro de nuevas empresas está deshabilitado.',
     ERR_USER_LIMIT_REACHED: 'Se alcanzó el límite de usuarios del plan.',
     ERR_CONNECTION_LIMIT_REACHED: 'Se alcanzó el límite de conexiones del plan.',
+    ERR_QUEUE_LIMIT_REACHED: 'Se alcanzó el límite de colas del plan.',
+    ERR_NO_FLOW_FOUND: 'Flujo no encontrado.',
+    ERR_NO_FLOW_CAMPAIGN_FOUND: 'Campaña no encontrada.',
+    ERR_FLOW_IN_USE: 'Este flujo está en uso por una conexión o campaña.',
+    ERR_FLOW_INVALID: 'El flujo tiene errores; corríjalos antes de publicar.',
+    ERR_FLOW_MEDIA_TYPE: 'Tipo de archivo no permitido.',
+    ERR_FLOW_MEDIA_TOO_LARGE: '¡El archivo es demasiado grande!',
     ERR_DUPLICATED_EMAIL: 'Ya existe un usuario con este correo electrónico.',
     ERR_INVALID_SETTING: 'Configuración o valor inválido.',
     ERR_SETTING_MESSAGE_REQUIRED: 'Complete el mensaje correspondiente antes de habilitar esta opción.',

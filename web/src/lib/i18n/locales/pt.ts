@@ -3,6 +3,8 @@ import messagesLocale from '../../../features/messages/locales/pt';
 import connectionsLocale from '../../../features/connections/locales/pt';
 import contactsLocale from '../../../features/contacts/locales/pt';
 import tagsLocale from '../../../features/tags/locales/pt';
+import queuesLocale from '../../../features/queues/locales/pt';
+import flowsLocale from '../../../features/flows/locales/pt';
 
 /** Portuguese: the default and fallback language, and the source of the translation key types. */
 const pt = {
@@ -299,6 +301,8 @@ const pt = {
   ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
+  ...queuesLocale,
+  ...flowsLocale,
   validation: {
     REQUIRED: 'Obrigatório',
     TOO_SHORT: 'Muito curto!',
@@ -345,6 +349,13 @@ const pt = {
     ERR_SIGNUP_DISABLED: 'O cadastro de novas empresas está desabilitado.',
     ERR_USER_LIMIT_REACHED: 'O limite de usuários do plano foi atingido.',
     ERR_CONNECTION_LIMIT_REACHED: 'O limite de conexões do plano foi atingido.',
+    ERR_QUEUE_LIMIT_REACHED: 'O limite de filas do plano foi atingido.',
+    ERR_NO_FLOW_FOUND: 'Fluxo não encontrado.',
+    ERR_NO_FLOW_CAMPAIGN_FOUND: 'Campanha não encontrada.',
+    ERR_FLOW_IN_USE: 'Este fluxo está em uso por uma conexão ou campanha.',
+    ERR_FLOW_INVALID: 'O fluxo tem erros; corrija antes de publicar.',
+    ERR_FLOW_MEDIA_TYPE: 'Tipo de arquivo não permitido.',
+    ERR_FLOW_MEDIA_TOO_LARGE: 'Arquivo é muito grande!',
     ERR_DUPLICATED_EMAIL: 'Já existe um usuário com este email.',
     ERR_INVALID_SETTING: 'Configuração ou valor inválido.',
     ERR_SETTING_MESSAGE_REQUIRED: 'Preencha a mensagem correspondente antes de habilitar esta opção.',

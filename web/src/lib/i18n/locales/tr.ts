@@ -4,6 +4,8 @@ import messagesLocale from '../../../features/messages/locales/tr';
 import connectionsLocale from '../../../features/connections/locales/tr';
 import contactsLocale from '../../../features/contacts/locales/tr';
 import tagsLocale from '../../../features/tags/locales/tr';
+import queuesLocale from '../../../features/queues/locales/tr';
+import flowsLocale from '../../../features/flows/locales/tr';
 
 const tr: Catalogue = {
   common: {
@@ -299,6 +301,8 @@ const tr: Catalogue = {
   ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
+  ...queuesLocale,
+  ...flowsLocale,
   validation: {
     REQUIRED: 'Zorunlu',
     TOO_SHORT: 'Çok kısa!',
@@ -345,6 +349,13 @@ const tr: Catalogue = {
     ERR_SIGNUP_DISABLED: 'Yeni şirket kaydı devre dışı.',
     ERR_USER_LIMIT_REACHED: 'Planın kullanıcı sınırına ulaşıldı.',
     ERR_CONNECTION_LIMIT_REACHED: 'Planın bağlantı sınırına ulaşıldı.',
+    ERR_QUEUE_LIMIT_REACHED: 'Planın kuyruk sınırına ulaşıldı.',
+    ERR_NO_FLOW_FOUND: 'Akış bulunamadı.',
+    ERR_NO_FLOW_CAMPAIGN_FOUND: 'Kampanya bulunamadı.',
+    ERR_FLOW_IN_USE: 'Bu akış bir bağlantı veya kampanya tarafından kullanılıyor.',
+    ERR_FLOW_INVALID: 'Akışta hatalar var; yayımlamadan önce düzeltin.',
+    ERR_FLOW_MEDIA_TYPE: 'Dosya türüne izin verilmiyor.',
+    ERR_FLOW_MEDIA_TOO_LARGE: 'Dosya çok büyük!',
     ERR_DUPLICATED_EMAIL: 'Bu e-postaya sahip bir kullanıcı zaten var.',
     ERR_INVALID_SETTING: 'Geçersiz ayar veya değer.',
     ERR_SETTING_MESSAGE_REQUIRED: 'Bu seçeneği etkinleştirmeden önce ilgili mesajı doldurun.',

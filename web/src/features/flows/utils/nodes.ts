@@ -1,0 +1,194 @@
+/**
+ * Node data defaults, summaries and the dialogs' validation (spec 3 §3, §5, §9). Messages are
+ * translation keys under `flows.validation`; the Portuguese texts are the spec's.
+ */
+import { z } from 'zod';
+import type { NodeData, NodeType } from '../types';
+
+/** Longest interval, seconds. */
+export const MAX_INTERVAL_SECONDS = 120;
+/** Upload limits, bytes. */
+export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
+export const MAX_AUDIO_BYTES = 5 * 1024 * 1024;
+export const MAX_VIDEO_BYTES = 20 * 1024 * 1024;
+/** JPEG quality used when compressing images before upload. */
+export const IMAGE_QUALITY = 0.7;
+/** Randomizer slider. */
+export const RANDOMIZER_STEP = 10;
+
+/** The node types the speed dial adds, in its order. */
+export const ADDABLE_TYPES: NodeType[] = ['start', 'content', 'menu', 'randomizer', 'interval', 'ticket', 'typebot', 'openai', 'question', 'message', 'img', 'audio', 'video', 'condition'];
+
+/** Condition operators the core understands (core/src/flow/interpret.rs `Operator`). */
+export const CONDITION_OPERATORS = ['==', '!=', 'contains', 'not_contains', 'starts_with', 'ends_with', '>', '<', '>=', '<=', 'empty', 'not_empty'] as const;
+
+export function intervalLabel(sec: number): string {
+  return `Intervalo ${sec} seg.`;
+}
+
+/** Data of a freshly added start node. */
+export function startData(): NodeData {
+  return { label: 'Inicio do fluxo' };
+}
+
+const required = 'flows.validation.required';
+const emptyMessage = 'flows.validation.emptyMessage';
+
+export const messageFormSchema = z.object({ label: z.string().refine((v) => v.trim().length > 0, emptyMessage) });
+
+export const intervalFormSchema = z.object({
+  sec: z.coerce
+    .number<string | number>({ error: 'flows.validation.intervalMissing' })
+    .refine((v) => Number.isFinite(v) && v > 0, 'flows.validation.intervalMissing')
+    .refine((v) => v <= MAX_INTERVAL_SECONDS, 'flows.validation.intervalMax'),
+});
+
+export const menuFormSchema = z.object({
+  message: z.string().refine((v) => v.trim().length > 0, emptyMessage),
+  arrayOption: z.array(z.object({ number: z.number(), value: z.string().refine((v) => v.trim().length > 0, emptyMessage) })).min(1, 'flows.validation.menuOptions'),
+});
+
+/**
+ * Numbers a menu's options 1..n in their new order. `options` carry their earlier number (0 for
+ * new ones); `handles` maps every earlier handle `a{n}` to its new handle, or null when removed.
+ */
+export function renumberMenu(
+  before: readonly { number: number }[],
+  after: readonly { number: number; value: string }[],
+): { arrayOption: { number: number; value: string }[]; handles: Record<string, string | null> } {
+  const handles: Record<string, string | null> = {};
+  for (const option of before) handles[`a${option.number}`] = null;
+  const arrayOption = after.map((option, index) => {
+    if (option.number > 0 && `a${option.number}` in handles) handles[`a${option.number}`] = `a${index + 1}`;
+    return { number: index + 1, value: option.value };
+  });
+  return { arrayOption, handles };
+}
+
+export const randomizerFormSchema = z.object({ percent: z.number().min(0).max(100) });
+
+export const questionFormSchema = z.object({
+  message: z.string().refine((v) => v.trim().length > 0, required),
+  answerKey: z.string().refine((v) => v.trim().length > 0, required),
+});
+
+export const ticketFormSchema = z.object({ queueId: z.union([z.number(), z.literal('')]).refine((v) => typeof v === 'number' && v > 0, 'flows.validation.queueRequired') });
+
+export const typebotFormSchema = z.object({ integrationId: z.union([z.number(), z.literal('')]).refine((v) => typeof v === 'number' && v > 0, required) });
+
+export const openaiFormSchema = z.object({
+  name: z.string().trim().min(1, required),
+  prompt: z.string().trim().min(1, required),
+  apiKey: z.string().trim().min(1, required),
+  voice: z.string(),
+  maxTokens: z.coerce.number<string | number>().int().min(1, 'OUT_OF_RANGE'),
+  temperature: z.coerce.number<string | number>().min(0, 'OUT_OF_RANGE').max(2, 'OUT_OF_RANGE'),
+  maxMessages: z.coerce.number<string | number>().int().min(1, 'OUT_OF_RANGE'),
+});
+
+export const conditionFormSchema = z
+  .object({ key: z.string().trim().min(1, required), condition: z.string().min(1, required), value: z.string() })
+  .refine((v) => v.condition === 'empty' || v.condition === 'not_empty' || v.value.trim().length > 0, { path: ['value'], message: required });
+
+/** A content element (spec 3 §3): message, interval, img, audio, video. */
+export interface ContentElement {
+  type: 'message' | 'interval' | 'img' | 'audio' | 'video';
+  value: string;
+  original: string;
+  number: string;
+  record?: boolean;
+}
+
+/** The first problem of a content node's elements, as a `flows.validation` key, or null. */
+export function contentProblem(elements: readonly ContentElement[]): string | null {
+  if (elements.length === 0) return 'flows.validation.contentEmpty';
+  for (const element of elements) {
+    if (element.type === 'message' && !element.value.trim()) return emptyMessage;
+    if (element.type === 'interval') {
+      const sec = Number(element.value);
+      if (!Number.isFinite(sec) || sec <= 0 || sec > MAX_INTERVAL_SECONDS) return 'flows.validation.contentInterval';
+    }
+    if ((element.type === 'img' || element.type === 'audio' || element.type === 'video') && !element.value) return 'flows.validation.emptyMedia';
+  }
+  return null;
+}
+
+export type MediaType = 'img' | 'audio' | 'video';
+
+/** Checks a file for a media node or content element; the `flows.validation` key or null. */
+export function mediaProblem(type: MediaType, file: Pick<File, 'name' | 'size'>, inContent = false): string | null {
+  const extension = file.name.split('.').pop()?.toLowerCase() ?? '';
+  const allowed = type === 'img' ? ['png', 'jpg', 'jpeg'] : type === 'audio' ? (inContent ? ['ogg', 'mp3', 'opus'] : ['ogg', 'mp3']) : ['mp4'];
+  if (!allowed.includes(extension)) return `flows.validation.${type}Type`;
+  const limit = type === 'img' ? MAX_IMAGE_BYTES : type === 'audio' ? MAX_AUDIO_BYTES : MAX_VIDEO_BYTES;
+  if (file.size > limit) return `flows.validation.${type}TooLarge`;
+  return null;
+}
+
+/** Re-encodes an image as JPEG at quality 0.7; the original when the browser cannot. */
+export async function compressImage(file: File): Promise<File> {
+  if (typeof createImageBitmap !== 'function' || typeof document === 'undefined') return file;
+  try {
+    const bitmap = await createImageBitmap(file);
+    const canvas = document.createElement('canvas');
+    canvas.width = bitmap.width;
+    canvas.height = bitmap.height;
+    const context = canvas.getContext('2d');
+    if (!context) return file;
+    // JPEG has no transparency: transparent pixels of a PNG become white, not black.
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    context.drawImage(bitmap, 0, 0);
+    const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', IMAGE_QUALITY));
+    if (!blob || blob.size >= file.size) return file;
+    return new File([blob], file.name.replace(/\.(png|jpe?g)$/i, '.jpg'), { type: 'image/jpeg' });
+  } catch {
+    return file;
+  }
+}
+
+/** The queue id of a ticket node (a number, numeric text or `{id, name}`). */
+export function ticketQueueId(data: NodeData): number | null {
+  const queue = data.queue;
+  const raw = queue && typeof queue === 'object' ? (queue as { id?: unknown }).id : queue;
+  const id = typeof raw === 'string' ? Number(raw) : raw;
+  return typeof id === 'number' && Number.isFinite(id) && id > 0 ? id : null;
+}
+
+/** A question node's message and answer key (nested under `typebotIntegration` or flat). */
+export function questionFields(data: NodeData): { message: string; answerKey: string } {
+  const nested = (data.typebotIntegration ?? {}) as { message?: unknown; answerKey?: unknown };
+  return {
+    message: String(nested.message ?? data.message ?? ''),
+    answerKey: String(nested.answerKey ?? data.answerKey ?? ''),
+  };
+}
+
+/** OpenAI settings (nested under `typebotIntegration` or flat). */
+export function openaiFields(data: NodeData): Record<string, unknown> {
+  const nested = data.typebotIntegration;
+  return nested && typeof nested === 'object' ? (nested as Record<string, unknown>) : data;
+}
+
+const VARIABLES_KEY = 'variables';
+
+/** The answer keys the browser keeps (spec 3 §3 "Browser-stored keys"). */
+export function storedVariables(): string[] {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(VARIABLES_KEY) ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Creating a question adds its key; editing replaces the earlier key with the new one. */
+export function rememberAnswerKey(next: string, previous: string | null): void {
+  const list = storedVariables().filter((v) => v !== previous && v !== next);
+  list.push(next);
+  try {
+    localStorage.setItem(VARIABLES_KEY, JSON.stringify(list));
+  } catch {
+    // storage unavailable: nothing kept
+  }
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { queueSchema } from '../types';
+import { emptyOption, emptyQueueForm, formFieldPaths, normaliseFieldPath, queueBody, queueFormOf, queueFormSchema } from './queue-form';
+
+const stored = queueSchema.parse({
+  id: 4,
+  name: 'Suporte',
+  color: '#123456',
+  orderQueue: null,
+  greetingMessage: 'Oi',
+  outOfHoursMessage: 'Fechado',
+  closeTicket: false,
+  ativarRoteador: true,
+  tempoRoteador: 10,
+  integrationId: 3,
+  fileListId: 8,
+  schedules: null,
+  chatbots: [{ id: 1, name: 'Boletos', queueType: 'file', optFileId: 8, options: [{ id: 2, name: 'Segunda via', queueType: 'text' }] }],
+});
+
+describe('queue form', () => {
+  it('round-trips a stored queue: ids, links and targets kept, other targets cleared', () => {
+    const values = queueFormOf(stored);
+    expect(values.chatbots[0]).toMatchObject({ optionId: 1, optFileId: '8', options: [{ optionId: 2, name: 'Segunda via' }] });
+    values.chatbots[0].optQueueId = 5; // left over from another type: not sent
+    const body = queueBody(values, { scheduleType: 'disabled', current: stored });
+    expect(body).not.toHaveProperty('schedules');
+    expect(body).toMatchObject({ orderQueue: null, integrationId: 3, fileListId: 8, tempoRoteador: 10 });
+    expect(body.chatbots[0]).toMatchObject({ id: 1, queueType: 'file', optFileId: 8, optQueueId: null });
+    expect(body.chatbots[0].options[0]).toMatchObject({ id: 2, queueType: 'text', options: [] });
+    expect(queueBody(values, { scheduleType: 'queue', current: stored }).schedules).toHaveLength(7);
+  });
+
+  it('requires the out-of-hours message only when hours are kept per queue', () => {
+    const values = { ...emptyQueueForm(), name: 'Fila', color: '#abc' };
+    expect(queueFormSchema('company').safeParse(values).success).toBe(true);
+    const result = queueFormSchema('queue').safeParse(values);
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['outOfHoursMessage']);
+  });
+
+  it('checks options at any depth and each type needs its target', () => {
+    const deep = { ...emptyOption(), name: 'Nível 3', queueType: 'attendent' as const };
+    const middle = { ...emptyOption(), name: 'Nível 2', options: [deep] };
+    const top = { ...emptyOption(), name: 'Nível 1', greetingMessage: 'Escolha', options: [middle] };
+    const result = queueFormSchema('disabled').safeParse({ ...emptyQueueForm(), name: 'Fila', color: '#abc', chatbots: [top] });
+    expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+      ['chatbots.0.options.0.options.0.optUserId', 'REQUIRED'],
+      ['chatbots.0.options.0.greetingMessage', 'queues.validation.optionMessageRequired'],
+    ]);
+  });
+
+  it('knows the nested field paths a server error may name', () => {
+    const values = queueFormOf(stored);
+    expect(formFieldPaths(values)).toEqual(expect.arrayContaining(['name', 'color', 'chatbots.0.name', 'chatbots.0.options.0.name']));
+    expect(formFieldPaths(values)).not.toContain('chatbots.1.name');
+    expect(normaliseFieldPath('chatbots[0].options[12].name')).toBe('chatbots.0.options.12.name');
+  });
+});

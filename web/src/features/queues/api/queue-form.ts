@@ -1,0 +1,225 @@
+/**
+ * The queue dialog's form: values, the client-side checks of spec 2 §5 and the request body.
+ *
+ * - name 2-50 and required; colour 3-9 characters and required;
+ * - a chatbot option's name at least 4 characters and required; an option with sub-options needs
+ *   its message (the text shown before the next level);
+ * - the out-of-hours message is required when the company's hours are kept per queue.
+ */
+import { z } from 'zod';
+import {
+  QUEUE_TYPES,
+  ROTATION_MINUTES,
+  completeWeek,
+  defaultSchedules,
+  type ChatbotOption,
+  type Queue,
+  type QueueInput,
+  type QueueType,
+  type ScheduleRow,
+  type ScheduleType,
+} from '../types';
+import { scheduleRowsSchema } from '../utils/schedules';
+
+/** One option in the editor. `optionId` is the stored id (`id` is react-hook-form's own key). */
+export interface ChatbotOptionForm {
+  optionId: number | null;
+  name: string;
+  greetingMessage: string;
+  queueType: QueueType;
+  optQueueId: number | null;
+  optUserId: number | null;
+  /** Typed as text until the integrations page exists. */
+  optIntegrationId: string;
+  /** Typed as text until the file lists page exists. */
+  optFileId: string;
+  closeTicket: boolean;
+  options: ChatbotOptionForm[];
+}
+
+export const OPTION_ERRORS = {
+  nameTooShort: 'queues.validation.optionNameTooShort',
+  messageRequired: 'queues.validation.optionMessageRequired',
+  outOfHoursRequired: 'queues.validation.outOfHoursRequired',
+} as const;
+
+const DIGITS = /^\d*$/;
+
+export const chatbotOptionFormSchema: z.ZodType<ChatbotOptionForm, ChatbotOptionForm> = z.lazy(() =>
+  z
+    .object({
+      optionId: z.number().nullable(),
+      name: z.string().refine((v) => v.trim().length > 0, 'REQUIRED').refine((v) => v.trim().length === 0 || v.trim().length >= 4, OPTION_ERRORS.nameTooShort),
+      greetingMessage: z.string(),
+      queueType: z.enum(QUEUE_TYPES),
+      optQueueId: z.number().nullable(),
+      optUserId: z.number().nullable(),
+      optIntegrationId: z.string().regex(DIGITS, 'INVALID_FORMAT'),
+      optFileId: z.string().regex(DIGITS, 'INVALID_FORMAT'),
+      closeTicket: z.boolean(),
+      options: z.array(chatbotOptionFormSchema),
+    })
+    .superRefine((option, ctx) => {
+      if (option.options.length > 0 && !option.greetingMessage.trim()) {
+        ctx.addIssue({ code: 'custom', path: ['greetingMessage'], message: OPTION_ERRORS.messageRequired });
+      }
+      // Each type needs its target.
+      if (option.queueType === 'queue' && option.optQueueId === null) ctx.addIssue({ code: 'custom', path: ['optQueueId'], message: 'REQUIRED' });
+      if (option.queueType === 'attendent' && option.optUserId === null) ctx.addIssue({ code: 'custom', path: ['optUserId'], message: 'REQUIRED' });
+      if (option.queueType === 'integration' && !option.optIntegrationId) ctx.addIssue({ code: 'custom', path: ['optIntegrationId'], message: 'REQUIRED' });
+      if (option.queueType === 'file' && !option.optFileId) ctx.addIssue({ code: 'custom', path: ['optFileId'], message: 'REQUIRED' });
+    }),
+);
+
+const queueFormBase = z.object({
+  name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
+  color: z.string().trim().min(1, 'REQUIRED').min(3, 'TOO_SHORT').max(9, 'TOO_LONG'),
+  orderQueue: z.string().trim().regex(DIGITS, 'INVALID_FORMAT'),
+  greetingMessage: z.string(),
+  outOfHoursMessage: z.string(),
+  closeTicket: z.boolean(),
+  ativarRoteador: z.boolean(),
+  tempoRoteador: z.number().refine((v) => (ROTATION_MINUTES as readonly number[]).includes(v), 'OUT_OF_RANGE'),
+  schedules: scheduleRowsSchema,
+  chatbots: z.array(chatbotOptionFormSchema),
+});
+export type QueueFormValues = z.infer<typeof queueFormBase>;
+
+/** The fields of the first tab's top level (server errors on them are shown there). */
+export const QUEUE_FORM_FIELDS = Object.keys(queueFormBase.shape) as (keyof QueueFormValues)[];
+
+/** Client checks; the out-of-hours message is required only when hours are kept per queue. */
+export function queueFormSchema(scheduleType: ScheduleType | undefined) {
+  return queueFormBase.superRefine((value, ctx) => {
+    if (scheduleType === 'queue' && !value.outOfHoursMessage.trim()) {
+      ctx.addIssue({ code: 'custom', path: ['outOfHoursMessage'], message: OPTION_ERRORS.outOfHoursRequired });
+    }
+  });
+}
+
+export const DEFAULT_QUEUE_COLOR = '#5c59a0';
+
+export function emptyOption(): ChatbotOptionForm {
+  return {
+    optionId: null,
+    name: '',
+    greetingMessage: '',
+    queueType: 'text',
+    optQueueId: null,
+    optUserId: null,
+    optIntegrationId: '',
+    optFileId: '',
+    closeTicket: false,
+    options: [],
+  };
+}
+
+export function emptyQueueForm(): QueueFormValues {
+  return {
+    name: '',
+    color: DEFAULT_QUEUE_COLOR,
+    orderQueue: '',
+    greetingMessage: '',
+    outOfHoursMessage: '',
+    closeTicket: false,
+    ativarRoteador: false,
+    tempoRoteador: 0,
+    schedules: defaultSchedules(),
+    chatbots: [],
+  };
+}
+
+function optionFormOf(option: ChatbotOption): ChatbotOptionForm {
+  return {
+    optionId: option.id,
+    name: option.name,
+    greetingMessage: option.greetingMessage,
+    queueType: option.queueType,
+    optQueueId: option.optQueueId,
+    optUserId: option.optUserId,
+    optIntegrationId: option.optIntegrationId === null ? '' : String(option.optIntegrationId),
+    optFileId: option.optFileId === null ? '' : String(option.optFileId),
+    closeTicket: option.closeTicket,
+    options: option.options.map(optionFormOf),
+  };
+}
+
+export function queueFormOf(queue: Queue): QueueFormValues {
+  return {
+    name: queue.name,
+    color: queue.color,
+    orderQueue: queue.orderQueue === null ? '' : String(queue.orderQueue),
+    greetingMessage: queue.greetingMessage,
+    outOfHoursMessage: queue.outOfHoursMessage,
+    closeTicket: queue.closeTicket,
+    ativarRoteador: queue.ativarRoteador,
+    tempoRoteador: (ROTATION_MINUTES as readonly number[]).includes(queue.tempoRoteador) ? queue.tempoRoteador : 0,
+    schedules: completeWeek(queue.schedules),
+    chatbots: queue.chatbots.map(optionFormOf),
+  };
+}
+
+function numberOrNull(text: string): number | null {
+  const trimmed = text.trim();
+  return trimmed === '' ? null : Number(trimmed);
+}
+
+/** The wire option: only the target of the option's own type is kept. */
+export function optionBody(option: ChatbotOptionForm): ChatbotOption {
+  return {
+    id: option.optionId,
+    name: option.name.trim(),
+    greetingMessage: option.greetingMessage,
+    queueType: option.queueType,
+    optQueueId: option.queueType === 'queue' ? option.optQueueId : null,
+    optUserId: option.queueType === 'attendent' ? option.optUserId : null,
+    optIntegrationId: option.queueType === 'integration' ? numberOrNull(option.optIntegrationId) : null,
+    optFileId: option.queueType === 'file' ? numberOrNull(option.optFileId) : null,
+    closeTicket: option.closeTicket,
+    options: option.options.map(optionBody),
+  };
+}
+
+/**
+ * The body of `POST/PUT /queue`. Hours are sent only when they are kept per queue (otherwise the
+ * stored rows stay); links this dialog does not edit yet (integration, file list) keep their value.
+ */
+export function queueBody(values: QueueFormValues, options: { scheduleType: ScheduleType | undefined; current: Queue | null }): QueueInput {
+  const body: QueueInput = {
+    name: values.name.trim(),
+    color: values.color.trim(),
+    orderQueue: numberOrNull(values.orderQueue),
+    greetingMessage: values.greetingMessage,
+    outOfHoursMessage: values.outOfHoursMessage,
+    closeTicket: values.closeTicket,
+    ativarRoteador: values.ativarRoteador,
+    tempoRoteador: values.tempoRoteador,
+    integrationId: options.current?.integrationId ?? null,
+    fileListId: options.current?.fileListId ?? null,
+    chatbots: values.chatbots.map(optionBody),
+  };
+  if (options.scheduleType === 'queue') body.schedules = values.schedules.map((row): ScheduleRow => ({ ...row }));
+  return body;
+}
+
+/**
+ * Every field path of the form, nested options included (`chatbots.0.options.1.name`), so that a
+ * server field error lands on its field.
+ */
+export function formFieldPaths(values: QueueFormValues): string[] {
+  const paths: string[] = [...QUEUE_FORM_FIELDS];
+  const walk = (options: ChatbotOptionForm[], prefix: string) => {
+    options.forEach((option, index) => {
+      const base = `${prefix}.${index}`;
+      for (const field of ['name', 'greetingMessage', 'queueType', 'optQueueId', 'optUserId', 'optIntegrationId', 'optFileId']) paths.push(`${base}.${field}`);
+      walk(option.options, `${base}.options`);
+    });
+  };
+  walk(values.chatbots, 'chatbots');
+  return paths;
+}
+
+/** `chatbots[0].options[1].name` → `chatbots.0.options.1.name`. */
+export function normaliseFieldPath(field: string): string {
+  return field.replace(/\[(\d+)\]/g, '.$1');
+}
