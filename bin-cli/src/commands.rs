@@ -16,7 +16,7 @@ use chatflow_core::tenancy::{self, Company, Plan, SubscriptionStatus};
 use chatflow_core::{CompanyId, Error, ErrorCode, TenantScope, validation};
 use chatflow_store::Store;
 use chatflow_system::{
-    Argon2Hasher, BroadcastBus, LocalMediaStore, RandomIds, SystemClock, configured_mailer,
+    Argon2Hasher, LocalMediaStore, LogBus, RandomIds, SystemClock, configured_mailer,
 };
 use chrono::NaiveDate;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -97,8 +97,9 @@ async fn dispatch(cli: &Cli, store: &Store) -> Outcome {
     }
 }
 
-/// The use cases' ports: the store, the system adapters, an event bus nobody listens to (the
-/// CLI has no sockets; connected web apps see changes on their next read), and the SMTP mailer
+/// The use cases' ports: the store, the system adapters, the event bus that appends to the
+/// company's event log (a running server emits those events to its sockets on its next poll),
+/// and the SMTP mailer
 /// when `CHATFLOW_SMTP_URL` is set (else the mailer that sends nothing and says so). A mail
 /// configuration the server would refuse is refused here too.
 fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
@@ -113,7 +114,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),
         hasher: Arc::new(Argon2Hasher::new()),
-        events: Arc::new(BroadcastBus::default()),
+        events: Arc::new(LogBus::new(store.clone())),
         companies: store.clone(),
         plans: store.clone(),
         users: store.clone(),

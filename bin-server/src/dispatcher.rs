@@ -2,7 +2,7 @@
 //! that may receive them.
 //!
 //! Writes append their events to the log in their own transaction (`chatflow_store`'s outbox);
-//! the core's [`EventBus`] is [`LogBus`], which appends what use cases publish (users, settings,
+//! the core's [`EventBus`] is `chatflow_system::LogBus`, which appends what use cases publish (users, settings,
 //! auth...) to the same log, so every event a client receives carries its company's `seq`.
 //!
 //! One task ([`spawn`]) knows each company's last emitted sequence number. It is woken in
@@ -22,14 +22,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use chatflow_core::identity::Actor;
 use chatflow_core::ids::{CompanyId, TenantScope, UserId};
 use chatflow_core::inbox::events::{InboxEvent, RecipientSettings, StoredEvent};
-use chatflow_core::ports::{Audience, EventBus, RealtimeEvent};
+
 use chatflow_core::service::Ports;
 use serde_json::Value;
 use socketioxide::SocketIo;
@@ -146,54 +145,6 @@ impl Realtime {
             _ = self.inner.wake.notified() => {}
             _ = stop.wait_for(|stopped| *stopped) => {}
             _ = tokio::time::sleep(wait) => {}
-        }
-    }
-}
-
-/// The core's event bus on top of the event log: each published event is appended to its
-/// company's log (so it gets a `seq`) and the dispatcher is woken to emit it.
-pub struct LogBus {
-    log: Arc<dyn chatflow_core::inbox::ports::EventLog>,
-    realtime: Realtime,
-}
-
-impl LogBus {
-    /// A bus appending to `log` and waking `realtime`.
-    pub fn new(log: Arc<dyn chatflow_core::inbox::ports::EventLog>, realtime: Realtime) -> Self {
-        Self { log, realtime }
-    }
-}
-
-/// The log form of a published event: `Other` with the name's suffix and its audience.
-pub fn to_log_event(event: &RealtimeEvent) -> InboxEvent {
-    let prefix = format!("company-{}-", event.company_id);
-    let name_suffix = event
-        .name
-        .strip_prefix(&prefix)
-        .unwrap_or(&event.name)
-        .to_owned();
-    let (user_id, room) = match &event.audience {
-        Audience::Company => (None, None),
-        Audience::User(user) => (Some(user.0), None),
-        Audience::Room(room) => (None, Some(room.clone())),
-    };
-    InboxEvent::Other {
-        name_suffix,
-        payload: event.payload.clone(),
-        user_id,
-        room,
-    }
-}
-
-#[async_trait]
-impl EventBus for LogBus {
-    async fn publish(&self, event: RealtimeEvent) {
-        let scope = TenantScope::new(event.company_id);
-        match self.log.append(scope, &[to_log_event(&event)]).await {
-            Ok(_) => self.realtime.wake(),
-            Err(e) => {
-                tracing::warn!(company = %event.company_id, event = %event.name, "cannot log a realtime event: {e}");
-            }
         }
     }
 }
@@ -487,6 +438,7 @@ pub fn spawn_pruner(realtime: Realtime, ports: Ports) -> tokio::task::JoinHandle
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chatflow_core::ports::{Audience, RealtimeEvent};
     use serde_json::json;
 
     fn published(audience: Audience) -> RealtimeEvent {
@@ -500,12 +452,12 @@ mod tests {
 
     #[test]
     fn published_events_keep_their_name_and_audience_in_the_log() {
-        let event = to_log_event(&published(Audience::User(UserId(3))));
+        let event = InboxEvent::from_published(&published(Audience::User(UserId(3))));
         assert_eq!(event.name(CompanyId(7)), "company-7-auth");
         assert_eq!(room_for(CompanyId(7), &event), "company-7-user-3");
-        let event = to_log_event(&published(Audience::Room("notification".into())));
+        let event = InboxEvent::from_published(&published(Audience::Room("notification".into())));
         assert_eq!(room_for(CompanyId(7), &event), "company-7-notification");
-        let event = to_log_event(&published(Audience::Company));
+        let event = InboxEvent::from_published(&published(Audience::Company));
         assert_eq!(room_for(CompanyId(7), &event), "company-7");
     }
 }

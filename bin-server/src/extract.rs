@@ -16,8 +16,8 @@ use axum::http::StatusCode;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use chatflow_core::identity::{Actor, User};
-use chatflow_core::service::auth;
-use chatflow_core::tenancy::SubscriptionStatus;
+
+use chatflow_core::tenancy::{self, SubscriptionStatus};
 use chatflow_core::{ErrorCode, TenantScope};
 
 use crate::error::ApiError;
@@ -73,6 +73,8 @@ pub struct Session {
     pub actor: Actor,
     /// The access token's claims (session family in `sid`).
     pub claims: Claims,
+    /// The company's subscription due date, read with the user.
+    pub company_due_date: chrono::NaiveDate,
 }
 
 impl Session {
@@ -101,16 +103,17 @@ pub async fn authenticate(state: &AppState, token: Option<&str>) -> Result<Sessi
         TokenError::Invalid => ApiError::code(ErrorCode::ERR_SESSION_EXPIRED),
     })?;
     let user_id = claims.user_id().ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
-    let user = state
+    let (user, company_due_date) = state
         .ports
         .users
-        .get(TenantScope::new(claims.company_id), user_id)
+        .get_signed_in(TenantScope::new(claims.company_id), user_id)
         .await?
         .ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
     Ok(Session {
         actor: Actor::of(&user),
         user,
         claims,
+        company_due_date,
     })
 }
 
@@ -144,8 +147,9 @@ impl FromRequestParts<AppState> for Tenant {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let session = Session::from_request_parts(parts, state).await?;
-        let now = state.ports.clock.now();
-        let subscription = auth::subscription(&state.ports, session.scope(), now).await?;
+        let today = state.ports.clock.now().date_naive();
+        let subscription =
+            tenancy::subscription(session.actor.company_id, session.company_due_date, today);
         if subscription.status == SubscriptionStatus::Expired {
             return Err(ErrorCode::ERR_SUBSCRIPTION_EXPIRED.into());
         }

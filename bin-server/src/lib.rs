@@ -57,7 +57,7 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 pub use config::Config;
 
-use crate::dispatcher::{LogBus, Realtime};
+use crate::dispatcher::Realtime;
 use crate::rate_limit::LoginLimiter;
 use crate::request_log::RequestSpan;
 use crate::state::{AppState, Shared};
@@ -192,7 +192,10 @@ pub async fn build_with_hasher(
         clock: Arc::new(SystemClock),
         ids: ids.clone(),
         hasher,
-        events: Arc::new(LogBus::new(store.clone(), realtime.clone())),
+        events: Arc::new({
+            let realtime = realtime.clone();
+            chatflow_system::LogBus::new(store.clone()).waking(move || realtime.wake())
+        }),
         companies: store.clone(),
         plans: store.clone(),
         users: store.clone(),

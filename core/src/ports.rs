@@ -270,6 +270,13 @@ pub trait UserRepo: Send + Sync {
     /// Cross-company by nature: sign-in looks a user up by (lower-cased) e-mail.
     async fn find_for_login(&self, email: &str) -> Result<Option<UserLogin>>;
     async fn get(&self, scope: TenantScope, id: UserId) -> Result<Option<User>>;
+    /// The user with their company's subscription due date, in one round trip: every
+    /// authenticated request reads both.
+    async fn get_signed_in(
+        &self,
+        scope: TenantScope,
+        id: UserId,
+    ) -> Result<Option<(User, chrono::NaiveDate)>>;
     /// Search (lower-cased, on name and e-mail) with paging, ordered by name.
     async fn search(
         &self,

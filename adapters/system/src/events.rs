@@ -1,8 +1,66 @@
-//! An in-process realtime event bus.
+//! Realtime event buses: [`LogBus`], which appends what use cases publish to the company's
+//! event log (the server and the CLI), and [`BroadcastBus`], in process only (tests).
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
+use chatflow_core::TenantScope;
+use chatflow_core::inbox::events::InboxEvent;
+use chatflow_core::inbox::ports::EventLog;
 use chatflow_core::ports::{EventBus, RealtimeEvent};
 use tokio::sync::broadcast;
+
+/// The event bus on top of the event log: each published event is appended to its company's
+/// log, so it gets a sequence number (clients replay it after a reconnect, and caches keyed by
+/// the sequence see the change), then the optional waker runs (the server's dispatcher emits
+/// it at once; without one, a server sharing the database picks it up on its next poll).
+#[derive(Clone)]
+pub struct LogBus {
+    log: Arc<dyn EventLog>,
+    waker: Option<Arc<dyn Fn() + Send + Sync>>,
+}
+
+impl LogBus {
+    /// A bus appending to `log`.
+    pub fn new(log: Arc<dyn EventLog>) -> Self {
+        Self { log, waker: None }
+    }
+
+    /// The same bus, calling `wake` after each append.
+    pub fn waking(mut self, wake: impl Fn() + Send + Sync + 'static) -> Self {
+        self.waker = Some(Arc::new(wake));
+        self
+    }
+}
+
+impl std::fmt::Debug for LogBus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogBus")
+            .field("waking", &self.waker.is_some())
+            .finish()
+    }
+}
+
+#[async_trait]
+impl EventBus for LogBus {
+    async fn publish(&self, event: RealtimeEvent) {
+        let scope = TenantScope::new(event.company_id);
+        match self
+            .log
+            .append(scope, &[InboxEvent::from_published(&event)])
+            .await
+        {
+            Ok(_) => {
+                if let Some(wake) = &self.waker {
+                    wake();
+                }
+            }
+            Err(e) => {
+                tracing::warn!(company = %event.company_id, event = %event.name, "cannot log a realtime event: {e}");
+            }
+        }
+    }
+}
 
 /// How many events a slow subscriber may fall behind before it misses some.
 const DEFAULT_CAPACITY: usize = 1024;

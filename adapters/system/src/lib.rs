@@ -7,8 +7,9 @@
 //!   ([`chatflow_core::ports::PasswordHasher`]).
 //! - [`LocalMediaStore`]: media files in a local directory, one sub-directory per company
 //!   ([`chatflow_core::ports::MediaStore`]).
-//! - [`BroadcastBus`]: realtime events to subscribers in the same process
-//!   ([`chatflow_core::ports::EventBus`]); the CLI uses it with no subscriber.
+//! - [`LogBus`]: published events appended to the company's event log (server and CLI);
+//!   [`BroadcastBus`]: realtime events to subscribers in the same process
+//!   ([`chatflow_core::ports::EventBus`]).
 //! - [`SmtpMailer`]: e-mail through an SMTP server, configured by a URL; [`LogMailer`] when no
 //!   server is configured: it sends nothing and says so ([`chatflow_core::ports::Mailer`]).
 //! - [`spreadsheet`]: contact spreadsheets read (xls, xlsx, csv, txt) and written (xlsx).
@@ -29,7 +30,7 @@ pub mod spreadsheet;
 pub mod fake_smtp;
 
 pub use clock::SystemClock;
-pub use events::BroadcastBus;
+pub use events::{BroadcastBus, LogBus};
 pub use hasher::Argon2Hasher;
 pub use ids::RandomIds;
 pub use mail::{LogMailer, MailConfigError, SMTP_TIMEOUT, SmtpMailer, configured_mailer};

@@ -45,6 +45,7 @@ inbox_tests!(
     every_transition_and_its_log,
     notes_delete_permission_and_close_all,
     company_b_reaches_none_of_company_a_tickets,
+    cached_tabs_follow_renames_and_tags,
 );
 
 /// A company with an admin, a plain user and a connected sandbox connection.
@@ -389,6 +390,65 @@ async fn every_transition_and_its_log(app: TestApp) {
     // useIntegration alone.
     let flagged = json_of(put(json!({"useIntegration": true})).await, StatusCode::OK).await;
     assert_eq!(flagged["useIntegration"], true);
+}
+
+/// A tab's first page is served from a cache keyed by the company's event sequence; renaming
+/// the attendant (a user write, published after its commit) and tagging the ticket move the
+/// sequence, so the next read shows them.
+async fn cached_tabs_follow_renames_and_tags(app: TestApp) {
+    let a = inbox(&app, "Alpha").await;
+    deliver(&app, &a, "c1", "5511987650011", "oi").await;
+    let id = only_ticket(&app, &a).await["id"].as_i64().expect("id");
+    json_of(
+        app.put(
+            &format!("/tickets/{id}"),
+            &a.admin,
+            &json!({"status": "open"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let tab = "status=open&showAll=true";
+    let first = list(&app, &a.admin, tab).await;
+    assert_eq!(first, list(&app, &a.admin, tab).await, "same page twice");
+    assert_eq!(first["tickets"][0]["user"]["id"], a.admin_id);
+
+    let mut me = json_of(
+        app.get(&format!("/users/{}", a.admin_id), &a.admin).await,
+        StatusCode::OK,
+    )
+    .await;
+    me["name"] = json!("Chefe Renomeado");
+    json_of(
+        app.put(&format!("/users/{}", a.admin_id), &a.admin, &me)
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    let renamed = list(&app, &a.admin, tab).await;
+    assert_eq!(renamed["tickets"][0]["user"]["name"], "Chefe Renomeado");
+
+    let tag = json_of(
+        app.post(
+            "/tags",
+            &a.admin,
+            &json!({"name": "VIP", "color": "#00aa00"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let tag_id = tag["id"].as_i64().expect("tag id");
+    let linked = app
+        .put(&format!("/ticket-tags/{id}/{tag_id}"), &a.admin, &json!({}))
+        .await;
+    assert!(linked.status().is_success(), "{}", linked.status());
+    let tagged = list(&app, &a.admin, tab).await;
+    assert_eq!(tagged["tickets"][0]["tags"][0]["name"], "VIP");
+    // The tag filter sees it too.
+    let filtered = list(&app, &a.admin, &format!("{tab}&tags=[{tag_id}]")).await;
+    assert_eq!(filtered["tickets"].as_array().map(Vec::len), Some(1));
 }
 
 async fn notes_delete_permission_and_close_all(app: TestApp) {

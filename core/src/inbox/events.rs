@@ -208,6 +208,32 @@ impl InboxEvent {
     }
 }
 
+impl InboxEvent {
+    /// The log form of an event a use case published ([`crate::ports::EventBus`]): `Other`
+    /// with the name's suffix after `company-{id}-` and the event's audience, so it gets a
+    /// sequence number like every other event.
+    pub fn from_published(event: &crate::ports::RealtimeEvent) -> InboxEvent {
+        use crate::ports::Audience;
+        let prefix = format!("company-{}-", event.company_id);
+        let name_suffix = event
+            .name
+            .strip_prefix(&prefix)
+            .unwrap_or(&event.name)
+            .to_owned();
+        let (user_id, room) = match &event.audience {
+            Audience::Company => (None, None),
+            Audience::User(user) => (Some(user.0), None),
+            Audience::Room(room) => (None, Some(room.clone())),
+        };
+        InboxEvent::Other {
+            name_suffix,
+            payload: event.payload.clone(),
+            user_id,
+            room,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -253,24 +253,6 @@ pub async fn me(ports: &Ports, user: User, now: DateTime<Utc>) -> Result<Session
     })
 }
 
-/// The subscription of the actor's company on `now`'s day.
-pub async fn subscription(
-    ports: &Ports,
-    scope: TenantScope,
-    now: DateTime<Utc>,
-) -> Result<Subscription> {
-    let company = ports
-        .companies
-        .get(scope)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
-    Ok(tenancy::subscription(
-        company.id,
-        company.due_date,
-        now.date_naive(),
-    ))
-}
-
 /// Creates a company on a public plan with its first user, an admin (`POST /auth/signup`).
 ///
 /// Refused with `ERR_SIGNUP_DISABLED` when the platform setting `allowSignup` is disabled and

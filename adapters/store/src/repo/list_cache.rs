@@ -6,20 +6,26 @@
 //! `companies.event_seq` (see [`append_events!`](crate::append_events)). So the ids of a first
 //! page and the tab's count, computed while the company's sequence was `N`, stay exact until the
 //! sequence moves: the key holds the sequence read *before* the page, so a page computed during
-//! a concurrent write is at worst newer than its key, never older. The tickets themselves are
-//! always loaded fresh by id (names, tags, last message).
+//! a concurrent write is at worst newer than its key, never older.
 //!
-//! Not cached: searches (each term is its own question and is answered from the text indexes)
-//! and tag filters (ticket tags are written without bumping the sequence).
+//! The page's tickets are kept too, as rendered (contact, tags, queue, user, connection, last
+//! message): every write that changes what a ticket row shows appends an event as well —
+//! tickets, messages, contacts and their tags, ticket tags, tags, connections, queues, and users
+//! (whose events are appended right after their write commits). Masking for the reader (LGPD)
+//! is applied after the cache, per request.
+//!
+//! Not cached: searches (each term is its own question and is answered from the text indexes).
+//! Bulk loading (`chatflow dev seed`) appends no events; seed before serving.
 
 use std::sync::Arc;
 
+use chatflow_core::inbox::model::Ticket;
 use quick_cache::sync::Cache;
 
 use super::tickets::Bind;
 
-/// How many distinct first pages are kept (a page is a few hundred bytes of ids).
-const CAPACITY: usize = 4096;
+/// How many distinct first pages are kept (a page of 40 tickets is some 40 KiB).
+const CAPACITY: usize = 1024;
 
 /// What identifies a first page: the company, its event sequence, and the exact query.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -30,10 +36,10 @@ pub(crate) struct PageKey {
     pub binds: Vec<Bind>,
 }
 
-/// A first page: the ticket ids in list order, whether more follow, and the tab's count.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A first page: its tickets in list order, whether more follow, and the tab's count.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FirstPage {
-    pub ids: Vec<i64>,
+    pub items: Vec<Ticket>,
     pub has_more: bool,
     pub count: i64,
 }
@@ -86,12 +92,12 @@ mod tests {
         cache.insert(
             key(7),
             FirstPage {
-                ids: vec![3, 2],
+                items: Vec::new(),
                 has_more: false,
                 count: 2,
             },
         );
-        assert_eq!(cache.get(&key(7)).map(|p| p.ids.clone()), Some(vec![3, 2]));
+        assert_eq!(cache.get(&key(7)).map(|p| p.count), Some(2));
         assert!(cache.get(&key(8)).is_none());
         let mut other_company = key(7);
         other_company.company = 2;

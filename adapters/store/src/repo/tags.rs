@@ -4,10 +4,11 @@
 
 use async_trait::async_trait;
 use chatflow_core::ids::{ContactId, TagId, TicketId};
+use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::Tag;
 use chatflow_core::inbox::ports::TagRepo;
 use chatflow_core::service::inbox::tags::{tag_deleted_event, tag_event};
-use chatflow_core::{Result, TenantScope};
+use chatflow_core::{Error, Result, TenantScope};
 
 use crate::Store;
 use crate::error::db_error;
@@ -166,60 +167,88 @@ impl TagRepo for Store {
         tag: TagId,
     ) -> Result<bool> {
         // Both the ticket and the tag must be the company's: the SELECT yields no row otherwise.
-        let done = crate::on_pool!(self.pool(), |p| {
-            sqlx::query(
-                "INSERT INTO ticket_tags (company_id, ticket_id, tag_id) \
-                 SELECT $1, tk.id, t.id FROM tickets tk JOIN tags t ON t.company_id = tk.company_id \
-                 WHERE tk.company_id = $1 AND tk.id = $2 AND t.id = $3 \
-                 ON CONFLICT DO NOTHING",
-            )
-            .bind(scope.company_id().0)
-            .bind(ticket.0)
-            .bind(tag.0)
-            .execute(p)
+        // A new link changes the ticket as lists show it, so the ticket's update event goes out
+        // (and moves the company's event sequence) in the same transaction.
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let done = sqlx::query(
+                    "INSERT INTO ticket_tags (company_id, ticket_id, tag_id) \
+                     SELECT $1, tk.id, t.id FROM tickets tk JOIN tags t ON t.company_id = tk.company_id \
+                     WHERE tk.company_id = $1 AND tk.id = $2 AND t.id = $3 \
+                     ON CONFLICT DO NOTHING",
+                )
+                .bind(scope.company_id().0)
+                .bind(ticket.0)
+                .bind(tag.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?
+                .rows_affected();
+                if done > 0 {
+                    let loaded = crate::load_ticket!(&mut *tx, scope, ticket)?
+                        .ok_or_else(|| Error::internal("ticket vanished while tagging"))?;
+                    crate::append_events!(
+                        &mut *tx,
+                        scope,
+                        &[InboxEvent::TicketUpdate {
+                            ticket: Box::new(loaded)
+                        }]
+                    )?;
+                    return Ok(true);
+                }
+                // Already linked counts as done; anything else (foreign ticket or tag) does not.
+                let linked: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM ticket_tags WHERE company_id = $1 AND ticket_id = $2 \
+                     AND tag_id = $3",
+                )
+                .bind(scope.company_id().0)
+                .bind(ticket.0)
+                .bind(tag.0)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                Ok(linked > 0)
+            }
             .await
-            .map_err(db_error)?
-            .rows_affected()
-        });
-        if done > 0 {
-            return Ok(true);
-        }
-        // Already linked counts as done; anything else (foreign ticket or tag) does not.
-        let linked: i64 = crate::on_pool!(self.pool(), |p| {
-            sqlx::query_scalar(
-                "SELECT COUNT(*) FROM ticket_tags WHERE company_id = $1 AND ticket_id = $2 \
-                 AND tag_id = $3",
-            )
-            .bind(scope.company_id().0)
-            .bind(ticket.0)
-            .bind(tag.0)
-            .fetch_one(p)
-            .await
-            .map_err(db_error)?
-        });
-        Ok(linked > 0)
+        })
     }
 
     async fn clear_ticket_tags(&self, scope: TenantScope, ticket: TicketId) -> Result<bool> {
-        let exists: i64 = crate::on_pool!(self.pool(), |p| {
-            sqlx::query_scalar("SELECT COUNT(*) FROM tickets WHERE company_id = $1 AND id = $2")
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let exists: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM tickets WHERE company_id = $1 AND id = $2",
+                )
                 .bind(scope.company_id().0)
                 .bind(ticket.0)
-                .fetch_one(p)
-                .await
-                .map_err(db_error)?
-        });
-        if exists == 0 {
-            return Ok(false);
-        }
-        crate::on_pool!(self.pool(), |p| {
-            sqlx::query("DELETE FROM ticket_tags WHERE company_id = $1 AND ticket_id = $2")
-                .bind(scope.company_id().0)
-                .bind(ticket.0)
-                .execute(p)
+                .fetch_one(&mut *tx)
                 .await
                 .map_err(db_error)?;
-        });
-        Ok(true)
+                if exists == 0 {
+                    return Ok(false);
+                }
+                let removed =
+                    sqlx::query("DELETE FROM ticket_tags WHERE company_id = $1 AND ticket_id = $2")
+                        .bind(scope.company_id().0)
+                        .bind(ticket.0)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(db_error)?
+                        .rows_affected();
+                if removed > 0 {
+                    let loaded = crate::load_ticket!(&mut *tx, scope, ticket)?
+                        .ok_or_else(|| Error::internal("ticket vanished while tagging"))?;
+                    crate::append_events!(
+                        &mut *tx,
+                        scope,
+                        &[InboxEvent::TicketUpdate {
+                            ticket: Box::new(loaded)
+                        }]
+                    )?;
+                }
+                Ok(true)
+            }
+            .await
+        })
     }
 }

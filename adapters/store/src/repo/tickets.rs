@@ -831,7 +831,7 @@ impl TicketRepo for Store {
         }
         let base = filter_clause(self.backend(), scope.company_id(), filter, true)?;
         let first = matches!(start, PageStart::First | PageStart::PageNumber(1));
-        let cacheable = first && term.is_none() && filter.tag_ids.is_empty();
+        let cacheable = first && term.is_none();
         let mut paged = Clause {
             sql: base.sql.clone(),
             binds: base.binds.clone(),
@@ -874,45 +874,50 @@ impl TicketRepo for Store {
             } else {
                 None
             };
-            let cached = key.as_ref().and_then(|k| self.lists().get(k));
-            let (ids, has_more, count) = match cached {
-                Some(page) => (page.ids.clone(), page.has_more, Some(page.count)),
-                None => {
-                    let mut ids: Vec<i64> = crate::bind_all!(
-                        sqlx::query_scalar(sqlx::AssertSqlSafe(sql)),
-                        &paged.binds
-                    )
+            if let Some(page) = key.as_ref().and_then(|k| self.lists().get(k)) {
+                let items = page.items.clone();
+                let next_cursor = if page.has_more {
+                    items.last().map(|t| cursor_of(t, filter.unread_first))
+                } else {
+                    None
+                };
+                return Ok(KeysetPage {
+                    items,
+                    has_more: page.has_more,
+                    next_cursor,
+                    count: Some(page.count),
+                });
+            }
+            let mut ids: Vec<i64> =
+                crate::bind_all!(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), &paged.binds)
                     .fetch_all(&mut *conn)
                     .await
                     .map_err(db_error)?;
-                    let has_more = ids.len() as i64 > size;
-                    ids.truncate(size as usize);
-                    let count = if first {
-                        let n: i64 = crate::bind_all!(
-                            sqlx::query_scalar(sqlx::AssertSqlSafe(count_sql)),
-                            &base.binds
-                        )
-                        .fetch_one(&mut *conn)
-                        .await
-                        .map_err(db_error)?;
-                        Some(n)
-                    } else {
-                        None
-                    };
-                    if let (Some(key), Some(count)) = (key, count) {
-                        self.lists().insert(
-                            key,
-                            FirstPage {
-                                ids: ids.clone(),
-                                has_more,
-                                count,
-                            },
-                        );
-                    }
-                    (ids, has_more, count)
-                }
+            let has_more = ids.len() as i64 > size;
+            ids.truncate(size as usize);
+            let count = if first {
+                let n: i64 = crate::bind_all!(
+                    sqlx::query_scalar(sqlx::AssertSqlSafe(count_sql)),
+                    &base.binds
+                )
+                .fetch_one(&mut *conn)
+                .await
+                .map_err(db_error)?;
+                Some(n)
+            } else {
+                None
             };
             let items = crate::load_tickets!(&mut *conn, scope, &ids)?;
+            if let (Some(key), Some(count)) = (key, count) {
+                self.lists().insert(
+                    key,
+                    FirstPage {
+                        items: items.clone(),
+                        has_more,
+                        count,
+                    },
+                );
+            }
             let next_cursor = if has_more {
                 items.last().map(|t| cursor_of(t, filter.unread_first))
             } else {

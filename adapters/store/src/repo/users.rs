@@ -38,7 +38,8 @@ const SELECT_ONE_WITH_QUEUES_SQLITE: &str = concat!(
     "SELECT ",
     user_columns!(),
     ", (SELECT group_concat(uq.queue_id) FROM user_queues uq \
-     WHERE uq.user_id = users.id AND uq.company_id = users.company_id) AS queue_list \
+     WHERE uq.user_id = users.id AND uq.company_id = users.company_id) AS queue_list, \
+     (SELECT c.due_date FROM companies c WHERE c.id = users.company_id) AS company_due_date \
      FROM users WHERE id = $1 AND company_id = $2"
 );
 
@@ -47,7 +48,8 @@ const SELECT_ONE_WITH_QUEUES_POSTGRES: &str = concat!(
     "SELECT ",
     user_columns!(),
     ", (SELECT string_agg(uq.queue_id::text, ',') FROM user_queues uq \
-     WHERE uq.user_id = users.id AND uq.company_id = users.company_id) AS queue_list \
+     WHERE uq.user_id = users.id AND uq.company_id = users.company_id) AS queue_list, \
+     (SELECT c.due_date FROM companies c WHERE c.id = users.company_id) AS company_due_date \
      FROM users WHERE id = $1 AND company_id = $2"
 );
 
@@ -57,6 +59,7 @@ struct UserWithQueuesRow {
     #[sqlx(flatten)]
     user: UserRow,
     queue_list: Option<String>,
+    company_due_date: Option<chrono::NaiveDate>,
 }
 
 /// Queue links of one user of a company: binds are the user id and the company id.
@@ -248,6 +251,14 @@ impl UserRepo for Store {
     }
 
     async fn get(&self, scope: TenantScope, id: UserId) -> Result<Option<User>> {
+        Ok(self.get_signed_in(scope, id).await?.map(|(user, _)| user))
+    }
+
+    async fn get_signed_in(
+        &self,
+        scope: TenantScope,
+        id: UserId,
+    ) -> Result<Option<(User, chrono::NaiveDate)>> {
         let company = scope.company_id().0;
         // One round trip: every request authenticates through here.
         let sql = match self.backend() {
@@ -262,26 +273,26 @@ impl UserRepo for Store {
                 .await
                 .map_err(db_error)
         })?;
-        match row {
-            None => Ok(None),
-            Some(row) => {
-                let queues = row
-                    .queue_list
-                    .as_deref()
-                    .unwrap_or_default()
-                    .split(',')
-                    .filter(|q| !q.is_empty())
-                    .map(|q| {
-                        q.trim().parse::<i64>().map(QueueId).map_err(|_| {
-                            Error::internal(format!("unreadable queue list {:?}", row.queue_list))
-                        })
-                    })
-                    .collect::<Result<Vec<QueueId>>>()?;
-                let mut queues = queues;
-                queues.sort_by_key(|q| q.0);
-                row.user.into_user(queues).map(Some)
-            }
-        }
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let due_date = row
+            .company_due_date
+            .ok_or_else(|| Error::internal("a user without a company"))?;
+        let mut queues = row
+            .queue_list
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .filter(|q| !q.is_empty())
+            .map(|q| {
+                q.trim().parse::<i64>().map(QueueId).map_err(|_| {
+                    Error::internal(format!("unreadable queue list {:?}", row.queue_list))
+                })
+            })
+            .collect::<Result<Vec<QueueId>>>()?;
+        queues.sort_by_key(|q| q.0);
+        Ok(Some((row.user.into_user(queues)?, due_date)))
     }
 
     async fn search(

@@ -12,7 +12,7 @@ use chatflow_core::ids::{TicketId, UserId};
 use chatflow_core::inbox::channel::InboundMessage;
 use chatflow_core::inbox::ingest::decide;
 use chatflow_core::inbox::model::{Connection, PageStart, Ticket, TicketQuery};
-use chatflow_core::inbox::ports::{ConnectionRepo, MessageRepo, TicketRepo};
+use chatflow_core::inbox::ports::{ConnectionRepo, ContactRepo, MessageRepo, TagRepo, TicketRepo};
 use chatflow_core::inbox::visibility::ticket_filter;
 use chatflow_core::ticket::TicketStatus;
 use chatflow_store::Store;
@@ -25,6 +25,7 @@ use crate::tickets::inbound;
 
 store_tests!(
     first_pages_follow_every_write,
+    cached_pages_show_what_writes_change,
     searches_walk_in_list_order_and_agree_with_the_index
 );
 
@@ -123,6 +124,111 @@ async fn first_pages_follow_every_write(store: Store) {
     // Another company's writes and pages never mix with A's.
     let (b_ids, b_count) = first_page(&store, b, &pending).await;
     assert_eq!((b_ids.len(), b_count), (0, 0));
+}
+
+/// The first page as rendered (tickets with their contact and tags), for an admin.
+async fn rendered(store: &Store, scope: TenantScope, query: &TicketQuery) -> Vec<Ticket> {
+    let filter = ticket_filter(&admin(scope), query);
+    TicketRepo::list(store, scope, &filter, &PageStart::First, 20)
+        .await
+        .expect("page")
+        .items
+}
+
+/// Cached pages keep the tickets as rendered; every write that changes what a row shows moves
+/// the company's sequence, so the next read renders afresh — also for writes made by another
+/// server on the same database.
+async fn cached_pages_show_what_writes_change(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let whatsapp = connection(&store, a, "main").await;
+    let c = ConnectionRepo::get(&store, a, WhatsappId(whatsapp))
+        .await
+        .expect("get")
+        .expect("exists");
+    let other = Store::from_pool(store.pool().clone());
+    ingest(&store, a, &c, &inbound("r1", "5511950001111", "oi")).await;
+    let tab = TicketQuery {
+        show_all: true,
+        statuses: vec![TicketStatus::Pending],
+        ..TicketQuery::default()
+    };
+    let before = rendered(&store, a, &tab).await;
+    assert_eq!(before.len(), 1);
+    assert!(before[0].tags.is_empty());
+    assert_eq!(
+        rendered(&store, a, &tab).await,
+        before,
+        "served from the cache"
+    );
+    let ticket = before[0].id;
+
+    // A ticket tag added elsewhere shows on the cached tab.
+    let tag = TagRepo::create(&other, a, "Urgente", "#ff0000", 0)
+        .await
+        .expect("tag");
+    assert!(
+        TagRepo::set_ticket_tag(&other, a, ticket, tag.id)
+            .await
+            .expect("link")
+    );
+    let tagged = rendered(&store, a, &tab).await;
+    assert_eq!(
+        tagged[0]
+            .tags
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["Urgente"]
+    );
+    // Linking again changes nothing and is still done.
+    assert!(
+        TagRepo::set_ticket_tag(&other, a, ticket, tag.id)
+            .await
+            .expect("again")
+    );
+
+    // Renaming the tag renames it on the page.
+    TagRepo::update(&other, a, tag.id, "Muito urgente", "#ff0000", 0)
+        .await
+        .expect("rename")
+        .expect("exists");
+    assert_eq!(
+        rendered(&store, a, &tab).await[0].tags[0].name,
+        "Muito urgente"
+    );
+
+    // Renaming the contact renames the row.
+    let contact = ContactRepo::get(&other, a, before[0].contact.id)
+        .await
+        .expect("contact")
+        .expect("exists");
+    let input = chatflow_core::inbox::model::ContactInput {
+        name: "Maria Renomeada".into(),
+        number: contact.number.clone(),
+        email: contact.email.clone(),
+        channel: None,
+        is_group: false,
+        whatsapp_id: None,
+        disable_bot: None,
+        accept_audio_message: None,
+        extra_info: vec![],
+    };
+    ContactRepo::update(&other, a, contact.id, &input)
+        .await
+        .expect("update")
+        .expect("exists");
+    assert_eq!(
+        rendered(&store, a, &tab).await[0].contact.name,
+        "Maria Renomeada"
+    );
+
+    // Clearing the ticket's tags clears them on the page.
+    assert!(
+        TagRepo::clear_ticket_tags(&other, a, ticket)
+            .await
+            .expect("clear")
+    );
+    assert!(rendered(&store, a, &tab).await[0].tags.is_empty());
 }
 
 /// Every ticket of a search, page after page, with the page's count when known.
