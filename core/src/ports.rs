@@ -306,6 +306,17 @@ pub trait UserRepo: Send + Sync {
 pub trait SettingsRepo: Send + Sync {
     /// Stored company settings (keys never set are absent; the catalogue supplies defaults).
     async fn company_settings(&self, scope: TenantScope) -> Result<Vec<(String, String)>>;
+    /// The same, as of the company's event sequence `seq` (read by the caller before this):
+    /// settings changes are published as events, so a store may answer from a cache keyed by
+    /// the sequence.
+    async fn company_settings_at(
+        &self,
+        scope: TenantScope,
+        seq: i64,
+    ) -> Result<Vec<(String, String)>> {
+        let _ = seq;
+        self.company_settings(scope).await
+    }
     async fn set_company_setting(&self, scope: TenantScope, key: &str, value: &str) -> Result<()>;
     /// Stored platform settings.
     async fn platform_settings(&self) -> Result<Vec<(String, String)>>;

@@ -449,6 +449,46 @@ async fn cached_tabs_follow_renames_and_tags(app: TestApp) {
     // The tag filter sees it too.
     let filtered = list(&app, &a.admin, &format!("{tab}&tags=[{tag_id}]")).await;
     assert_eq!(filtered["tickets"].as_array().map(Vec::len), Some(1));
+
+    // A plain user's cached page follows the LGPD settings as they change.
+    let queue = json_of(
+        app.post(
+            "/queue",
+            &a.admin,
+            &json!({"name": "Suporte", "color": "#123456", "greetingMessage": "Oi"}),
+        )
+        .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    json_of(
+        app.put(
+            &format!("/tickets/{id}"),
+            &a.admin,
+            &json!({"userId": a.user_id, "queueId": queue["id"], "status": "open"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let mine = "status=open";
+    let before = list(&app, &a.user, mine).await;
+    assert_eq!(before["tickets"][0]["contact"]["number"], "5511987650011");
+    assert_eq!(list(&app, &a.user, mine).await, before, "cached");
+    for key in ["enableLGPD", "lgpdHideNumber"] {
+        json_of(
+            app.put(
+                &format!("/settings/{key}"),
+                &a.admin,
+                &json!({"value": "enabled"}),
+            )
+            .await,
+            StatusCode::OK,
+        )
+        .await;
+    }
+    let masked = list(&app, &a.user, mine).await;
+    assert_eq!(masked["tickets"][0]["contact"]["number"], "5511*******11");
 }
 
 async fn notes_delete_permission_and_close_all(app: TestApp) {

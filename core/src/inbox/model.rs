@@ -472,6 +472,9 @@ pub struct KeysetPage<T> {
     pub next_cursor: Option<Cursor>,
     /// Total matching rows; only computed for the first page (`None` otherwise).
     pub count: Option<i64>,
+    /// The company's event sequence the page was read at, when the store read it (first pages
+    /// of a tab): reads of other company data keyed by it (settings) may come from a cache.
+    pub seq: Option<i64>,
 }
 
 /// Where a page starts: a cursor, or (compatibility) a 1-based page number of `page_size` rows.

@@ -469,6 +469,7 @@ impl ContactRepo for Store {
             has_more,
             next_cursor,
             count,
+            seq: None,
         })
     }
 

@@ -44,16 +44,36 @@ pub(crate) struct FirstPage {
     pub count: i64,
 }
 
+/// The company settings stored as of a sequence, keyed by (company, sequence).
+type SettingsAt = Cache<(i64, i64), Arc<Vec<(String, String)>>>;
+
 /// The cache (shared by clones of a store).
 pub(crate) struct ListCache {
     pages: Cache<PageKey, Arc<FirstPage>>,
+    /// A company's settings as of a sequence: the page's reader masks numbers by them (LGPD),
+    /// and settings changes are published as events, so they too stay exact per sequence.
+    settings: SettingsAt,
 }
 
 impl ListCache {
     pub(crate) fn new() -> Self {
         Self {
             pages: Cache::new(CAPACITY),
+            settings: Cache::new(CAPACITY),
         }
+    }
+
+    pub(crate) fn settings_at(&self, company: i64, seq: i64) -> Option<Arc<Vec<(String, String)>>> {
+        self.settings.get(&(company, seq))
+    }
+
+    pub(crate) fn remember_settings(
+        &self,
+        company: i64,
+        seq: i64,
+        settings: Vec<(String, String)>,
+    ) {
+        self.settings.insert((company, seq), Arc::new(settings));
     }
 
     pub(crate) fn get(&self, key: &PageKey) -> Option<Arc<FirstPage>> {

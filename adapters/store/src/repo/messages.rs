@@ -305,6 +305,7 @@ impl MessageRepo for Store {
                 has_more,
                 next_cursor,
                 count,
+                seq: None,
             })
         })
     }

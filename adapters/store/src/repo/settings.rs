@@ -10,6 +10,21 @@ use crate::repo::now;
 
 #[async_trait]
 impl SettingsRepo for Store {
+    async fn company_settings_at(
+        &self,
+        scope: TenantScope,
+        seq: i64,
+    ) -> Result<Vec<(String, String)>> {
+        let company = scope.company_id().0;
+        if let Some(settings) = self.lists().settings_at(company, seq) {
+            return Ok(settings.as_ref().clone());
+        }
+        let settings = self.company_settings(scope).await?;
+        self.lists()
+            .remember_settings(company, seq, settings.clone());
+        Ok(settings)
+    }
+
     async fn company_settings(&self, scope: TenantScope) -> Result<Vec<(String, String)>> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, (String, String)>(

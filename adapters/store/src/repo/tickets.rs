@@ -804,6 +804,7 @@ impl Store {
                 has_more,
                 next_cursor,
                 count,
+                seq: None,
             }))
         })
     }
@@ -886,6 +887,7 @@ impl TicketRepo for Store {
                     has_more: page.has_more,
                     next_cursor,
                     count: Some(page.count),
+                    seq: key.as_ref().map(|k| k.seq),
                 });
             }
             let mut ids: Vec<i64> =
@@ -908,6 +910,7 @@ impl TicketRepo for Store {
                 None
             };
             let items = crate::load_tickets!(&mut *conn, scope, &ids)?;
+            let seq = key.as_ref().map(|k| k.seq);
             if let (Some(key), Some(count)) = (key, count) {
                 self.lists().insert(
                     key,
@@ -928,6 +931,7 @@ impl TicketRepo for Store {
                 has_more,
                 next_cursor,
                 count,
+                seq,
             })
         })
     }

@@ -45,7 +45,12 @@ pub async fn list(
     let scope = actor.scope();
     let filter = ticket_filter(actor, query);
     let mut page = ports.tickets.list(scope, &filter, start, page_size).await?;
-    let settings = recipient_settings(ports, scope).await?;
+    let settings = match page.seq {
+        Some(seq) => RecipientSettings::from_company_settings(
+            &ports.settings.company_settings_at(scope, seq).await?,
+        ),
+        None => recipient_settings(ports, scope).await?,
+    };
     page.items = page
         .items
         .iter()
