@@ -250,76 +250,12 @@ pub fn applicable_schedule<'a>(
     (!rows.is_empty()).then_some(rows)
 }
 
-/// Checks seven schedule rows as a form sends them.
-///
-/// Fields (with the row's index): `schedules` when there are not exactly seven rows;
-/// `schedules[i].weekdayEn` for a weekday that is unknown or repeated; `schedules[i].startTimeA`
-/// (and the other three times) for a time that is not `HH:MM` (`INVALID_FORMAT`) or missing while
-/// the other end of its shift is set (`REQUIRED`); the end of a shift whose ends are equal
-/// (`OUT_OF_RANGE`). Both ends empty is a closed shift, which is fine.
-pub fn validate_schedules(rows: &[ScheduleRow]) -> Result<()> {
-    let mut fields = Vec::new();
-    if rows.len() != WEEKDAYS.len() {
-        fields.push(FieldError::new("schedules", FieldCode::InvalidFormat));
-    }
-    let mut seen: Vec<&str> = Vec::new();
-    for (i, row) in rows.iter().enumerate() {
-        let weekday = row.weekday_en.trim();
-        let known = WEEKDAYS
-            .iter()
-            .find(|(_, en)| en.eq_ignore_ascii_case(weekday))
-            .map(|(_, en)| *en);
-        match known {
-            Some(en) if !seen.contains(&en) => seen.push(en),
-            _ => fields.push(FieldError::new(
-                format!("schedules[{i}].weekdayEn"),
-                FieldCode::InvalidFormat,
-            )),
-        }
-        for (start_name, start, end_name, end) in [
-            ("startTimeA", &row.start_time_a, "endTimeA", &row.end_time_a),
-            ("startTimeB", &row.start_time_b, "endTimeB", &row.end_time_b),
-        ] {
-            let (start, end) = (start.trim(), end.trim());
-            if start.is_empty() && end.is_empty() {
-                continue;
-            }
-            let mut shift_ok = true;
-            for (name, value) in [(start_name, start), (end_name, end)] {
-                let problem = if value.is_empty() {
-                    Some(FieldCode::Required)
-                } else if parse_hh_mm(value).is_none() {
-                    Some(FieldCode::InvalidFormat)
-                } else {
-                    None
-                };
-                if let Some(code) = problem {
-                    fields.push(FieldError::new(format!("schedules[{i}].{name}"), code));
-                    shift_ok = false;
-                }
-            }
-            if shift_ok && start == end {
-                fields.push(FieldError::new(
-                    format!("schedules[{i}].{end_name}"),
-                    FieldCode::OutOfRange,
-                ));
-            }
-        }
-    }
-    if fields.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::validation(fields))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use chrono::NaiveTime;
     use proptest::prelude::*;
 
     use super::*;
-    use crate::error::ErrorCode;
     use crate::queue::default_schedules;
 
     const SAO_PAULO: Tz = chrono_tz::America::Sao_Paulo;
@@ -646,38 +582,6 @@ mod tests {
         assert_eq!(
             applicable_schedule(ScheduleType::Company, &[], &connection, None),
             None
-        );
-    }
-
-    #[test]
-    fn validation_accepts_defaults_and_closed_shifts() {
-        assert!(validate_schedules(&default_schedules()).is_ok());
-        assert!(validate_schedules(&week(("", ""), ("22:00", "02:00"))).is_ok());
-    }
-
-    #[test]
-    fn validation_names_each_bad_field() {
-        let mut rows = default_schedules();
-        rows[0].start_time_a = "8:00".into();
-        rows[1].end_time_b = String::new();
-        rows[2].start_time_b = "10:00".into();
-        rows[2].end_time_b = "10:00".into();
-        rows[3].weekday_en = "monday".into();
-        let err = validate_schedules(&rows).expect_err("invalid");
-        assert_eq!(err.code, ErrorCode::ERR_VALIDATION);
-        assert_eq!(
-            err.fields,
-            vec![
-                FieldError::new("schedules[0].startTimeA", FieldCode::InvalidFormat),
-                FieldError::new("schedules[1].endTimeB", FieldCode::Required),
-                FieldError::new("schedules[2].endTimeB", FieldCode::OutOfRange),
-                FieldError::new("schedules[3].weekdayEn", FieldCode::InvalidFormat),
-            ]
-        );
-        let err = validate_schedules(&rows[..6]).expect_err("six rows");
-        assert_eq!(
-            err.fields[0],
-            FieldError::new("schedules", FieldCode::InvalidFormat)
         );
     }
 

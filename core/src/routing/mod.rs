@@ -29,8 +29,6 @@ pub use decide::{
     QueueSnapshot, RoutingConnection, RoutingContact, RoutingDecision, RoutingEffect, RoutingInput,
     RoutingSettings, RoutingTicket, TimerKind, WalletOwner, decide, on_timer,
 };
-pub use hours::{
-    applicable_schedule, in_vacation, is_open, next_opening, parse_time_zone, validate_schedules,
-};
+pub use hours::{applicable_schedule, in_vacation, is_open, next_opening, parse_time_zone};
 pub use menu::{BotStage, BotState, MenuChoice, MenuLabels};
 pub use rotation::{Candidate, RotationStrategy, pick_attendant};

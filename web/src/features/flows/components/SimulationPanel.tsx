@@ -94,7 +94,7 @@ export function SimulationPanel({ flow, loadEngine = loadFlowEngine }: Simulatio
   const restart = useCallback(() => {
     if (!engine) return;
     setLines([]);
-    apply(engine.start(graph, seed.trim() || '0', { nome: name, name, numero: number, number }));
+    apply(engine.start(graph, seed.trim() || '0', { name, number }));
   }, [engine, graph, seed, name, number, apply]);
 
   // A fresh run whenever the panel opens with the interpreter ready.
