@@ -134,6 +134,19 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         jobs: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
+        // The CLI runs no conversations; the clients are there for use cases that may reach
+        // them, with the default OpenAI endpoint.
+        assistant: Arc::new(
+            chatflow_integrations::HttpAssistant::new(
+                chatflow_integrations::OPENAI_BASE_URL,
+                chatflow_integrations::HttpOptions::default(),
+            )
+            .map_err(Failure::Domain)?,
+        ),
+        typebot: Arc::new(
+            chatflow_integrations::HttpTypebot::new(chatflow_integrations::HttpOptions::default())
+                .map_err(Failure::Domain)?,
+        ),
         connections: store,
     })
 }

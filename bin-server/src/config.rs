@@ -164,6 +164,16 @@ pub struct Config {
     /// on with SQLite, off with PostgreSQL.
     #[arg(long, env = "CHATFLOW_SANDBOX", action = ArgAction::Set)]
     pub sandbox: Option<bool>,
+
+    /// The OpenAI-compatible server the assistant calls (`openai` flow nodes, prompts):
+    /// `POST {url}/chat/completions` with the company's API key. Any compatible server works
+    /// (a proxy, a self-hosted model server).
+    #[arg(
+        long,
+        env = "CHATFLOW_OPENAI_BASE_URL",
+        default_value = chatflow_integrations::OPENAI_BASE_URL
+    )]
+    pub openai_base_url: String,
 }
 
 /// The sender of mail when `CHATFLOW_MAIL_FROM` is not set.
@@ -198,6 +208,7 @@ impl fmt::Debug for Config {
             .field("log_format", &self.log_format)
             .field("smtp_url", &self.smtp_url)
             .field("mail_from", &self.mail_from)
+            .field("openai_base_url", &self.openai_base_url)
             .finish()
     }
 }
@@ -249,6 +260,7 @@ impl Config {
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_owned(),
             sandbox: None,
+            openai_base_url: chatflow_integrations::OPENAI_BASE_URL.to_owned(),
         }
     }
 
@@ -335,6 +347,20 @@ mod tests {
         assert_eq!(parsed.mail_from, "Suporte <suporte@example.com>");
         assert_eq!(Config::defaults().smtp_url, None);
         assert_eq!(Config::defaults().mail_from, DEFAULT_MAIL_FROM);
+    }
+
+    #[test]
+    fn the_openai_base_url_defaults_to_openai() {
+        let parsed = Config::try_parse_from(["chatflow-server"]).expect("no flags");
+        assert_eq!(parsed.openai_base_url, "https://api.openai.com/v1");
+        assert_eq!(Config::defaults().openai_base_url, parsed.openai_base_url);
+        let parsed = Config::try_parse_from([
+            "chatflow-server",
+            "--openai-base-url",
+            "http://10.0.0.5:11434/v1",
+        ])
+        .expect("valid flags");
+        assert_eq!(parsed.openai_base_url, "http://10.0.0.5:11434/v1");
     }
 
     #[test]

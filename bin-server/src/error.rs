@@ -132,7 +132,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ERR_WAPP_DOWNLOAD_MEDIA
         | ERR_SENDING_WAPP_MSG
         | ERR_DELETE_WAPP_MSG
-        | ERR_FETCH_WAPP_MSG => StatusCode::BAD_GATEWAY,
+        | ERR_FETCH_WAPP_MSG
+        | ERR_INTEGRATION_UNAVAILABLE => StatusCode::BAD_GATEWAY,
         ERR_CREATING_MESSAGE | ERR_CREATING_TICKET | ERR_INTERNAL => {
             StatusCode::INTERNAL_SERVER_ERROR
         }
@@ -199,6 +200,7 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_FLOW_INVALID => "The flow has errors; fix them before publishing.",
         ERR_FLOW_MEDIA_TYPE => "This file type is not accepted here.",
         ERR_FLOW_MEDIA_TOO_LARGE => "The file is too large.",
+        ERR_INTEGRATION_UNAVAILABLE => "The integration did not answer; please try again later.",
         ERR_MAIL_NOT_CONFIGURED => {
             "This server cannot send e-mail yet, so no code was sent; please contact the administrator."
         }
@@ -318,6 +320,10 @@ mod tests {
         assert_eq!(
             status_of(ErrorCode::ERR_MAIL_NOT_CONFIGURED),
             StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_INTEGRATION_UNAVAILABLE),
+            StatusCode::BAD_GATEWAY
         );
     }
 

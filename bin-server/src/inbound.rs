@@ -41,8 +41,17 @@ impl InboundSink for Sink {
             .state
             .upgrade()
             .ok_or_else(|| Error::internal("the server is shutting down"))?;
-        let outcome = ingest::deliver(&state.ports, scope, connection, event).await;
+        let delivery = ingest::deliver(&state.ports, scope, connection, event).await;
         state.realtime.wake();
-        outcome.map(|_| ())
+        state.jobs.wake();
+        let delivery = delivery?;
+        if let Err(e) = delivery.automation {
+            tracing::warn!(
+                company = scope.company_id().0,
+                connection = connection.0,
+                "automation after an inbound message failed: {e}"
+            );
+        }
+        Ok(())
     }
 }

@@ -215,6 +215,17 @@ pub async fn build_with_hasher(
         jobs: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
+        assistant: Arc::new(
+            chatflow_integrations::HttpAssistant::new(
+                config.openai_base_url.clone(),
+                chatflow_integrations::HttpOptions::default(),
+            )
+            .map_err(|e| anyhow::anyhow!("cannot build the assistant client: {e}"))?,
+        ),
+        typebot: Arc::new(
+            chatflow_integrations::HttpTypebot::new(chatflow_integrations::HttpOptions::default())
+                .map_err(|e| anyhow::anyhow!("cannot build the Typebot client: {e}"))?,
+        ),
         connections: store.clone(),
     };
 

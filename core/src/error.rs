@@ -151,6 +151,9 @@ catalogue! {
     ERR_FLOW_MEDIA_TYPE,
     /// Ours: an uploaded flow medium is larger than its kind allows (2, 5 or 20 MB).
     ERR_FLOW_MEDIA_TOO_LARGE,
+    /// Ours: the integration (an OpenAI-compatible assistant, Typebot) did not answer, refused
+    /// the request or answered something unreadable.
+    ERR_INTEGRATION_UNAVAILABLE,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -127,6 +127,51 @@ pub struct NewFlowRun {
     pub current_node: Option<String>,
     /// `running`, `waiting` or `ended`.
     pub status: String,
+    /// The run's timer to store with it (its first step may end waiting for an interval).
+    pub timer: Option<RunTimer>,
+}
+
+/// A flow run's interval: stored as a [`crate::jobs::JobPayload::FlowTimer`] job for the run, in
+/// the transaction that saves the run's state, so a crash never leaves a run waiting for a timer
+/// nobody will fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunTimer {
+    /// When it fires.
+    pub at: DateTime<Utc>,
+    /// The interpreter's timer number (`Effect::Wait`).
+    pub timer: u64,
+}
+
+/// A run's new state, for [`FlowRepo::save_run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunUpdate<'a> {
+    /// The interpreter's `RunState` as JSON.
+    pub state: &'a str,
+    /// The node the run is at.
+    pub current_node: Option<&'a str>,
+    /// `running`, `waiting` or `ended`.
+    pub status: &'a str,
+    /// The run's next timer, if the step ended waiting for one.
+    pub timer: Option<RunTimer>,
+}
+
+/// A run of a flow on a ticket, as the flow runtime reads and writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowRun {
+    /// The run's id.
+    pub id: i64,
+    /// The ticket it runs on.
+    pub ticket_id: crate::ids::TicketId,
+    /// The flow.
+    pub flow_id: FlowId,
+    /// The version it started on (it keeps it).
+    pub version: i64,
+    /// The interpreter's `RunState` as JSON.
+    pub state: String,
+    /// `running`, `waiting` or `ended`.
+    pub status: String,
+    /// Bumped by every [`FlowRepo::save_run`]; the optimistic check of concurrent steps.
+    pub revision: i64,
 }
 
 /// Flows of a company, their versions and their runs.
@@ -178,8 +223,35 @@ pub trait FlowRepo: Send + Sync {
     ) -> Result<Option<Flow>>;
     /// Deletes a flow with its versions and runs unless something uses it (emits `delete`).
     async fn delete(&self, scope: TenantScope, id: FlowId) -> Result<FlowDeleteOutcome>;
-    /// Records a run of a flow on a ticket and answers its id (the flow runtime's write).
+    /// Records a run of a flow on a ticket and answers its id (the flow runtime's write). In the
+    /// same transaction any other run of that ticket that has not ended is marked `ended` (a
+    /// ticket runs at most one flow at a time; the database enforces it with a unique partial
+    /// index). `ERR_NOT_FOUND` when the ticket or the flow is not the company's.
     async fn insert_run(&self, scope: TenantScope, run: &NewFlowRun) -> Result<i64>;
+    /// The ticket's run that has not ended (status `running` or `waiting`), if any.
+    async fn active_run(
+        &self,
+        scope: TenantScope,
+        ticket: crate::ids::TicketId,
+    ) -> Result<Option<FlowRun>>;
+    /// One run by id (any status); `None` when it is not the company's.
+    async fn run(&self, scope: TenantScope, id: i64) -> Result<Option<FlowRun>>;
+    /// Whether any flow ever ran on the ticket (ended runs included).
+    async fn ticket_had_run(
+        &self,
+        scope: TenantScope,
+        ticket: crate::ids::TicketId,
+    ) -> Result<bool>;
+    /// Stores a run's new state only if its revision is still `expected_revision` (then bumps
+    /// it and `updated_at`), with the run's timer job when `update.timer` says so, in one
+    /// transaction; false when another step won meanwhile or the run is not the company's.
+    async fn save_run(
+        &self,
+        scope: TenantScope,
+        id: i64,
+        expected_revision: i64,
+        update: &RunUpdate<'_>,
+    ) -> Result<bool>;
     /// The runs of one version of a flow.
     async fn runs(
         &self,

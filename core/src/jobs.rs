@@ -16,7 +16,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, Result};
-use crate::ids::{CompanyId, ContactId, MessageId, TenantScope, UserId};
+use crate::ids::{CompanyId, ContactId, MessageId, TenantScope, TicketId, UserId};
 
 /// What a job does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +30,20 @@ pub enum JobPayload {
         contact_id: ContactId,
         sign: bool,
     },
+    /// A flow's interval ran out: feed the timer to the run (`Input::TimerFired`). A run that
+    /// moved on ignores it (the timer's number no longer matches).
+    #[serde(rename_all = "camelCase")]
+    FlowTimer {
+        ticket_id: TicketId,
+        run_id: i64,
+        timer: u64,
+    },
+    /// A routing timer fell due (`core::routing::on_timer`): `timeSendQueue` or rotation.
+    #[serde(rename_all = "camelCase")]
+    RoutingTimer {
+        ticket_id: TicketId,
+        timer: crate::routing::TimerKind,
+    },
 }
 
 impl JobPayload {
@@ -37,6 +51,8 @@ impl JobPayload {
     pub fn kind(&self) -> &'static str {
         match self {
             JobPayload::ForwardMessage { .. } => "forwardMessage",
+            JobPayload::FlowTimer { .. } => "flowTimer",
+            JobPayload::RoutingTimer { .. } => "routingTimer",
         }
     }
 }
@@ -155,5 +171,20 @@ mod tests {
             payload
         );
         assert_eq!(payload.kind(), "forwardMessage");
+        let timer = JobPayload::RoutingTimer {
+            ticket_id: TicketId(7),
+            timer: crate::routing::TimerKind::Rotation {
+                queue_id: crate::ids::QueueId(2),
+            },
+        };
+        let text = serde_json::to_string(&timer).expect("json");
+        assert_eq!(
+            text,
+            r#"{"kind":"routingTimer","ticketId":7,"timer":{"kind":"rotation","queueId":2}}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<JobPayload>(&text).expect("back"),
+            timer
+        );
     }
 }

@@ -15,6 +15,8 @@
 //! - [`inbox`]: connections, contacts, tickets, messages, ingestion, realtime events.
 //! - [`flow`]: the flow builder's graph, its validation and the deterministic interpreter.
 //! - [`flow_ports`]: the storage ports of flows, their versions and phrase campaigns.
+//! - [`integrations`]: the assistant and Typebot ports and their rules (request, hand-over,
+//!   keywords, rich text).
 //! - [`jobs`]: durable jobs (what, for which company, when) and their retry schedule.
 //! - [`queue`]: queues, their chatbot menus and working hours.
 //! - [`routing`]: routing before a human: working hours, chatbot menus, rotation, the decision.
@@ -23,12 +25,14 @@
 //! - [`ports`]: the traits adapters implement.
 //! - [`service`]: use cases that combine rules and ports, shared by the server and the CLI.
 
+pub mod automation;
 pub mod error;
 pub mod flow;
 pub mod flow_ports;
 pub mod identity;
 pub mod ids;
 pub mod inbox;
+pub mod integrations;
 pub mod jobs;
 pub mod policy;
 pub mod ports;

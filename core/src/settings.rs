@@ -45,6 +45,8 @@ pub enum ValueRule {
     Color,
     /// The stored name of an uploaded file (possibly empty): no path separators and no `..`.
     FileName,
+    /// An IANA time zone name (`America/Sao_Paulo`, `Europe/Istanbul`).
+    TimeZone,
 }
 
 /// One key of the catalogue.
@@ -86,6 +88,11 @@ pub const APP_NAME_MAX_CHARS: usize = 50;
 /// replaced with the queue's name when the message is sent.
 pub const DEFAULT_TRANSFER_MESSAGE: &str =
     "Seu atendimento foi transferido para o setor {{queue}}. Aguarde, em breve você será atendido.";
+
+/// The company setting holding its time zone.
+pub const TIME_ZONE_KEY: &str = "timezone";
+/// The time zone of a company that has not chosen one.
+pub const DEFAULT_TIME_ZONE_NAME: &str = "America/Sao_Paulo";
 
 /// The application name used when none is set.
 pub const DEFAULT_APP_NAME: &str = "Chat-flow";
@@ -157,6 +164,15 @@ pub const CATALOGUE: &[SettingDef] = &[
         public: false,
         secret: false,
         description: "Where working hours are kept: disabled, queue, company or connection.",
+    },
+    SettingDef {
+        key: TIME_ZONE_KEY,
+        scope: Scope::Company,
+        default: DEFAULT_TIME_ZONE_NAME,
+        rule: ValueRule::TimeZone,
+        public: false,
+        secret: false,
+        description: "The company's time zone (IANA name): working hours and dates are read in it.",
     },
     SettingDef {
         key: "chatBotType",
@@ -482,6 +498,15 @@ pub fn validate_value(key: &str, value: &str) -> Result<()> {
                 ));
             }
         }
+        ValueRule::TimeZone => {
+            if crate::routing::parse_time_zone(value).is_err() {
+                return Err(invalid(
+                    key,
+                    FieldCode::InvalidFormat,
+                    format!("{key} must be an IANA time zone name"),
+                ));
+            }
+        }
         ValueRule::FileName => {
             if value.chars().count() > FILE_NAME_MAX_CHARS {
                 return Err(invalid(
@@ -646,6 +671,13 @@ impl<'a> SettingsView<'a> {
             "connection" => ScheduleType::Connection,
             _ => ScheduleType::Disabled,
         }
+    }
+
+    /// The company's time zone (setting `timezone`); `America/Sao_Paulo` when it is missing or
+    /// not a zone name.
+    pub fn time_zone(&self) -> chrono_tz::Tz {
+        crate::routing::parse_time_zone(self.get(TIME_ZONE_KEY))
+            .unwrap_or(crate::routing::hours::DEFAULT_TIME_ZONE)
     }
 }
 
@@ -944,6 +976,30 @@ mod tests {
         assert!(view.message("transferMessage").is_some());
         assert!(is_enabled(&stored, "requiredTag"));
         assert!(!is_enabled(&SettingsMap::new(), "requiredTag"));
+    }
+
+    #[test]
+    fn the_time_zone_is_an_iana_name_with_a_default() {
+        assert!(validate_value("timezone", "Europe/Istanbul").is_ok());
+        assert!(validate_value("timezone", "America/Sao_Paulo").is_ok());
+        let err = validate_value("timezone", "Mars/Olympus").expect_err("unknown zone");
+        assert_eq!(err.code, ErrorCode::ERR_INVALID_SETTING);
+        assert_eq!(err.fields[0].field, "timezone");
+        assert!(validate_value("timezone", "").is_err());
+        assert_eq!(
+            SettingsView::new(&SettingsMap::new()).time_zone(),
+            chrono_tz::America::Sao_Paulo
+        );
+        let istanbul = map(&[("timezone", "Europe/Istanbul")]);
+        assert_eq!(
+            SettingsView::new(&istanbul).time_zone(),
+            chrono_tz::Europe::Istanbul
+        );
+        let broken = map(&[("timezone", "nowhere")]);
+        assert_eq!(
+            SettingsView::new(&broken).time_zone(),
+            chrono_tz::America::Sao_Paulo
+        );
     }
 
     #[test]

@@ -4,12 +4,14 @@
 //! this process on the same machine, so absolute numbers include its own CPU use; ratios between
 //! scenarios of one run are the fair comparison.
 //!
-//! Three groups: the basic one (cold start, idle memory, sign-in, `/auth/me`) on SQLite, the
+//! Four groups: the basic one (cold start, idle memory, sign-in, `/auth/me`) on SQLite, the
 //! flows one ([`flow`]: the flow interpreter natively and as WASM under Node, routing decisions;
-//! CPU only), and the inbox one ([`inbox`]), which seeds a database with `chatflow dev seed` (default 100 000
+//! CPU only), the inbox one ([`inbox`]), which seeds a database with `chatflow dev seed` (default 100 000
 //! tickets x 10 messages; `--quick` 10 000 x 5) on SQLite and on a throwaway PostgreSQL
 //! database, then measures the ticket list, contact and message-body search, a ticket's first
-//! message page and inbound ingestion through the sandbox with sockets listening.
+//! message page and inbound ingestion through the sandbox with sockets listening, and the
+//! automation one ([`automation`]): new phones walking a welcome flow (greeting, menu, ticket to
+//! a queue) on fresh SQLite and PostgreSQL databases, against the same ingestion without a flow.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +21,7 @@ use serde_json::json;
 
 use crate::util::{cmd, project_root, run_step, start_server, target_dir};
 
+mod automation;
 mod flow;
 mod inbox;
 
@@ -152,8 +155,9 @@ pub struct BenchArgs {
     #[arg(long)]
     pub debug: bool,
     /// Which scenarios: all, basic (sign-in and /auth/me), flows (the flow interpreter and
-    /// routing decisions, no server) or inbox (seeded lists, search, messages and ingestion on
-    /// SQLite and PostgreSQL).
+    /// routing decisions, no server), inbox (seeded lists, search, messages and ingestion on
+    /// SQLite and PostgreSQL) or automation (new phones through a welcome flow on SQLite and
+    /// PostgreSQL, against the same ingestion without a flow).
     #[arg(long, default_value = "all")]
     pub only: Only,
     /// Use the server and CLI binaries already built for the profile instead of building them.
@@ -169,6 +173,9 @@ pub struct BenchArgs {
     /// Inbound messages sent through the sandbox in the ingestion scenario.
     #[arg(long, default_value_t = 2000)]
     pub ingest_messages: u64,
+    /// New phones in the automation scenario (each sends "oi", then "1" once its menu arrived).
+    #[arg(long, default_value_t = 300)]
+    pub automation_phones: u64,
 }
 
 /// The scenario groups.
@@ -178,6 +185,7 @@ pub enum Only {
     Basic,
     Flows,
     Inbox,
+    Automation,
 }
 
 pub fn bench(mut args: BenchArgs) -> Result<()> {
@@ -186,6 +194,7 @@ pub fn bench(mut args: BenchArgs) -> Result<()> {
         args.messages_per_ticket = 5;
         args.seconds = args.seconds.min(2);
         args.ingest_messages = args.ingest_messages.min(500);
+        args.automation_phones = args.automation_phones.min(100);
     }
     let root = project_root();
     if args.only == Only::Flows {
@@ -193,7 +202,8 @@ pub fn bench(mut args: BenchArgs) -> Result<()> {
     }
     let profile = if args.debug { "debug" } else { "release" };
     let mut build = vec!["build", "--package", "chatflow-server"];
-    if args.only != Only::Basic {
+    // The CLI seeds the inbox scenarios' databases.
+    if matches!(args.only, Only::All | Only::Inbox) {
         build.extend(["--package", "chatflow-cli"]);
     }
     if !args.debug {
@@ -210,14 +220,17 @@ pub fn bench(mut args: BenchArgs) -> Result<()> {
     let duration = Duration::from_secs(args.seconds);
     let runtime = tokio::runtime::Runtime::new().context("starting tokio")?;
     runtime.block_on(async {
-        if args.only != Only::Inbox {
+        if matches!(args.only, Only::All | Only::Basic) {
             scenarios(&binary, duration).await?;
         }
         if args.only == Only::All {
             flow::run(duration)?;
         }
-        if args.only != Only::Basic {
+        if matches!(args.only, Only::All | Only::Inbox) {
             inbox::run(&binary, &cli, &args, duration).await?;
+        }
+        if matches!(args.only, Only::All | Only::Automation) {
+            automation::run(&binary, &args).await?;
         }
         Ok(())
     })

@@ -33,6 +33,8 @@ macro_rules! sandbox_tests {
 
 sandbox_tests!(
     connections_crud_and_tokens,
+    routing_fields_round_trip_and_are_checked,
+    the_company_time_zone_is_an_admin_setting,
     the_default_flag_stays_on_exactly_one,
     only_administrators_manage_connections,
     the_plan_limits_connections,
@@ -185,6 +187,198 @@ async fn connections_crud_and_tokens(app: TestApp) {
         "ERR_NO_WAPP_FOUND",
     )
     .await;
+}
+
+/// A flow of the company behind `token`.
+async fn flow(app: &TestApp, token: &str, name: &str) -> i64 {
+    let flow = json_of(
+        app.post("/flowbuilder", token, &json!({"name": name}))
+            .await,
+        StatusCode::CREATED,
+    )
+    .await;
+    flow["id"].as_i64().expect("flow id")
+}
+
+/// The seven weekdays' hours as the queue and connection dialogs send them.
+fn week() -> Value {
+    let days = [
+        ("Segunda-feira", "monday"),
+        ("Terça-feira", "tuesday"),
+        ("Quarta-feira", "wednesday"),
+        ("Quinta-feira", "thursday"),
+        ("Sexta-feira", "friday"),
+        ("Sábado", "saturday"),
+        ("Domingo", "sunday"),
+    ];
+    Value::Array(
+        days.iter()
+            .map(|(weekday, en)| {
+                json!({"weekday": weekday, "weekdayEn": en, "startTimeA": "08:00",
+                       "endTimeA": "12:00", "startTimeB": "13:00", "endTimeB": "18:00"})
+            })
+            .collect(),
+    )
+}
+
+async fn routing_fields_round_trip_and_are_checked(app: TestApp) {
+    let (_, token) = admin(&app, "Alpha").await;
+    let (_, other) = admin(&app, "Beta").await;
+    let welcome = flow(&app, &token, "Boas-vindas").await;
+    let fallback = flow(&app, &token, "Sem frase").await;
+    let foreign = flow(&app, &other, "De Beta").await;
+    let created = create(&app, &token, json!({"name": "Sales line"})).await;
+    let id = created["id"].as_i64().expect("id");
+    // A client that knows nothing of the new fields gets their empty values.
+    assert_eq!(created["flowIdWelcome"], Value::Null);
+    assert_eq!(created["collectiveVacationStart"], Value::Null);
+    assert_eq!(created["schedules"], json!([]));
+    assert_eq!(created["timeInactiveMessage"], 0);
+
+    let body = json!({
+        "name": "Sales line",
+        "isDefault": true,
+        "flowIdWelcome": welcome,
+        "flowIdNotPhrase": fallback,
+        "collectiveVacationStart": "2026-12-24",
+        "collectiveVacationEnd": "2026-12-31",
+        "collectiveVacationMessage": "Férias coletivas até 31/12.",
+        "schedules": week(),
+        "timeInactiveMessage": 10,
+        "inactiveMessage": "Ainda está aí?",
+        "whenExpiresTicket": 1,
+    });
+    let updated = json_of(
+        app.put(&format!("/whatsapp/{id}"), &token, &body).await,
+        StatusCode::OK,
+    )
+    .await;
+    let read = json_of(
+        app.get(&format!("/whatsapp/{id}"), &token).await,
+        StatusCode::OK,
+    )
+    .await;
+    for connection in [&updated, &read] {
+        assert_eq!(connection["flowIdWelcome"], welcome);
+        assert_eq!(connection["flowIdNotPhrase"], fallback);
+        assert_eq!(connection["collectiveVacationStart"], "2026-12-24");
+        assert_eq!(connection["collectiveVacationEnd"], "2026-12-31");
+        assert_eq!(
+            connection["collectiveVacationMessage"],
+            "Férias coletivas até 31/12."
+        );
+        assert_eq!(connection["schedules"], week());
+        assert_eq!(connection["timeInactiveMessage"], 10);
+        assert_eq!(connection["inactiveMessage"], "Ainda está aí?");
+        assert_eq!(connection["whenExpiresTicket"], 1);
+    }
+
+    // Another company's flow is not found, on either field, and nothing changes.
+    for field in ["flowIdWelcome", "flowIdNotPhrase"] {
+        let mut foreign_body = body.clone();
+        foreign_body[field] = json!(foreign);
+        let response = app
+            .put(&format!("/whatsapp/{id}"), &token, &foreign_body)
+            .await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        let error: Value = response.json().await.expect("error body");
+        assert_eq!(error["error"], "ERR_NO_FLOW_FOUND");
+        assert_eq!(error["fields"][0]["field"], field);
+    }
+    let mut foreign_body = body.clone();
+    foreign_body["name"] = json!("Other line");
+    foreign_body["flowIdWelcome"] = json!(foreign);
+    assert_error(
+        app.post("/whatsapp", &token, &foreign_body).await,
+        StatusCode::NOT_FOUND,
+        "ERR_NO_FLOW_FOUND",
+    )
+    .await;
+    let read = json_of(
+        app.get(&format!("/whatsapp/{id}"), &token).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(read["flowIdWelcome"], welcome);
+
+    // A vacation needs both dates, in order; hours must be the seven weekdays.
+    for (start, end, field) in [
+        (
+            json!("2026-12-31"),
+            json!("2026-12-24"),
+            "collectiveVacationEnd",
+        ),
+        (json!("2026-12-24"), Value::Null, "collectiveVacationEnd"),
+        (Value::Null, json!("2026-12-31"), "collectiveVacationStart"),
+    ] {
+        let mut bad = body.clone();
+        bad["collectiveVacationStart"] = start;
+        bad["collectiveVacationEnd"] = end;
+        let response = app.put(&format!("/whatsapp/{id}"), &token, &bad).await;
+        assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let error: Value = response.json().await.expect("error body");
+        assert_eq!(error["error"], "ERR_VALIDATION");
+        assert_eq!(error["fields"][0]["field"], field, "{error}");
+    }
+    let mut bad = body.clone();
+    bad["schedules"][0]["endTimeA"] = json!("07:00");
+    let response = app.put(&format!("/whatsapp/{id}"), &token, &bad).await;
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let error: Value = response.json().await.expect("error body");
+    assert_eq!(error["fields"][0]["field"], "schedules[0].endTimeA");
+
+    // Clearing the fields clears them.
+    let cleared = json_of(
+        app.put(
+            &format!("/whatsapp/{id}"),
+            &token,
+            &json!({"name": "Sales line", "isDefault": true}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(cleared["flowIdWelcome"], Value::Null);
+    assert_eq!(cleared["collectiveVacationEnd"], Value::Null);
+    assert_eq!(cleared["schedules"], json!([]));
+}
+
+async fn the_company_time_zone_is_an_admin_setting(app: TestApp) {
+    let (company, token) = admin(&app, "Alpha").await;
+    let plain = app
+        .member(company, "agent@alpha.test", MemberOptions::default())
+        .await;
+    let plain = app.token_of(&plain).await;
+    let zone = json_of(app.get("/setting/timezone", &token).await, StatusCode::OK).await;
+    assert_eq!(zone["value"], "America/Sao_Paulo", "the default zone");
+    let changed = json_of(
+        app.put(
+            "/settings/timezone",
+            &token,
+            &json!({"value": "Europe/Istanbul"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(changed["value"], "Europe/Istanbul");
+    assert_error(
+        app.put(
+            "/settings/timezone",
+            &token,
+            &json!({"value": "Mars/Olympus"}),
+        )
+        .await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "ERR_INVALID_SETTING",
+    )
+    .await;
+    let response = app
+        .put("/settings/timezone", &plain, &json!({"value": "UTC"}))
+        .await;
+    assert!(response.status().is_client_error(), "{}", response.status());
+    let zone = json_of(app.get("/setting/timezone", &token).await, StatusCode::OK).await;
+    assert_eq!(zone["value"], "Europe/Istanbul");
 }
 
 async fn defaults(app: &TestApp, token: &str) -> Vec<i64> {

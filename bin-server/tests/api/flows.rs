@@ -475,6 +475,7 @@ async fn stats_count_runs_of_the_live_version(app: TestApp) {
                         state: json!({"visited": visited}).to_string(),
                         current_node: Some(node.to_owned()),
                         status: status.to_owned(),
+                        timer: None,
                     },
                 )
                 .await

@@ -5,6 +5,7 @@ mod mailbox;
 mod socket_client;
 
 mod auth;
+mod automation;
 mod connections;
 mod contacts;
 mod contacts_from_chats;

@@ -1,5 +1,5 @@
-//! Validation of a connection's settings (spec 2 §5): the name, the rating (NPS) fields and the
-//! redirect queue. Pure functions; the use cases in `service::inbox::connections` call them.
+//! Validation of a connection's settings (spec 2 §5): the name, the rating (NPS) fields, the
+//! redirect queue, the collective vacation and the working hours. Pure functions; the use cases in `service::inbox::connections` call them.
 
 use crate::error::{Error, FieldCode, FieldError, Result};
 use crate::inbox::model::ConnectionInput;
@@ -36,7 +36,13 @@ pub fn name_problem(name: &str) -> Option<FieldCode> {
 /// - `name`: 2-50 characters, required;
 /// - with ratings on, `ratingMessage` is required and `expiresTicketNPS` must not be 0;
 /// - `sendIdQueue` (the redirect queue) is required when `timeSendQueue` is not 0;
+/// - the collective vacation has both dates or neither (the missing one is `Required`), and its
+///   end is not before its start (`collectiveVacationEnd` `OutOfRange`);
+/// - `schedules` is empty or passes [`crate::queue::validate_schedules`] (fields
+///   `schedules[i].…`);
 /// - the numbers must not be negative.
+///
+/// Whether the flows named are the company's is the use case's check (it needs the store).
 pub fn field_errors(input: &ConnectionInput, context: ConnectionContext) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if let Some(code) = name_problem(&input.name) {
@@ -53,7 +59,15 @@ pub fn field_errors(input: &ConnectionInput, context: ConnectionContext) -> Vec<
     if input.time_send_queue != 0 && input.send_id_queue.is_none() {
         errors.push(FieldError::new("sendIdQueue", FieldCode::Required));
     }
+    errors.extend(vacation_errors(input));
+    if !input.schedules.is_empty()
+        && let Err(error) = crate::queue::validate_schedules(&input.schedules)
+    {
+        errors.extend(error.fields);
+    }
     for (field, value) in [
+        ("timeInactiveMessage", input.time_inactive_message),
+        ("whenExpiresTicket", input.when_expires_ticket),
         ("maxUseBotQueues", input.max_use_bot_queues),
         ("timeUseBotQueues", input.time_use_bot_queues),
         ("timeSendQueue", input.time_send_queue),
@@ -67,6 +81,30 @@ pub fn field_errors(input: &ConnectionInput, context: ConnectionContext) -> Vec<
         }
     }
     errors
+}
+
+/// The field errors of the collective vacation: both dates or neither, the end on or after the
+/// start.
+fn vacation_errors(input: &ConnectionInput) -> Vec<FieldError> {
+    match (
+        input.collective_vacation_start,
+        input.collective_vacation_end,
+    ) {
+        (None, None) => Vec::new(),
+        (Some(_), None) => vec![FieldError::new(
+            "collectiveVacationEnd",
+            FieldCode::Required,
+        )],
+        (None, Some(_)) => vec![FieldError::new(
+            "collectiveVacationStart",
+            FieldCode::Required,
+        )],
+        (Some(start), Some(end)) if end < start => vec![FieldError::new(
+            "collectiveVacationEnd",
+            FieldCode::OutOfRange,
+        )],
+        (Some(_), Some(_)) => Vec::new(),
+    }
 }
 
 /// [`field_errors`] as a result: `ERR_VALIDATION` with the failing fields.
@@ -186,6 +224,50 @@ mod tests {
         assert_eq!(
             fields(&field_errors(&input, ConnectionContext::default())),
             [("expiresTicket", FieldCode::OutOfRange)]
+        );
+    }
+
+    #[test]
+    fn a_vacation_has_both_dates_in_order() {
+        let off = ConnectionContext::default();
+        let day = |d: u32| chrono::NaiveDate::from_ymd_opt(2026, 12, d);
+        let vacation = |start, end| ConnectionInput {
+            collective_vacation_start: start,
+            collective_vacation_end: end,
+            ..named("Sales")
+        };
+        assert!(field_errors(&vacation(None, None), off).is_empty());
+        assert!(field_errors(&vacation(day(20), day(20)), off).is_empty());
+        assert!(field_errors(&vacation(day(20), day(31)), off).is_empty());
+        assert_eq!(
+            fields(&field_errors(&vacation(day(20), None), off)),
+            [("collectiveVacationEnd", FieldCode::Required)]
+        );
+        assert_eq!(
+            fields(&field_errors(&vacation(None, day(20)), off)),
+            [("collectiveVacationStart", FieldCode::Required)]
+        );
+        assert_eq!(
+            fields(&field_errors(&vacation(day(21), day(20)), off)),
+            [("collectiveVacationEnd", FieldCode::OutOfRange)]
+        );
+    }
+
+    #[test]
+    fn hours_are_empty_or_the_seven_weekdays() {
+        let off = ConnectionContext::default();
+        let mut schedules = crate::queue::default_schedules();
+        let hours = |schedules: Vec<crate::queue::ScheduleRow>| ConnectionInput {
+            schedules,
+            ..named("Sales")
+        };
+        assert!(field_errors(&hours(Vec::new()), off).is_empty());
+        assert!(field_errors(&hours(schedules.clone()), off).is_empty());
+        schedules[0].end_time_a = "07:00".into();
+        schedules[0].start_time_a = "08:00".into();
+        assert_eq!(
+            fields(&field_errors(&hours(schedules), off)),
+            [("schedules[0].endTimeA", FieldCode::OutOfRange)]
         );
     }
 

@@ -129,6 +129,34 @@ pub struct Connection {
     /// when ratings are on.
     #[serde(default, rename = "expiresTicketNPS")]
     pub expires_ticket_nps: i64,
+    /// The flow started on a new conversation's first message (`flowIdWelcome`), if any.
+    #[serde(default)]
+    pub flow_id_welcome: Option<crate::flow_ports::FlowId>,
+    /// The flow started when a message matches no phrase campaign (`flowIdNotPhrase`), if any.
+    #[serde(default)]
+    pub flow_id_not_phrase: Option<crate::flow_ports::FlowId>,
+    /// First day of the collective vacation (both ends or neither).
+    #[serde(default)]
+    pub collective_vacation_start: Option<NaiveDate>,
+    /// Last day of the collective vacation, included.
+    #[serde(default)]
+    pub collective_vacation_end: Option<NaiveDate>,
+    /// Sent to contacts during the collective vacation.
+    #[serde(default)]
+    pub collective_vacation_message: String,
+    /// The connection's working hours (read when `scheduleType` is `connection`); empty when
+    /// never set.
+    #[serde(default)]
+    pub schedules: Vec<crate::queue::ScheduleRow>,
+    /// `timeInactiveMessage`: minutes (stored and shown).
+    #[serde(default)]
+    pub time_inactive_message: i64,
+    /// `inactiveMessage` (stored and shown).
+    #[serde(default)]
+    pub inactive_message: String,
+    /// `whenExpiresTicket` (stored and shown).
+    #[serde(default)]
+    pub when_expires_ticket: i64,
 }
 
 /// The editable fields of a connection (create and update).
@@ -160,6 +188,29 @@ pub struct ConnectionInput {
     /// `expiresTicketNPS`: required (not 0) when ratings are on.
     #[serde(rename = "expiresTicketNPS")]
     pub expires_ticket_nps: i64,
+    /// `flowIdWelcome`: one of the company's flows, or none.
+    #[serde(default)]
+    pub flow_id_welcome: Option<crate::flow_ports::FlowId>,
+    /// `flowIdNotPhrase`: one of the company's flows, or none.
+    #[serde(default)]
+    pub flow_id_not_phrase: Option<crate::flow_ports::FlowId>,
+    /// `collectiveVacationStart`: with the end, or neither.
+    #[serde(default)]
+    pub collective_vacation_start: Option<NaiveDate>,
+    /// `collectiveVacationEnd`: on or after the start.
+    #[serde(default)]
+    pub collective_vacation_end: Option<NaiveDate>,
+    #[serde(default)]
+    pub collective_vacation_message: String,
+    /// Empty, or the seven weekdays' hours (checked by [`crate::queue::validate_schedules`]).
+    #[serde(default)]
+    pub schedules: Vec<crate::queue::ScheduleRow>,
+    #[serde(default)]
+    pub time_inactive_message: i64,
+    #[serde(default)]
+    pub inactive_message: String,
+    #[serde(default)]
+    pub when_expires_ticket: i64,
 }
 
 impl Default for ConnectionInput {
@@ -185,6 +236,15 @@ impl Default for ConnectionInput {
             queue_ids: Vec::new(),
             max_use_bot_queues_nps: 3,
             expires_ticket_nps: 0,
+            flow_id_welcome: None,
+            flow_id_not_phrase: None,
+            collective_vacation_start: None,
+            collective_vacation_end: None,
+            collective_vacation_message: String::new(),
+            schedules: Vec::new(),
+            time_inactive_message: 0,
+            inactive_message: String::new(),
+            when_expires_ticket: 0,
         }
     }
 }

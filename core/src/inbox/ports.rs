@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::error::Result;
 use crate::ids::{
-    CompanyId, ContactId, MessageId, TagId, TenantScope, TicketId, UserId, WhatsappId,
+    CompanyId, ContactId, MessageId, QueueId, TagId, TenantScope, TicketId, UserId, WhatsappId,
 };
 use crate::inbox::channel::InboundMessage;
 use crate::inbox::events::{InboxEvent, StoredEvent};
@@ -147,6 +147,19 @@ pub struct TicketRow {
     pub updated_at: DateTime<Utc>,
 }
 
+/// The bot's memory on a ticket (routing and flows before a human).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BotMemory {
+    /// The routing bot's state as JSON (`core::routing::BotState`); empty when never stored.
+    pub bot_state: String,
+    /// When the bot last sent a menu on the ticket.
+    pub last_bot_message_at: Option<DateTime<Utc>>,
+    /// `isBot`: the bot is waiting for the contact's choice.
+    pub is_bot: bool,
+    /// `useIntegration`: a flow or an integration holds the conversation.
+    pub use_integration: bool,
+}
+
 /// Tickets, their logs and notes.
 #[async_trait]
 pub trait TicketRepo: Send + Sync {
@@ -218,6 +231,27 @@ pub trait TicketRepo: Send + Sync {
         note: &str,
     ) -> Result<Option<TicketNote>>;
     async fn delete_note(&self, scope: TenantScope, id: i64) -> Result<bool>;
+    /// The bot's memory on the ticket; `None` when the ticket is not the company's.
+    async fn bot_memory(&self, scope: TenantScope, id: TicketId) -> Result<Option<BotMemory>>;
+    /// Stores the bot's memory (and `amountUsedBotQueues` is left alone); appends a ticket
+    /// `update` event when `is_bot` or `use_integration` changed (the inbox shows them). False
+    /// when the ticket is not the company's.
+    async fn set_bot_memory(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+        memory: &BotMemory,
+    ) -> Result<bool>;
+    /// What routing needs to know about a queue for `ticket`: `waiting` = pending tickets of
+    /// the queue without a user created before `ticket` (lower id); `attendants` = the queue's
+    /// users (`user_queues`) with `online` and their count of `open` tickets; `last_assigned` =
+    /// the user of the newest `open` ticket log in that queue. Scoped to the company.
+    async fn queue_snapshot(
+        &self,
+        scope: TenantScope,
+        queue: QueueId,
+        ticket: TicketId,
+    ) -> Result<crate::routing::QueueSnapshot>;
 }
 
 /// What ingestion did.
@@ -231,6 +265,8 @@ pub enum IngestOutcome {
         ticket: TicketId,
         message: MessageId,
         ticket_created: bool,
+        /// The message created the contact (a contact new to the company).
+        contact_created: bool,
     },
 }
 

@@ -101,8 +101,7 @@ pub struct RoutingConnection {
 }
 
 impl RoutingConnection {
-    /// The routing fields of `connection`. The stored connection does not carry its schedules nor
-    /// its collective vacation yet: those stay empty for the host to fill in.
+    /// The routing fields of `connection`, its collective vacation and working hours included.
     pub fn from_connection(connection: &Connection) -> Self {
         Self {
             greeting_message: connection.greeting_message.clone(),
@@ -113,7 +112,10 @@ impl RoutingConnection {
             time_send_queue: connection.time_send_queue,
             send_id_queue: connection.send_id_queue,
             group_as_ticket: connection.group_as_ticket,
-            ..Self::default()
+            vacation_start: connection.collective_vacation_start,
+            vacation_end: connection.collective_vacation_end,
+            vacation_message: connection.collective_vacation_message.clone(),
+            schedules: connection.schedules.clone(),
         }
     }
 }
@@ -212,7 +214,7 @@ pub struct RoutingInput {
     pub settings: RoutingSettings,
     /// The company's hours (`scheduleType` `company`).
     pub company_schedules: Vec<ScheduleRow>,
-    /// The company's time zone.
+    /// The company's time zone (the setting `timezone`, [`crate::settings::SettingsView::time_zone`]).
     pub time_zone: Tz,
     /// The message's text (its caption for media).
     pub message: String,
@@ -841,6 +843,22 @@ pub fn decide(input: &RoutingInput) -> RoutingDecision {
             }
         }
     }
+    plan.finish()
+}
+
+/// A flow's ticket node put the ticket in `queue_id`: the `queue` log, then the ticket is handed
+/// over there as when the bot's part is over (rotation now or by timer, else the queue position
+/// message). The queue's greeting and menu are not sent: the flow did the talking. Nothing when a
+/// person already holds the ticket.
+pub fn flow_moved_to_queue(queue_id: QueueId, input: &RoutingInput) -> RoutingDecision {
+    let ticket = &input.ticket;
+    if ticket.status != TicketStatus::Pending || ticket.user_id.is_some() {
+        return RoutingDecision::nothing();
+    }
+    let mut plan = Plan::new(input);
+    plan.set_queue(queue_id, TicketLogType::Queue);
+    plan.bot.menu_queue_id = Some(queue_id);
+    plan.hand_over(queue_id);
     plan.finish()
 }
 

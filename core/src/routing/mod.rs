@@ -27,7 +27,7 @@ mod decide_tests;
 
 pub use decide::{
     QueueSnapshot, RoutingConnection, RoutingContact, RoutingDecision, RoutingEffect, RoutingInput,
-    RoutingSettings, RoutingTicket, TimerKind, WalletOwner, decide, on_timer,
+    RoutingSettings, RoutingTicket, TimerKind, WalletOwner, decide, flow_moved_to_queue, on_timer,
 };
 pub use hours::{applicable_schedule, in_vacation, is_open, next_opening, parse_time_zone};
 pub use menu::{BotStage, BotState, MenuChoice, MenuLabels};

@@ -27,6 +27,24 @@ pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
                 .await
                 .map(|_| ())
         }
+        JobPayload::FlowTimer {
+            ticket_id,
+            run_id,
+            timer,
+        } => {
+            crate::service::automation::on_flow_timer(
+                ports,
+                job.scope(),
+                *ticket_id,
+                *run_id,
+                *timer,
+            )
+            .await
+        }
+        JobPayload::RoutingTimer { ticket_id, timer } => {
+            crate::service::automation::on_routing_timer(ports, job.scope(), *ticket_id, *timer)
+                .await
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use crate::ports::{
 };
 
 pub mod auth;
+pub mod automation;
 pub mod bootstrap;
 pub mod companies;
 pub mod company_schedules;
@@ -64,4 +65,8 @@ pub struct Ports {
     pub flows: Arc<dyn crate::flow_ports::FlowRepo>,
     /// Phrase campaigns (a phrase starts a flow).
     pub flow_campaigns: Arc<dyn crate::flow_ports::FlowCampaignRepo>,
+    /// The OpenAI-compatible assistant (`openai` flow nodes, prompts).
+    pub assistant: Arc<dyn crate::integrations::AssistantClient>,
+    /// Typebot's chat API (`typebot` flow nodes, queue integrations of type typebot).
+    pub typebot: Arc<dyn crate::integrations::TypebotClient>,
 }

@@ -314,6 +314,15 @@ fn connection(allow_group: bool) -> Connection {
         updated_at: fixed_now(),
         max_use_bot_queues_nps: 3,
         expires_ticket_nps: 0,
+        flow_id_welcome: None,
+        flow_id_not_phrase: None,
+        collective_vacation_start: None,
+        collective_vacation_end: None,
+        collective_vacation_message: String::new(),
+        schedules: vec![],
+        time_inactive_message: 0,
+        inactive_message: String::new(),
+        when_expires_ticket: 0,
     }
 }
 
@@ -577,4 +586,24 @@ fn ticket_updates_map_to_state_machine_commands() {
         })
     );
     assert_eq!(command_for(&open, ME, &UpdateTicket::default()), None);
+}
+
+#[test]
+fn routing_reads_the_connections_vacation_and_hours() {
+    use chatflow_core::routing::decide::RoutingConnection;
+    let day = |d: u32| chrono::NaiveDate::from_ymd_opt(2026, 12, d);
+    let stored = Connection {
+        collective_vacation_start: day(24),
+        collective_vacation_end: day(31),
+        collective_vacation_message: "Férias coletivas".into(),
+        schedules: chatflow_core::queue::default_schedules(),
+        greeting_message: "Olá".into(),
+        ..connection(false)
+    };
+    let routing = RoutingConnection::from_connection(&stored);
+    assert_eq!(routing.vacation_start, day(24));
+    assert_eq!(routing.vacation_end, day(31));
+    assert_eq!(routing.vacation_message, "Férias coletivas");
+    assert_eq!(routing.schedules, stored.schedules);
+    assert_eq!(routing.greeting_message, "Olá");
 }

@@ -7,14 +7,17 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use chatflow_core::flow_ports::FlowId;
 use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::{
     Connection, ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate,
 };
 use chatflow_core::inbox::ports::ConnectionRepo;
 use chatflow_core::ports::{ChannelKind, QueueSummary};
+use chatflow_core::queue::ScheduleRow;
 use chatflow_core::{CompanyId, Error, QueueId, Result, TenantScope, WhatsappId};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::types::Json;
 
 use crate::Store;
 use crate::error::db_error;
@@ -25,7 +28,10 @@ const COLUMNS: &str = "id, company_id, name, number, channel, provider, status, 
      is_default, token, greeting_message, complation_message, out_of_hours_message, \
      rating_message, allow_group, group_as_ticket, max_use_bot_queues, time_use_bot_queues, \
      time_send_queue, send_id_queue, expires_ticket, expires_inactive_message, \
-     time_create_new_ticket, max_use_bot_queues_nps, expires_ticket_nps, updated_at";
+     time_create_new_ticket, max_use_bot_queues_nps, expires_ticket_nps, flow_id_welcome, \
+     flow_id_not_phrase, collective_vacation_start, collective_vacation_end, \
+     collective_vacation_message, schedules, time_inactive_message, inactive_message, \
+     when_expires_ticket, updated_at";
 
 #[derive(sqlx::FromRow)]
 struct ConnectionRow {
@@ -55,6 +61,15 @@ struct ConnectionRow {
     time_create_new_ticket: i64,
     max_use_bot_queues_nps: i64,
     expires_ticket_nps: i64,
+    flow_id_welcome: Option<i64>,
+    flow_id_not_phrase: Option<i64>,
+    collective_vacation_start: Option<NaiveDate>,
+    collective_vacation_end: Option<NaiveDate>,
+    collective_vacation_message: String,
+    schedules: Json<Vec<ScheduleRow>>,
+    time_inactive_message: i64,
+    inactive_message: String,
+    when_expires_ticket: i64,
     updated_at: DateTime<Utc>,
 }
 
@@ -104,6 +119,15 @@ impl ConnectionRow {
             updated_at: self.updated_at,
             max_use_bot_queues_nps: self.max_use_bot_queues_nps,
             expires_ticket_nps: self.expires_ticket_nps,
+            flow_id_welcome: self.flow_id_welcome.map(FlowId),
+            flow_id_not_phrase: self.flow_id_not_phrase.map(FlowId),
+            collective_vacation_start: self.collective_vacation_start,
+            collective_vacation_end: self.collective_vacation_end,
+            collective_vacation_message: self.collective_vacation_message,
+            schedules: self.schedules.0,
+            time_inactive_message: self.time_inactive_message,
+            inactive_message: self.inactive_message,
+            when_expires_ticket: self.when_expires_ticket,
         })
     }
 }
@@ -275,10 +299,16 @@ impl ConnectionRepo for Store {
                  rating_message, allow_group, group_as_ticket, max_use_bot_queues, \
                  time_use_bot_queues, time_send_queue, send_id_queue, expires_ticket, \
                  expires_inactive_message, time_create_new_ticket, max_use_bot_queues_nps, \
-                 expires_ticket_nps, created_at, updated_at) \
+                 expires_ticket_nps, flow_id_welcome, flow_id_not_phrase, \
+                 collective_vacation_start, collective_vacation_end, \
+                 collective_vacation_message, schedules, time_inactive_message, \
+                 inactive_message, when_expires_ticket, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, 'DISCONNECTED', $5, $6, $7, $8, $9, $10, $11, $12, $13, \
                  $14, $15, (SELECT q.id FROM queues q WHERE q.id = $16 AND q.company_id = $1), \
-                 $17, $18, $19, $20, $21, $22, $22) RETURNING id",
+                 $17, $18, $19, $20, $21, \
+                 (SELECT f.id FROM flows f WHERE f.id = $23 AND f.company_id = $1), \
+                 (SELECT f.id FROM flows f WHERE f.id = $24 AND f.company_id = $1), \
+                 $25, $26, $27, $28, $29, $30, $31, $22, $22) RETURNING id",
             )
             .bind(company)
             .bind(&input.name)
@@ -302,6 +332,15 @@ impl ConnectionRepo for Store {
             .bind(input.max_use_bot_queues_nps)
             .bind(input.expires_ticket_nps)
             .bind(at)
+            .bind(input.flow_id_welcome.map(|f| f.0))
+            .bind(input.flow_id_not_phrase.map(|f| f.0))
+            .bind(input.collective_vacation_start)
+            .bind(input.collective_vacation_end)
+            .bind(&input.collective_vacation_message)
+            .bind(Json(&input.schedules))
+            .bind(input.time_inactive_message)
+            .bind(&input.inactive_message)
+            .bind(input.when_expires_ticket)
             .fetch_one(&mut *tx)
             .await
             .map_err(db_error)?;
@@ -350,7 +389,12 @@ impl ConnectionRepo for Store {
                  send_id_queue = (SELECT q.id FROM queues q WHERE q.id = $15 AND q.company_id = $1), \
                  expires_ticket = $16, expires_inactive_message = $17, \
                  time_create_new_ticket = $18, max_use_bot_queues_nps = $19, \
-                 expires_ticket_nps = $20, updated_at = $21 \
+                 expires_ticket_nps = $20, updated_at = $21, \
+                 flow_id_welcome = (SELECT f.id FROM flows f WHERE f.id = $22 AND f.company_id = $1), \
+                 flow_id_not_phrase = (SELECT f.id FROM flows f WHERE f.id = $23 AND f.company_id = $1), \
+                 collective_vacation_start = $24, collective_vacation_end = $25, \
+                 collective_vacation_message = $26, schedules = $27, \
+                 time_inactive_message = $28, inactive_message = $29, when_expires_ticket = $30 \
                  WHERE company_id = $1 AND id = $2",
             )
             .bind(company)
@@ -374,6 +418,15 @@ impl ConnectionRepo for Store {
             .bind(input.max_use_bot_queues_nps)
             .bind(input.expires_ticket_nps)
             .bind(at)
+            .bind(input.flow_id_welcome.map(|f| f.0))
+            .bind(input.flow_id_not_phrase.map(|f| f.0))
+            .bind(input.collective_vacation_start)
+            .bind(input.collective_vacation_end)
+            .bind(&input.collective_vacation_message)
+            .bind(Json(&input.schedules))
+            .bind(input.time_inactive_message)
+            .bind(&input.inactive_message)
+            .bind(input.when_expires_ticket)
             .execute(&mut *tx)
             .await
             .map_err(db_error)?;

@@ -5,14 +5,19 @@
 //! Publishing first touches the flow's row (which locks it until commit on PostgreSQL; SQLite has
 //! one writer), then inserts version `max + 1` and points the flow at it, so two publications of
 //! one flow never race for a number and readers see either version, never a mix.
+//!
+//! Runs: a ticket has at most one run that has not ended (a unique partial index). Starting one
+//! touches the ticket's row, ends the unfinished run (bumping its revision) and inserts the new
+//! one in one transaction; a step saves only while the run's `revision` is the one it read.
 
 use async_trait::async_trait;
 use chatflow_core::flow::Flow;
 use chatflow_core::flow_ports::{
     FlowCampaign, FlowCampaignId, FlowCampaignInput, FlowCampaignRepo, FlowDeleteOutcome, FlowId,
-    FlowRecord, FlowRepo, FlowRunRecord, FlowSummary, FlowVersion, NewFlowRun, PublishOutcome,
-    Publisher,
+    FlowRecord, FlowRepo, FlowRun, FlowRunRecord, FlowSummary, FlowVersion, NewFlowRun,
+    PublishOutcome, Publisher, RunUpdate,
 };
+use chatflow_core::ids::TicketId;
 use chatflow_core::service::flow_campaigns::{campaign_deleted_event, campaign_event};
 use chatflow_core::service::flows::{flow_deleted_event, flow_event};
 use chatflow_core::{Error, Result, TenantScope, UserId, WhatsappId};
@@ -20,6 +25,32 @@ use chrono::{DateTime, Utc};
 
 use crate::Store;
 use crate::error::db_error;
+
+/// Stores a run's timer as a `flowTimer` job in the open transaction `$tx` (the run's save and
+/// its timer commit together).
+macro_rules! insert_timer {
+    ($tx:ident, $scope:expr, $ticket:expr, $run:expr, $timer:expr, $at:expr) => {{
+        let payload = chatflow_core::jobs::JobPayload::FlowTimer {
+            ticket_id: $ticket,
+            run_id: $run,
+            timer: $timer.timer,
+        };
+        let text = serde_json::to_string(&payload)
+            .map_err(|e| Error::internal(format!("cannot serialise job: {e}")))?;
+        sqlx::query(
+            "INSERT INTO jobs (company_id, kind, payload, run_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind($scope.company_id().0)
+        .bind(payload.kind())
+        .bind(text)
+        .bind($timer.at)
+        .bind($at)
+        .execute(&mut *$tx)
+        .await
+        .map_err(db_error)?;
+    }};
+}
 use crate::repo::now;
 
 /// The columns [`FlowRow`] reads.
@@ -92,6 +123,38 @@ macro_rules! version_select {
      LEFT JOIN users u ON u.id = v.published_by \
      WHERE v.company_id = $1 AND v.flow_id = $2"
     };
+}
+
+/// The columns [`FlowRunRow`] reads.
+macro_rules! run_columns {
+    () => {
+        "id, ticket_id, flow_id, version, state, status, revision"
+    };
+}
+
+#[derive(sqlx::FromRow)]
+struct FlowRunRow {
+    id: i64,
+    ticket_id: i64,
+    flow_id: i64,
+    version: i64,
+    state: String,
+    status: String,
+    revision: i64,
+}
+
+impl From<FlowRunRow> for FlowRun {
+    fn from(row: FlowRunRow) -> Self {
+        FlowRun {
+            id: row.id,
+            ticket_id: TicketId(row.ticket_id),
+            flow_id: FlowId(row.flow_id),
+            version: row.version,
+            state: row.state,
+            status: row.status,
+            revision: row.revision,
+        }
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -397,28 +460,162 @@ impl FlowRepo for Store {
 
     async fn insert_run(&self, scope: TenantScope, run: &NewFlowRun) -> Result<i64> {
         let at = now();
-        let id: i64 = crate::on_pool!(self.pool(), |p| {
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                // Touch the ticket first: on PostgreSQL this locks it until commit, so two runs
+                // starting on one ticket take turns (SQLite has one writer).
+                let ticket: Option<i64> = sqlx::query_scalar(
+                    "UPDATE tickets SET updated_at = updated_at \
+                     WHERE company_id = $1 AND id = $2 RETURNING id",
+                )
+                .bind(scope.company_id().0)
+                .bind(run.ticket_id.0)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                if ticket.is_none() {
+                    return Err(Error::new(chatflow_core::ErrorCode::ERR_NOT_FOUND));
+                }
+                // The ticket's unfinished run ends; its revision moves so a step still holding
+                // it loses its save.
+                sqlx::query(
+                    "UPDATE flow_runs SET status = 'ended', revision = revision + 1, \
+                     updated_at = $3 \
+                     WHERE company_id = $1 AND ticket_id = $2 AND status <> 'ended'",
+                )
+                .bind(scope.company_id().0)
+                .bind(run.ticket_id.0)
+                .bind(at)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let id: Option<i64> = sqlx::query_scalar(
+                    "INSERT INTO flow_runs (company_id, ticket_id, flow_id, version, state, \
+                     current_node, status, started_at, updated_at) \
+                     SELECT $1, $2, f.id, $4, $5, $6, $7, $8, $8 FROM flows f \
+                     WHERE f.company_id = $1 AND f.id = $3 \
+                     RETURNING id",
+                )
+                .bind(scope.company_id().0)
+                .bind(run.ticket_id.0)
+                .bind(run.flow_id.0)
+                .bind(run.version)
+                .bind(&run.state)
+                .bind(run.current_node.as_deref())
+                .bind(&run.status)
+                .bind(at)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                // No flow: the error rolls the ending back too.
+                let id = id.ok_or_else(|| Error::new(chatflow_core::ErrorCode::ERR_NOT_FOUND))?;
+                if let Some(timer) = run.timer {
+                    insert_timer!(tx, scope, run.ticket_id, id, timer, at);
+                }
+                Ok(id)
+            }
+            .await
+        })
+    }
+
+    async fn active_run(&self, scope: TenantScope, ticket: TicketId) -> Result<Option<FlowRun>> {
+        let sql: &str = concat!(
+            "SELECT ",
+            run_columns!(),
+            " FROM flow_runs WHERE company_id = $1 AND ticket_id = $2 AND status <> 'ended' \
+             ORDER BY id DESC LIMIT 1"
+        );
+        let row: Option<FlowRunRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(sql)
+                .bind(scope.company_id().0)
+                .bind(ticket.0)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)?
+        });
+        Ok(row.map(FlowRun::from))
+    }
+
+    async fn run(&self, scope: TenantScope, id: i64) -> Result<Option<FlowRun>> {
+        let sql: &str = concat!(
+            "SELECT ",
+            run_columns!(),
+            " FROM flow_runs WHERE company_id = $1 AND id = $2"
+        );
+        let row: Option<FlowRunRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(sql)
+                .bind(scope.company_id().0)
+                .bind(id)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)?
+        });
+        Ok(row.map(FlowRun::from))
+    }
+
+    async fn ticket_had_run(&self, scope: TenantScope, ticket: TicketId) -> Result<bool> {
+        let found: Option<i64> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar(
-                "INSERT INTO flow_runs (company_id, ticket_id, flow_id, version, state, \
-                 current_node, status, started_at, updated_at) \
-                 SELECT $1, t.id, f.id, $4, $5, $6, $7, $8, $8 FROM tickets t, flows f \
-                 WHERE t.company_id = $1 AND t.id = $2 AND f.company_id = $1 AND f.id = $3 \
-                 RETURNING id",
+                "SELECT id FROM flow_runs WHERE company_id = $1 AND ticket_id = $2 LIMIT 1",
             )
             .bind(scope.company_id().0)
-            .bind(run.ticket_id.0)
-            .bind(run.flow_id.0)
-            .bind(run.version)
-            .bind(&run.state)
-            .bind(run.current_node.as_deref())
-            .bind(&run.status)
-            .bind(at)
+            .bind(ticket.0)
             .fetch_optional(p)
             .await
             .map_err(db_error)?
+        });
+        Ok(found.is_some())
+    }
+
+    async fn save_run(
+        &self,
+        scope: TenantScope,
+        id: i64,
+        expected_revision: i64,
+        update: &RunUpdate<'_>,
+    ) -> Result<bool> {
+        let at = now();
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let done = sqlx::query(
+                    "UPDATE flow_runs SET state = $4, current_node = $5, status = $6, \
+                     revision = revision + 1, updated_at = $7 \
+                     WHERE company_id = $1 AND id = $2 AND revision = $3",
+                )
+                .bind(scope.company_id().0)
+                .bind(id)
+                .bind(expected_revision)
+                .bind(update.state)
+                .bind(update.current_node)
+                .bind(update.status)
+                .bind(at)
+                .execute(&mut *tx)
+                .await;
+                let rows = match done {
+                    Ok(r) => r.rows_affected(),
+                    // Reviving a run while another one of the ticket is active breaks the
+                    // one-run index: the other run won.
+                    Err(sqlx::Error::Database(db)) if db.is_unique_violation() => 0,
+                    Err(e) => return Err(db_error(e)),
+                };
+                if rows == 0 {
+                    return Ok(false);
+                }
+                if let Some(timer) = update.timer {
+                    let ticket: i64 = sqlx::query_scalar(
+                        "SELECT ticket_id FROM flow_runs WHERE company_id = $1 AND id = $2",
+                    )
+                    .bind(scope.company_id().0)
+                    .bind(id)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                    insert_timer!(tx, scope, TicketId(ticket), id, timer, at);
+                }
+                Ok(true)
+            }
+            .await
         })
-        .ok_or_else(|| Error::new(chatflow_core::ErrorCode::ERR_NOT_FOUND))?;
-        Ok(id)
     }
 
     async fn runs(

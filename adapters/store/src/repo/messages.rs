@@ -727,6 +727,7 @@ impl MessageRepo for Store {
                         ticket: TicketId(ticket_id),
                         message: MessageId(message_id),
                         ticket_created,
+                        contact_created,
                     },
                     true,
                 ))

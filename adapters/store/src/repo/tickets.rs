@@ -14,9 +14,10 @@ use chatflow_core::inbox::model::{
     Cursor, KeysetPage, NewTicket, PageStart, SortOrder, Tag, Ticket, TicketConnection,
     TicketContact, TicketFilter, TicketLogEntry, TicketNote, TicketUser,
 };
-use chatflow_core::inbox::ports::{TicketRepo, TicketRow};
+use chatflow_core::inbox::ports::{BotMemory, TicketRepo, TicketRow};
 use chatflow_core::inbox::search;
 use chatflow_core::ports::{ChannelKind, QueueSummary};
+use chatflow_core::routing::{Candidate, QueueSnapshot};
 use chatflow_core::ticket::{TicketLog, TicketLogType, TicketState, TicketStatus};
 use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope};
 use chrono::{DateTime, Utc};
@@ -648,6 +649,33 @@ impl From<NoteRow> for TicketNote {
             created_at: row.created_at,
         }
     }
+}
+
+#[derive(sqlx::FromRow)]
+struct BotMemoryRow {
+    bot_state: String,
+    last_bot_message_at: Option<DateTime<Utc>>,
+    is_bot: bool,
+    use_integration: bool,
+}
+
+impl From<BotMemoryRow> for BotMemory {
+    fn from(row: BotMemoryRow) -> Self {
+        BotMemory {
+            bot_state: row.bot_state,
+            last_bot_message_at: row.last_bot_message_at,
+            is_bot: row.is_bot,
+            use_integration: row.use_integration,
+        }
+    }
+}
+
+/// An attendant of a queue with their presence and open tickets.
+#[derive(sqlx::FromRow)]
+struct AttendantRow {
+    id: i64,
+    online: bool,
+    open_tickets: i64,
 }
 
 const NOTE_SELECT: &str = "SELECT n.id, n.note, n.user_id, u.name AS user_name, n.ticket_id, \
@@ -1399,5 +1427,134 @@ impl TicketRepo for Store {
                 .rows_affected()
         });
         Ok(done > 0)
+    }
+
+    async fn bot_memory(&self, scope: TenantScope, id: TicketId) -> Result<Option<BotMemory>> {
+        let row: Option<BotMemoryRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT bot_state, last_bot_message_at, is_bot, use_integration FROM tickets \
+                 WHERE company_id = $1 AND id = $2",
+            )
+            .bind(scope.company_id().0)
+            .bind(id.0)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok(row.map(BotMemory::from))
+    }
+
+    async fn set_bot_memory(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+        memory: &BotMemory,
+    ) -> Result<bool> {
+        let company = scope.company_id().0;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                // Touch the row first (it stays locked until commit on PostgreSQL) and read the
+                // flags as they are now.
+                let before: Option<(bool, bool)> = sqlx::query_as(
+                    "UPDATE tickets SET is_bot = is_bot WHERE company_id = $1 AND id = $2 \
+                     RETURNING is_bot, use_integration",
+                )
+                .bind(company)
+                .bind(id.0)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some((is_bot, use_integration)) = before else {
+                    return Ok(false);
+                };
+                // The inbox shows the flags, not the bot's state: only a flag change moves the
+                // ticket's `updated_at` and tells the clients.
+                let shown = is_bot != memory.is_bot || use_integration != memory.use_integration;
+                sqlx::query(
+                    "UPDATE tickets SET bot_state = $3, last_bot_message_at = $4, is_bot = $5, \
+                     use_integration = $6, \
+                     updated_at = CASE WHEN $7 THEN $8 ELSE updated_at END \
+                     WHERE company_id = $1 AND id = $2",
+                )
+                .bind(company)
+                .bind(id.0)
+                .bind(&memory.bot_state)
+                .bind(memory.last_bot_message_at)
+                .bind(memory.is_bot)
+                .bind(memory.use_integration)
+                .bind(shown)
+                .bind(now())
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                if shown {
+                    let ticket = crate::load_ticket!(&mut *tx, scope, id)?
+                        .ok_or_else(|| Error::internal("ticket vanished"))?;
+                    crate::append_events!(&mut *tx, scope, &[update_event(&ticket)])?;
+                }
+                Ok(true)
+            }
+            .await
+        })
+    }
+
+    async fn queue_snapshot(
+        &self,
+        scope: TenantScope,
+        queue: QueueId,
+        ticket: TicketId,
+    ) -> Result<QueueSnapshot> {
+        let company = scope.company_id().0;
+        let (waiting, attendants, last_assigned): (i64, Vec<AttendantRow>, Option<i64>) =
+            crate::on_pool!(self.pool(), |p| {
+                let mut conn = p.acquire().await.map_err(db_error)?;
+                let waiting: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM tickets WHERE company_id = $1 AND queue_id = $2 \
+                     AND status = 'pending' AND user_id IS NULL AND id < $3",
+                )
+                .bind(company)
+                .bind(queue.0)
+                .bind(ticket.0)
+                .fetch_one(&mut *conn)
+                .await
+                .map_err(db_error)?;
+                let attendants: Vec<AttendantRow> = sqlx::query_as(
+                    "SELECT u.id, u.online, \
+                     (SELECT COUNT(*) FROM tickets t WHERE t.company_id = $1 \
+                       AND t.user_id = u.id AND t.status = 'open') AS open_tickets \
+                     FROM user_queues uq JOIN users u ON u.id = uq.user_id \
+                     WHERE uq.company_id = $1 AND uq.queue_id = $2 AND u.company_id = $1 \
+                     ORDER BY u.id",
+                )
+                .bind(company)
+                .bind(queue.0)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err(db_error)?;
+                let last: Option<Option<i64>> = sqlx::query_scalar(
+                    "SELECT user_id FROM ticket_logs WHERE company_id = $1 AND queue_id = $2 \
+                     AND type = $3 AND user_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+                )
+                .bind(company)
+                .bind(queue.0)
+                .bind(TicketLogType::Open.as_str())
+                .fetch_optional(&mut *conn)
+                .await
+                .map_err(db_error)?;
+                (waiting, attendants, last.flatten())
+            });
+        Ok(QueueSnapshot {
+            queue_id: queue,
+            waiting: u32::try_from(waiting).unwrap_or(u32::MAX),
+            attendants: attendants
+                .into_iter()
+                .map(|a| Candidate {
+                    user_id: UserId(a.id),
+                    online: a.online,
+                    open_tickets: u32::try_from(a.open_tickets).unwrap_or(u32::MAX),
+                })
+                .collect(),
+            last_assigned: last_assigned.map(UserId),
+        })
     }
 }

@@ -1,20 +1,24 @@
 //! ConnectionRepo and SandboxRepo: fields round-trip, the default flag, queues, session
 //! changes, the events each write appends, and company isolation.
 
+use chatflow_core::flow_ports::FlowRepo;
 use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
 use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::{ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate};
 use chatflow_core::inbox::ports::{ConnectionRepo, EventLog};
 use chatflow_core::inbox::sandbox::{SandboxChange, SandboxRepo};
 use chatflow_core::ports::ChannelKind;
+use chatflow_core::queue::default_schedules;
 use chatflow_core::{QueueId, TenantScope};
 use chatflow_store::Store;
+use chrono::NaiveDate;
 
 use crate::store_tests;
 use crate::support::{queue, two_companies};
 
 store_tests!(
     connections_round_trip_with_queues_and_events,
+    routing_fields_round_trip_and_flows_stay_in_the_company,
     one_default_moves_between_connections,
     sessions_and_tokens_are_recorded,
     connections_of_another_company_are_invisible,
@@ -117,6 +121,87 @@ async fn connections_round_trip_with_queues_and_events(store: Store) {
     assert!(
         matches!(&log[2], InboxEvent::WhatsappDelete { whatsapp_id } if *whatsapp_id == created.id.0)
     );
+}
+
+async fn routing_fields_round_trip_and_flows_stay_in_the_company(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let welcome = FlowRepo::create(&store, a, "Boas-vindas", None)
+        .await
+        .expect("flow a");
+    let fallback = FlowRepo::create(&store, a, "Sem frase", None)
+        .await
+        .expect("flow a 2");
+    let foreign = FlowRepo::create(&store, b, "De B", None)
+        .await
+        .expect("flow b");
+    let mut hours = default_schedules();
+    hours[6].start_time_a = String::new();
+    hours[6].end_time_a = String::new();
+    let day = |d: u32| NaiveDate::from_ymd_opt(2026, 12, d);
+    let full = ConnectionInput {
+        flow_id_welcome: Some(welcome.id),
+        flow_id_not_phrase: Some(fallback.id),
+        collective_vacation_start: day(24),
+        collective_vacation_end: day(31),
+        collective_vacation_message: "Férias coletivas".into(),
+        schedules: hours.clone(),
+        time_inactive_message: 15,
+        inactive_message: "Ainda está aí?".into(),
+        when_expires_ticket: 1,
+        ..input("Main line")
+    };
+    let created = ConnectionRepo::create(&store, a, &full, "tok-1", &[])
+        .await
+        .expect("created");
+    assert_eq!(created.flow_id_welcome, Some(welcome.id));
+    assert_eq!(created.flow_id_not_phrase, Some(fallback.id));
+    assert_eq!(created.collective_vacation_start, day(24));
+    assert_eq!(created.collective_vacation_end, day(31));
+    assert_eq!(created.collective_vacation_message, "Férias coletivas");
+    assert_eq!(created.schedules, hours);
+    assert_eq!(created.time_inactive_message, 15);
+    assert_eq!(created.inactive_message, "Ainda está aí?");
+    assert_eq!(created.when_expires_ticket, 1);
+    let read = ConnectionRepo::get(&store, a, created.id)
+        .await
+        .expect("read")
+        .expect("found");
+    assert_eq!(read, created);
+
+    // A flow of company B is never stored on A's connection, whatever the caller passes.
+    let changed = ConnectionRepo::update(
+        &store,
+        a,
+        created.id,
+        &ConnectionInput {
+            flow_id_welcome: Some(foreign.id),
+            flow_id_not_phrase: Some(fallback.id),
+            ..input("Main line")
+        },
+    )
+    .await
+    .expect("updated")
+    .expect("found");
+    assert_eq!(changed.flow_id_welcome, None);
+    assert_eq!(changed.flow_id_not_phrase, Some(fallback.id));
+    assert_eq!(changed.collective_vacation_start, None);
+    assert_eq!(changed.collective_vacation_end, None);
+    assert!(changed.schedules.is_empty());
+    assert_eq!(changed.time_inactive_message, 0);
+
+    let other = ConnectionRepo::create(
+        &store,
+        a,
+        &ConnectionInput {
+            flow_id_welcome: Some(foreign.id),
+            ..input("Second")
+        },
+        "tok-2",
+        &[],
+    )
+    .await
+    .expect("created");
+    assert_eq!(other.flow_id_welcome, None);
 }
 
 async fn one_default_moves_between_connections(store: Store) {

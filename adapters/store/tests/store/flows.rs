@@ -359,6 +359,7 @@ async fn runs_are_read_per_version_and_company(store: Store) {
                 state: json!({"visited": ["1", node]}).to_string(),
                 current_node: Some(node.into()),
                 status: "ended".into(),
+                timer: None,
             },
         )
         .await
@@ -392,6 +393,7 @@ async fn runs_are_read_per_version_and_company(store: Store) {
             state: "{}".into(),
             current_node: None,
             status: "running".into(),
+            timer: None,
         },
     )
     .await;

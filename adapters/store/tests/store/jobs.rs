@@ -33,6 +33,7 @@ fn forward(n: i64, at: chrono::DateTime<Utc>) -> NewJob {
 fn message_of(payload: &JobPayload) -> i64 {
     match payload {
         JobPayload::ForwardMessage { message_id, .. } => message_id.0,
+        other => panic!("these tests enqueue forwards only, not {other:?}"),
     }
 }
 

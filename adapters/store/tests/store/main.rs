@@ -7,6 +7,7 @@
 
 mod support;
 
+mod automation;
 mod bulk;
 mod companies;
 mod connections;

@@ -71,6 +71,18 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
         jobs: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
+        // Nothing listens there: a use case reaching an integration fails at once.
+        assistant: Arc::new(
+            chatflow_integrations::HttpAssistant::new(
+                "http://127.0.0.1:9/v1",
+                chatflow_integrations::HttpOptions::default(),
+            )
+            .expect("an assistant client"),
+        ),
+        typebot: Arc::new(
+            chatflow_integrations::HttpTypebot::new(chatflow_integrations::HttpOptions::default())
+                .expect("a Typebot client"),
+        ),
         connections: store,
     }
 }

@@ -62,7 +62,7 @@ pub async fn default_in(ports: &Ports, scope: TenantScope) -> Result<Connection>
 
 /// Creates a connection (`POST /whatsapp`) with a fresh token.
 ///
-/// Validates the fields, checks the queues are the company's and the plan has room
+/// Validates the fields, checks the queues and flows are the company's and the plan has room
 /// (`ERR_CONNECTION_LIMIT_REACHED`). The company's first connection becomes the default; a new
 /// default takes the flag from the others. The provider is the one asked for, else the host's
 /// only provider, else `beta`.
@@ -278,6 +278,7 @@ async fn validate(ports: &Ports, scope: TenantScope, input: &ConnectionInput) ->
         ),
     };
     connection_rules::validate(input, context)?;
+    check_flows(ports, scope, input).await?;
     // Every queue named (and the redirect queue) must be one of the company's.
     let named: Vec<_> = input.queue_ids.iter().chain(&input.send_id_queue).collect();
     if named.is_empty() {
@@ -302,6 +303,25 @@ async fn validate(ports: &Ports, scope: TenantScope, input: &ConnectionInput) ->
     } else {
         Err(Error::validation(errors))
     }
+}
+
+/// The flows a connection names (`flowIdWelcome`, `flowIdNotPhrase`) must be the company's:
+/// `ERR_NO_FLOW_FOUND` otherwise, with the field that names the missing flow.
+async fn check_flows(ports: &Ports, scope: TenantScope, input: &ConnectionInput) -> Result<()> {
+    for (field, flow) in [
+        ("flowIdWelcome", input.flow_id_welcome),
+        ("flowIdNotPhrase", input.flow_id_not_phrase),
+    ] {
+        let Some(flow) = flow else { continue };
+        if ports.flows.get(scope, flow).await?.is_none() {
+            return Err(Error {
+                code: ErrorCode::ERR_NO_FLOW_FOUND,
+                detail: Some(format!("{field} names no flow of the company")),
+                fields: vec![FieldError::new(field, FieldCode::InvalidFormat)],
+            });
+        }
+    }
+    Ok(())
 }
 
 async fn check_plan_room(ports: &Ports, scope: TenantScope, count: i64) -> Result<()> {

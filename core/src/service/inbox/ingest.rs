@@ -3,6 +3,10 @@
 //! with the core's [`crate::inbox::ingest::decide`]); receipts, edits, deletions and reactions
 //! update the stored message; session changes update the connection.
 //!
+//! A message from a contact then goes to the automation runtime
+//! ([`crate::service::automation::on_inbound`]: flows and queue routing) after its commit; what
+//! the automation fails at is reported in [`Delivery::automation`] and never undoes the message.
+//!
 //! A media attachment is stored with the media port before the message's transaction; a
 //! replayed delivery of the same message therefore may leave an unreferenced copy of the file
 //! (never a second message).
@@ -11,22 +15,89 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{TenantScope, WhatsappId};
 use crate::inbox::channel::{InboundEvent, InboundMessage};
 use crate::inbox::ingest::decide;
-use crate::inbox::model::MediaType;
+use crate::inbox::model::{Connection, MediaType};
 use crate::inbox::ports::IngestOutcome;
 use crate::service::Ports;
+use crate::service::automation::{self, StoredInbound};
+
+/// What [`deliver`] did.
+#[derive(Debug)]
+pub struct Delivery {
+    /// What ingestion did with a message (`None` for receipts, edits and other events).
+    pub outcome: Option<IngestOutcome>,
+    /// How the automation that followed went (the message is committed either way).
+    pub automation: Result<()>,
+}
 
 /// Handles one inbound event of connection `connection_id`; returns once it is committed (or
-/// recognised as a duplicate). Unknown external ids of receipts, edits and the like are ignored.
+/// recognised as a duplicate), and after the automation it started. Unknown external ids of
+/// receipts, edits and the like are ignored.
 pub async fn deliver(
+    ports: &Ports,
+    scope: TenantScope,
+    connection_id: WhatsappId,
+    event: InboundEvent,
+) -> Result<Delivery> {
+    if let InboundEvent::Message(message) = &event {
+        let connection = ports
+            .connections
+            .get(scope, connection_id)
+            .await?
+            .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+        let outcome = store_message(ports, scope, &connection, message).await?;
+        let automation = match outcome {
+            IngestOutcome::Stored {
+                ticket,
+                ticket_created,
+                contact_created,
+                ..
+            } => {
+                automation::on_inbound(
+                    ports,
+                    scope,
+                    StoredInbound {
+                        connection: &connection,
+                        ticket_id: ticket,
+                        ticket_created,
+                        contact_created,
+                        from_me: message.from_me,
+                        text: &message.body,
+                    },
+                )
+                .await
+            }
+            IngestOutcome::Duplicate | IngestOutcome::Ignored => Ok(()),
+        };
+        return Ok(Delivery {
+            outcome: Some(outcome),
+            automation,
+        });
+    }
+    other_event(ports, scope, connection_id, event)
+        .await
+        .map(|outcome| Delivery {
+            outcome,
+            automation: Ok(()),
+        })
+}
+
+async fn other_event(
     ports: &Ports,
     scope: TenantScope,
     connection_id: WhatsappId,
     event: InboundEvent,
 ) -> Result<Option<IngestOutcome>> {
     match event {
-        InboundEvent::Message(message) => message_in(ports, scope, connection_id, message)
-            .await
-            .map(Some),
+        InboundEvent::Message(message) => {
+            let connection = ports
+                .connections
+                .get(scope, connection_id)
+                .await?
+                .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+            store_message(ports, scope, &connection, &message)
+                .await
+                .map(Some)
+        }
         InboundEvent::MissedCall {
             external_id,
             chat,
@@ -46,7 +117,12 @@ pub async fn deliver(
                 quoted_external_id: None,
                 timestamp,
             };
-            message_in(ports, scope, connection_id, message)
+            let connection = ports
+                .connections
+                .get(scope, connection_id)
+                .await?
+                .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+            store_message(ports, scope, &connection, &message)
                 .await
                 .map(Some)
         }
@@ -89,17 +165,12 @@ pub async fn deliver(
     }
 }
 
-async fn message_in(
+async fn store_message(
     ports: &Ports,
     scope: TenantScope,
-    connection_id: WhatsappId,
-    message: InboundMessage,
+    connection: &Connection,
+    message: &InboundMessage,
 ) -> Result<IngestOutcome> {
-    let connection = ports
-        .connections
-        .get(scope, connection_id)
-        .await?
-        .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
     let media_path = match &message.media {
         Some(media) => Some(
             ports
@@ -111,12 +182,8 @@ async fn message_in(
     };
     ports
         .messages
-        .ingest(
-            scope,
-            &connection,
-            &message,
-            media_path.as_deref(),
-            &|ctx| decide(ctx, &message),
-        )
+        .ingest(scope, connection, message, media_path.as_deref(), &|ctx| {
+            decide(ctx, message)
+        })
         .await
 }

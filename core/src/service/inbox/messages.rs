@@ -246,6 +246,84 @@ pub async fn send_automatic(
     body: &str,
     user: UserId,
 ) -> Result<Message> {
+    send_text_as(ports, scope, ticket, body, Some(user)).await
+}
+
+/// Sends a text of the bot (a flow, the queue menus) on `ticket`: no user, from the connection.
+pub async fn send_bot_text(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    body: &str,
+) -> Result<Message> {
+    send_text_as(ports, scope, ticket, body, None).await
+}
+
+/// A stored file the bot sends (a flow's image, audio or video).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotMedia {
+    pub media_type: MediaType,
+    /// The media store's name of the file.
+    pub stored_name: String,
+    /// The name the contact sees.
+    pub file_name: String,
+    pub mime_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Sends a file of the bot on `ticket` (no user, no caption).
+pub async fn send_bot_media(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    media: BotMedia,
+) -> Result<Message> {
+    let message = ports
+        .messages
+        .create(
+            scope,
+            &NewMessage {
+                ticket_id: ticket.id,
+                body: String::new(),
+                from_me: true,
+                is_private: false,
+                is_forwarded: false,
+                media_type: media.media_type,
+                media_path: Some(media.stored_name),
+                media_name: Some(media.file_name.clone()),
+                quoted_msg_id: None,
+                user_id: None,
+                external_id: None,
+                ack: 0,
+            },
+        )
+        .await?;
+    deliver_outbound(
+        ports,
+        scope,
+        ticket,
+        message,
+        OutboundContent::Media {
+            media: ChannelMedia {
+                media_type: media.media_type,
+                file_name: media.file_name,
+                mime_type: media.mime_type,
+                bytes: media.bytes,
+            },
+            caption: String::new(),
+        },
+        None,
+    )
+    .await
+}
+
+async fn send_text_as(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    body: &str,
+    user: Option<UserId>,
+) -> Result<Message> {
     let message = ports
         .messages
         .create(
@@ -260,7 +338,7 @@ pub async fn send_automatic(
                 media_path: None,
                 media_name: None,
                 quoted_msg_id: None,
-                user_id: Some(user),
+                user_id: user,
                 external_id: None,
                 ack: 0,
             },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scheduleRowSchema } from '../queues/types';
 
 /** Session statuses (spec 2 §4), as on the wire. */
 export const CONNECTION_STATUSES = ['qrcode', 'PAIRING', 'DISCONNECTED', 'TIMEOUT', 'OPENING', 'CONNECTED'] as const;
@@ -38,6 +39,24 @@ export const connectionSchema = z
     expiresTicket: int(0),
     expiresInactiveMessage: text,
     timeCreateNewTicket: int(0),
+    maxUseBotQueuesNPS: int(3),
+    expiresTicketNPS: int(0),
+    /** Flow started on a new conversation, or null. */
+    flowIdWelcome: z.number().nullish().transform((v) => v ?? null),
+    /** Flow started when no phrase campaign matches, or null. */
+    flowIdNotPhrase: z.number().nullish().transform((v) => v ?? null),
+    /** Collective vacation, `YYYY-MM-DD` both or neither. */
+    collectiveVacationStart: z.string().nullish().transform((v) => v ?? null),
+    collectiveVacationEnd: z.string().nullish().transform((v) => v ?? null),
+    collectiveVacationMessage: text,
+    /** The connection's hours (read when `scheduleType` is `connection`); empty when never set. */
+    schedules: z
+      .array(scheduleRowSchema)
+      .nullish()
+      .transform((v) => v ?? []),
+    timeInactiveMessage: int(0),
+    inactiveMessage: text,
+    whenExpiresTicket: int(0),
     queueIds: z.array(z.number()).nullish(),
     queues: z.array(z.object({ id: z.number(), name: z.string(), color: z.string().nullish() })).nullish(),
     updatedAt: z.string().nullish(),

@@ -6,7 +6,9 @@ export type SettingKey = keyof typeof pt.settings.keys;
 export type SettingControl =
   | { kind: 'toggle' }
   | { kind: 'select'; options: readonly string[]; labels: 'scheduleTypes' | 'chatBotTypes' }
-  | { kind: 'text'; multiline?: boolean; secret?: boolean };
+  | { kind: 'text'; multiline?: boolean; secret?: boolean }
+  /** An IANA time zone, chosen from the browser's list with a search. */
+  | { kind: 'timezone' };
 
 export interface SettingDefinition {
   key: SettingKey;
@@ -14,6 +16,9 @@ export interface SettingDefinition {
   /** Default shown when the company has no value yet. */
   fallback: string;
 }
+
+/** The company time zone used until one is chosen (the server's default). */
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 
 const toggle = (key: SettingKey): SettingDefinition => ({ key, control: { kind: 'toggle' }, fallback: 'disabled' });
 const text = (key: SettingKey, options: { multiline?: boolean; secret?: boolean } = {}): SettingDefinition => ({
@@ -25,6 +30,7 @@ const text = (key: SettingKey, options: { multiline?: boolean; secret?: boolean 
 export const GENERAL_OPTIONS: SettingDefinition[] = [
   toggle('userRating'),
   { key: 'scheduleType', control: { kind: 'select', options: ['disabled', 'queue', 'company', 'connection'], labels: 'scheduleTypes' }, fallback: 'disabled' },
+  { key: 'timezone', control: { kind: 'timezone' }, fallback: DEFAULT_TIME_ZONE },
   { key: 'chatBotType', control: { kind: 'select', options: ['text'], labels: 'chatBotTypes' }, fallback: 'text' },
   toggle('acceptCallWhatsapp'),
   toggle('userRandom'),
@@ -67,3 +73,9 @@ export const PLATFORM_OPTIONS: SettingDefinition[] = [
   { key: 'userCreation', control: { kind: 'toggle' }, fallback: 'enabled' },
   { key: 'allowSignup', control: { kind: 'toggle' }, fallback: 'disabled' },
 ];
+
+/** Every IANA zone the browser knows, with `value` included even when it does not know it. */
+export function timeZoneOptions(value: string): string[] {
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  return zones.includes(value) || !value ? zones : [value, ...zones];
+}

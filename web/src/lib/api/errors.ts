@@ -67,6 +67,7 @@ export const ERROR_CODES = [
   'ERR_MAIL_NOT_CONFIGURED',
   'ERR_INVALID_FILE',
   'ERR_CHANNEL_NOT_SUPPORTED',
+  'ERR_INTEGRATION_UNAVAILABLE',
   // client side: the server could not be reached
   'ERR_NETWORK',
 ] as const;

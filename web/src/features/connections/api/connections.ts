@@ -6,7 +6,9 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../../../lib/api';
-import { connectionSchema, type Connection } from '../types';
+import { SHIFT_FIELDS, completeWeek, defaultSchedules, type ScheduleRow, type ScheduleType } from '../../queues/types';
+import { scheduleRowErrors } from '../../queues/utils/schedules';
+import { connectionQueueIds, connectionSchema, type Connection } from '../types';
 
 export const connectionsKeys = {
   all: ['connections'] as const,
@@ -34,38 +36,172 @@ export function useConnection(id: number | null) {
   });
 }
 
-/** The general tab's fields (spec 2 "Connection dialog"). */
-export const connectionFormSchema = z.object({
+const COUNT = /^\d*$/;
+/** A whole number of minutes or times, typed as text (empty counts as 0). */
+const count = z.string().trim().regex(COUNT, 'INVALID_FORMAT');
+/** An optional choice in a select: an id, or '' for none. */
+const optionalId = z.union([z.number(), z.literal('')]);
+
+/** Translation keys of the dialog's own checks. */
+export const CONNECTION_ERRORS = {
+  vacationIncomplete: 'connections.validation.vacationIncomplete',
+  vacationOrder: 'connections.validation.vacationOrder',
+} as const;
+
+/** Every field of the dialog, by tab (spec 2 "Connection dialog"). */
+export const connectionFormBase = z.object({
+  // general
   name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
   isDefault: z.boolean(),
+  allowGroup: z.boolean(),
+  groupAsTicket: z.boolean(),
+  queueIds: z.array(z.number()),
+  // messages
   greetingMessage: z.string(),
   complationMessage: z.string(),
   outOfHoursMessage: z.string(),
   ratingMessage: z.string(),
-  allowGroup: z.boolean(),
-  groupAsTicket: z.boolean(),
-  queueIds: z.array(z.number()),
+  collectiveVacationStart: z.string(),
+  collectiveVacationEnd: z.string(),
+  collectiveVacationMessage: z.string(),
+  // chatbot
+  maxUseBotQueues: count,
+  timeUseBotQueues: count,
+  timeSendQueue: count,
+  sendIdQueue: optionalId,
+  expiresTicket: count,
+  expiresInactiveMessage: z.string(),
+  flowIdWelcome: optionalId,
+  flowIdNotPhrase: optionalId,
+  // schedules
+  schedules: z.array(
+    z.object({ weekday: z.string(), weekdayEn: z.string(), startTimeA: z.string(), endTimeA: z.string(), startTimeB: z.string(), endTimeB: z.string() }),
+  ),
 });
-export type ConnectionFormValues = z.infer<typeof connectionFormSchema>;
-export const CONNECTION_FORM_FIELDS = Object.keys(connectionFormSchema.shape) as (keyof ConnectionFormValues)[];
+export type ConnectionFormValues = z.infer<typeof connectionFormBase>;
+export const CONNECTION_FORM_FIELDS = Object.keys(connectionFormBase.shape) as (keyof ConnectionFormValues)[];
 
-export const emptyConnectionForm: ConnectionFormValues = {
-  name: '',
-  isDefault: false,
-  greetingMessage: '',
-  complationMessage: '',
-  outOfHoursMessage: '',
-  ratingMessage: '',
-  allowGroup: false,
-  groupAsTicket: false,
-  queueIds: [],
+export type ConnectionTab = 'general' | 'messages' | 'chatbot' | 'schedules';
+
+/** The tab of each field. */
+export const CONNECTION_FIELD_TABS: Record<keyof ConnectionFormValues, ConnectionTab> = {
+  name: 'general',
+  isDefault: 'general',
+  allowGroup: 'general',
+  groupAsTicket: 'general',
+  queueIds: 'general',
+  greetingMessage: 'messages',
+  complationMessage: 'messages',
+  outOfHoursMessage: 'messages',
+  ratingMessage: 'messages',
+  collectiveVacationStart: 'messages',
+  collectiveVacationEnd: 'messages',
+  collectiveVacationMessage: 'messages',
+  maxUseBotQueues: 'chatbot',
+  timeUseBotQueues: 'chatbot',
+  timeSendQueue: 'chatbot',
+  sendIdQueue: 'chatbot',
+  expiresTicket: 'chatbot',
+  expiresInactiveMessage: 'chatbot',
+  flowIdWelcome: 'chatbot',
+  flowIdNotPhrase: 'chatbot',
+  schedules: 'schedules',
 };
 
+/** The tab of a field path (`schedules.0.endTimeA` is on the schedules tab); general when unknown. */
+export function tabOfField(path: string): ConnectionTab {
+  const root = path.split(/[.[]/)[0] as keyof ConnectionFormValues;
+  return CONNECTION_FIELD_TABS[root] ?? 'general';
+}
+
 /**
- * The `ConnectionInput` body. Fields of the tabs not built yet are carried over from the
- * edited connection, so saving the general tab never resets them.
+ * The dialog's checks (spec 2 §5): the name; a collective vacation has both dates or neither, the
+ * end not before the start; a redirect time needs its queue; the hours are checked only when they
+ * are kept per connection (`scheduleType` = connection).
  */
-export function connectionBody(values: ConnectionFormValues, current: Connection | null, channel: string) {
+export function connectionFormSchema(scheduleType: ScheduleType | undefined) {
+  return connectionFormBase.superRefine((value, ctx) => {
+    const start = value.collectiveVacationStart;
+    const end = value.collectiveVacationEnd;
+    if (start && !end) ctx.addIssue({ code: 'custom', path: ['collectiveVacationEnd'], message: CONNECTION_ERRORS.vacationIncomplete });
+    if (!start && end) ctx.addIssue({ code: 'custom', path: ['collectiveVacationStart'], message: CONNECTION_ERRORS.vacationIncomplete });
+    if (start && end && end < start) ctx.addIssue({ code: 'custom', path: ['collectiveVacationEnd'], message: CONNECTION_ERRORS.vacationOrder });
+    if (Number(value.timeSendQueue || 0) !== 0 && value.sendIdQueue === '') ctx.addIssue({ code: 'custom', path: ['sendIdQueue'], message: 'REQUIRED' });
+    if (scheduleType === 'connection') {
+      value.schedules.forEach((row, index) => {
+        const errors = scheduleRowErrors(row);
+        for (const field of SHIFT_FIELDS) {
+          const message = errors[field];
+          if (message) ctx.addIssue({ code: 'custom', path: ['schedules', index, field], message });
+        }
+      });
+    }
+  });
+}
+
+export function emptyConnectionForm(): ConnectionFormValues {
+  return {
+    name: '',
+    isDefault: false,
+    allowGroup: false,
+    groupAsTicket: false,
+    queueIds: [],
+    greetingMessage: '',
+    complationMessage: '',
+    outOfHoursMessage: '',
+    ratingMessage: '',
+    collectiveVacationStart: '',
+    collectiveVacationEnd: '',
+    collectiveVacationMessage: '',
+    maxUseBotQueues: '3',
+    timeUseBotQueues: '0',
+    timeSendQueue: '0',
+    sendIdQueue: '',
+    expiresTicket: '0',
+    expiresInactiveMessage: '',
+    flowIdWelcome: '',
+    flowIdNotPhrase: '',
+    schedules: defaultSchedules(),
+  };
+}
+
+/** The form's values for a stored connection (hours completed to the week, as the queues do). */
+export function connectionFormOf(connection: Connection): ConnectionFormValues {
+  return {
+    name: connection.name,
+    isDefault: connection.isDefault,
+    allowGroup: connection.allowGroup,
+    groupAsTicket: connection.groupAsTicket,
+    queueIds: connectionQueueIds(connection),
+    greetingMessage: connection.greetingMessage,
+    complationMessage: connection.complationMessage,
+    outOfHoursMessage: connection.outOfHoursMessage,
+    ratingMessage: connection.ratingMessage,
+    collectiveVacationStart: connection.collectiveVacationStart ?? '',
+    collectiveVacationEnd: connection.collectiveVacationEnd ?? '',
+    collectiveVacationMessage: connection.collectiveVacationMessage,
+    maxUseBotQueues: String(connection.maxUseBotQueues),
+    timeUseBotQueues: String(connection.timeUseBotQueues),
+    timeSendQueue: String(connection.timeSendQueue),
+    sendIdQueue: connection.sendIdQueue ?? '',
+    expiresTicket: String(connection.expiresTicket),
+    expiresInactiveMessage: connection.expiresInactiveMessage,
+    flowIdWelcome: connection.flowIdWelcome ?? '',
+    flowIdNotPhrase: connection.flowIdNotPhrase ?? '',
+    schedules: completeWeek(connection.schedules),
+  };
+}
+
+function whole(text: string): number {
+  const trimmed = text.trim();
+  return trimmed === '' ? 0 : Number(trimmed);
+}
+
+/**
+ * The `ConnectionInput` body. Hours are sent from the form only when they are kept per connection
+ * (otherwise the stored rows stay); fields no tab edits yet (NPS, inactivity) keep their value.
+ */
+export function connectionBody(values: ConnectionFormValues, current: Connection | null, channel: string, scheduleType?: ScheduleType) {
   return {
     name: values.name.trim(),
     channel: current?.channel ?? channel,
@@ -78,13 +214,24 @@ export function connectionBody(values: ConnectionFormValues, current: Connection
     allowGroup: values.allowGroup,
     groupAsTicket: values.allowGroup && values.groupAsTicket,
     queueIds: values.queueIds,
-    maxUseBotQueues: current?.maxUseBotQueues ?? 3,
-    timeUseBotQueues: current?.timeUseBotQueues ?? 0,
-    timeSendQueue: current?.timeSendQueue ?? 0,
-    sendIdQueue: current?.sendIdQueue ?? null,
-    expiresTicket: current?.expiresTicket ?? 0,
-    expiresInactiveMessage: current?.expiresInactiveMessage ?? '',
+    collectiveVacationStart: values.collectiveVacationStart || null,
+    collectiveVacationEnd: values.collectiveVacationEnd || null,
+    collectiveVacationMessage: values.collectiveVacationMessage,
+    maxUseBotQueues: whole(values.maxUseBotQueues),
+    timeUseBotQueues: whole(values.timeUseBotQueues),
+    timeSendQueue: whole(values.timeSendQueue),
+    sendIdQueue: values.sendIdQueue === '' ? null : values.sendIdQueue,
+    expiresTicket: whole(values.expiresTicket),
+    expiresInactiveMessage: values.expiresInactiveMessage,
+    flowIdWelcome: values.flowIdWelcome === '' ? null : values.flowIdWelcome,
+    flowIdNotPhrase: values.flowIdNotPhrase === '' ? null : values.flowIdNotPhrase,
+    schedules: scheduleType === 'connection' ? values.schedules.map((row): ScheduleRow => ({ ...row })) : (current?.schedules ?? []),
     timeCreateNewTicket: current?.timeCreateNewTicket ?? 0,
+    maxUseBotQueuesNPS: current?.maxUseBotQueuesNPS ?? 3,
+    expiresTicketNPS: current?.expiresTicketNPS ?? 0,
+    timeInactiveMessage: current?.timeInactiveMessage ?? 0,
+    inactiveMessage: current?.inactiveMessage ?? '',
+    whenExpiresTicket: current?.whenExpiresTicket ?? 0,
   };
 }
 export type ConnectionBody = ReturnType<typeof connectionBody>;
@@ -151,5 +298,31 @@ export function useRestartAll() {
   return useMutation({
     mutationFn: () => api.post('/whatsapp-restart/'),
     onSettled: () => queryClient.invalidateQueries({ queryKey: connectionsKeys.list() }),
+  });
+}
+
+const flowChoicesPageSchema = z.object({
+  flows: z.array(z.object({ id: z.number(), name: z.string() }).loose()),
+  hasMore: z.boolean().catch(false),
+});
+export type FlowChoice = { id: number; name: string };
+
+/** The most pages of flows the dialog's selects read (20 flows a page). */
+const FLOW_CHOICE_PAGES = 25;
+
+/** The company's flows for the chatbot tab's selects (`GET /flowbuilder`, every page, by name). */
+export function useFlowChoices(enabled = true) {
+  return useQuery({
+    queryKey: [...connectionsKeys.all, 'flowChoices'] as const,
+    queryFn: async ({ signal }) => {
+      const flows: FlowChoice[] = [];
+      for (let page = 1; page <= FLOW_CHOICE_PAGES; page += 1) {
+        const result = await api.get('/flowbuilder', { params: { searchParam: '', pageNumber: page }, schema: flowChoicesPageSchema, signal });
+        flows.push(...result.flows.map((flow) => ({ id: flow.id, name: flow.name })));
+        if (!result.hasMore) break;
+      }
+      return flows;
+    },
+    enabled,
   });
 }

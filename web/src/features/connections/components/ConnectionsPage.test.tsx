@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setLanguage } from '../../../lib/i18n';
 import { authFixture } from '../../../test/fixtures';
@@ -10,6 +10,8 @@ import { ADMIN_INBOX_PERMISSIONS, adminAuth, connectionFixture } from '../test/f
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
+let scheduleType = 'disabled';
+
 function server(connections: () => unknown[], routes: Record<string, MockHandler> = {}, auth: unknown = adminAuth()) {
   localStorage.setItem('token', 'stored');
   return mockServer({
@@ -17,14 +19,26 @@ function server(connections: () => unknown[], routes: Record<string, MockHandler
     'GET /auth/me': () => auth,
     'GET /queue': () => [{ id: 4, name: 'Suporte', color: '#f00' }],
     'GET /whatsapp': () => connections(),
+    'GET /settings': () => [{ key: 'scheduleType', value: scheduleType }],
+    'GET /flowbuilder': ({ query }) =>
+      query.get('pageNumber') === '1'
+        ? { flows: [{ id: 31, name: 'Boas-vindas' }], hasMore: true, count: 2 }
+        : { flows: [{ id: 32, name: 'Sem frase' }], hasMore: false, count: 2 },
     ...routes,
   });
+}
+
+/** Picks `value` in the select whose display carries `testId`. */
+async function choose(user: ReturnType<typeof userEvent.setup>, testId: string, value: string | number) {
+  await user.click(await screen.findByTestId(testId));
+  await user.click(await screen.findByTestId(`${testId}-option-${value}`));
 }
 
 const QR1 = 'data:image/png;base64,AAAA';
 const QR2 = 'data:image/png;base64,BBBB';
 
 beforeEach(async () => {
+  scheduleType = 'disabled';
   await setLanguage('pt');
 });
 
@@ -129,6 +143,7 @@ describe('/connections', () => {
     await user.type(within(modal).getByTestId('connection-modal-name'), 'tendimento');
     await user.click(within(modal).getByTestId('connection-modal-allowGroup'));
     await user.click(within(modal).getByTestId('connection-modal-groupAsTicket'));
+    await user.click(within(modal).getByTestId('connection-modal-tab-messages'));
     await user.type(within(modal).getByTestId('connection-modal-greetingMessage'), 'Olá!');
     await user.click(within(modal).getByTestId('connection-modal-save'));
     await waitFor(() => expect(screen.queryByTestId('connection-modal')).not.toBeInTheDocument());
@@ -141,6 +156,11 @@ describe('/connections', () => {
       groupAsTicket: true,
       queueIds: [],
       maxUseBotQueues: 3,
+      flowIdWelcome: null,
+      flowIdNotPhrase: null,
+      collectiveVacationStart: null,
+      collectiveVacationEnd: null,
+      schedules: [],
     });
     expect(await screen.findByText('Conexão salva com sucesso!')).toBeInTheDocument();
     expect(await screen.findByTestId('connections-row-9')).toHaveTextContent('Atendimento');
@@ -168,6 +188,141 @@ describe('/connections', () => {
     await user.click(within(modal).getByTestId('connection-modal-save'));
     await waitFor(() => expect(api.find('PUT', '/whatsapp/1')).toHaveLength(1));
     expect(api.find('PUT', '/whatsapp/1')[0].body).toMatchObject({ name: 'Conexão 1', greetingMessage: 'Oi', queueIds: [4], timeSendQueue: 5, sendIdQueue: 4 });
+  });
+
+  it('shows the general, messages and chatbot tabs, and the schedules tab only with scheduleType connection', async () => {
+    server(() => [connectionFixture(1)], { 'GET /whatsapp/:id': () => connectionFixture(1) });
+    const { unmount } = renderApp('/connections');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('connections-edit-1'));
+    const modal = await screen.findByTestId('connection-modal');
+    expect(within(modal).getByTestId('connection-modal-tab-general')).toHaveTextContent('Geral');
+    expect(within(modal).getByTestId('connection-modal-tab-messages')).toHaveTextContent('Mensagens');
+    expect(within(modal).getByTestId('connection-modal-tab-chatbot')).toHaveTextContent('Chatbot');
+    // The settings load after the dialog opens; the tab must still not appear.
+    await waitFor(() => expect(within(modal).getByTestId('connection-modal-flowIdWelcome')).toBeInTheDocument());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(within(modal).queryByTestId('connection-modal-tab-schedules')).not.toBeInTheDocument();
+    expect(within(modal).queryByTestId('connection-modal-schedule')).not.toBeInTheDocument();
+    unmount();
+
+    scheduleType = 'connection';
+    server(() => [connectionFixture(1)], { 'GET /whatsapp/:id': () => connectionFixture(1) });
+    renderApp('/connections');
+    await user.click(await screen.findByTestId('connections-edit-1'));
+    const again = await screen.findByTestId('connection-modal');
+    const schedulesTab = await within(again).findByTestId('connection-modal-tab-schedules');
+    expect(schedulesTab).toHaveTextContent('Horários');
+    await user.click(schedulesTab);
+    expect(schedulesTab).toHaveAttribute('aria-selected', 'true');
+    // Never set: the queues' default week.
+    expect(within(again).getByTestId('connection-modal-schedule-monday-startTimeA')).toHaveValue('08:00');
+    expect(within(again).getByTestId('connection-modal-schedule-sunday-endTimeB')).toHaveValue('18:00');
+  });
+
+  it('sends the messages, chatbot and schedules tabs in the body', async () => {
+    scheduleType = 'connection';
+    const original = connectionFixture(1, { maxUseBotQueuesNPS: 4, expiresTicketNPS: 9, inactiveMessage: 'Ainda aí?', timeInactiveMessage: 7 });
+    const api = server(() => [original], {
+      'GET /whatsapp/:id': () => original,
+      'PUT /whatsapp/:id': ({ body }) => ({ ...original, ...(body as object) }),
+    });
+    renderApp('/connections');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('connections-edit-1'));
+    const modal = await screen.findByTestId('connection-modal');
+    await waitFor(() => expect(within(modal).getByTestId('connection-modal-name')).toHaveValue('Conexão 1'));
+
+    await user.click(within(modal).getByTestId('connection-modal-tab-messages'));
+    await user.type(within(modal).getByTestId('connection-modal-outOfHoursMessage'), 'Fechado');
+    fireEvent.change(within(modal).getByTestId('connection-modal-collectiveVacationStart'), { target: { value: '2026-12-24' } });
+    fireEvent.change(within(modal).getByTestId('connection-modal-collectiveVacationEnd'), { target: { value: '2026-12-31' } });
+    await user.type(within(modal).getByTestId('connection-modal-collectiveVacationMessage'), 'Férias!');
+
+    await user.click(within(modal).getByTestId('connection-modal-tab-chatbot'));
+    await user.clear(within(modal).getByTestId('connection-modal-timeSendQueue'));
+    await user.type(within(modal).getByTestId('connection-modal-timeSendQueue'), '15');
+    await choose(user, 'connection-modal-sendIdQueue', 4);
+    await choose(user, 'connection-modal-flowIdWelcome', 31);
+    // Flows of every page are listed.
+    await choose(user, 'connection-modal-flowIdNotPhrase', 32);
+
+    await user.click(await screen.findByTestId('connection-modal-tab-schedules'));
+    const sundayEnd = within(modal).getByTestId('connection-modal-schedule-sunday-endTimeB');
+    fireEvent.change(sundayEnd, { target: { value: '' } });
+    fireEvent.change(within(modal).getByTestId('connection-modal-schedule-sunday-startTimeB'), { target: { value: '' } });
+
+    await user.click(within(modal).getByTestId('connection-modal-save'));
+    await waitFor(() => expect(api.find('PUT', '/whatsapp/1')).toHaveLength(1));
+    const body = api.find('PUT', '/whatsapp/1')[0].body as Record<string, unknown>;
+    expect(body).toMatchObject({
+      outOfHoursMessage: 'Fechado',
+      collectiveVacationStart: '2026-12-24',
+      collectiveVacationEnd: '2026-12-31',
+      collectiveVacationMessage: 'Férias!',
+      timeSendQueue: 15,
+      sendIdQueue: 4,
+      flowIdWelcome: 31,
+      flowIdNotPhrase: 32,
+      maxUseBotQueuesNPS: 4,
+      expiresTicketNPS: 9,
+      inactiveMessage: 'Ainda aí?',
+      timeInactiveMessage: 7,
+    });
+    const schedules = body.schedules as Record<string, string>[];
+    expect(schedules).toHaveLength(7);
+    expect(schedules[0]).toEqual({ weekday: 'Segunda-feira', weekdayEn: 'monday', startTimeA: '08:00', endTimeA: '12:00', startTimeB: '13:00', endTimeB: '18:00' });
+    expect(schedules[6]).toMatchObject({ weekdayEn: 'sunday', startTimeB: '', endTimeB: '' });
+  });
+
+  it('keeps stored hours when they are not kept per connection, and a chosen "none" flow is sent as null', async () => {
+    const hours = [{ weekday: 'Segunda-feira', weekdayEn: 'monday', startTimeA: '09:00', endTimeA: '17:00', startTimeB: '', endTimeB: '' }];
+    const original = connectionFixture(1, { schedules: hours, flowIdWelcome: 31 });
+    const api = server(() => [original], {
+      'GET /whatsapp/:id': () => original,
+      'PUT /whatsapp/:id': ({ body }) => ({ ...original, ...(body as object) }),
+    });
+    renderApp('/connections');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('connections-edit-1'));
+    const modal = await screen.findByTestId('connection-modal');
+    await user.click(within(modal).getByTestId('connection-modal-tab-chatbot'));
+    await waitFor(() => expect(within(modal).getByTestId('connection-modal-flowIdWelcome')).toHaveTextContent('Boas-vindas'));
+    await choose(user, 'connection-modal-flowIdWelcome', '');
+    await user.click(within(modal).getByTestId('connection-modal-save'));
+    await waitFor(() => expect(api.find('PUT', '/whatsapp/1')).toHaveLength(1));
+    expect(api.find('PUT', '/whatsapp/1')[0].body).toMatchObject({ schedules: hours, flowIdWelcome: null });
+  });
+
+  it('shows a half-filled vacation on the messages tab, and server field errors on their tab', async () => {
+    const original = connectionFixture(1);
+    const api = server(() => [original], {
+      'GET /whatsapp/:id': () => original,
+      'PUT /whatsapp/:id': () => reply(404, { error: 'ERR_NO_FLOW_FOUND', message: 'Flow not found.', fields: [{ field: 'flowIdNotPhrase', code: 'INVALID_FORMAT' }] }),
+    });
+    renderApp('/connections');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('connections-edit-1'));
+    const modal = await screen.findByTestId('connection-modal');
+    await user.click(within(modal).getByTestId('connection-modal-tab-messages'));
+    fireEvent.change(within(modal).getByTestId('connection-modal-collectiveVacationStart'), { target: { value: '2026-12-24' } });
+    await user.click(within(modal).getByTestId('connection-modal-tab-general'));
+    await user.click(within(modal).getByTestId('connection-modal-save'));
+    await waitFor(() => expect(within(modal).getByTestId('connection-modal-tab-messages')).toHaveAttribute('aria-selected', 'true'));
+    expect(within(modal).getByText('Informe o início e o fim das férias')).toBeInTheDocument();
+    expect(api.find('PUT', '/whatsapp/1')).toHaveLength(0);
+
+    fireEvent.change(within(modal).getByTestId('connection-modal-collectiveVacationEnd'), { target: { value: '2026-12-20' } });
+    await user.click(within(modal).getByTestId('connection-modal-save'));
+    expect(await within(modal).findByText('O fim deve ser igual ou posterior ao início')).toBeInTheDocument();
+
+    fireEvent.change(within(modal).getByTestId('connection-modal-collectiveVacationStart'), { target: { value: '' } });
+    fireEvent.change(within(modal).getByTestId('connection-modal-collectiveVacationEnd'), { target: { value: '' } });
+    await user.click(within(modal).getByTestId('connection-modal-tab-general'));
+    await user.click(within(modal).getByTestId('connection-modal-save'));
+    await waitFor(() => expect(api.find('PUT', '/whatsapp/1')).toHaveLength(1));
+    await waitFor(() => expect(within(modal).getByTestId('connection-modal-tab-chatbot')).toHaveAttribute('aria-selected', 'true'));
+    expect(within(modal).getAllByText('Fluxo não encontrado.').length).toBeGreaterThan(0);
   });
 
   it('deletes a connection after confirmation', async () => {

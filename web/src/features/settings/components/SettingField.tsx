@@ -1,7 +1,7 @@
-import { useState } from 'react';
-import { MenuItem, TextField } from '@mui/material';
+import { useMemo, useState } from 'react';
+import { Autocomplete, MenuItem, TextField, createFilterOptions } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import type { SettingDefinition } from '../options';
+import { timeZoneOptions, type SettingDefinition } from '../options';
 
 interface SettingFieldProps {
   definition: SettingDefinition;
@@ -17,6 +17,10 @@ export function SettingField({ definition, value, disabled, onSave }: SettingFie
   const current = value ?? fallback;
   const label = t(`settings.keys.${key}`);
   const testId = `setting-${key}`;
+
+  if (control.kind === 'timezone') {
+    return <TimeZoneField label={label} value={current} disabled={disabled} testId={testId} onSave={onSave} />;
+  }
 
   if (control.kind === 'text') {
     return (
@@ -95,6 +99,46 @@ function SettingTextField({ label, initial, multiline, secret, disabled, testId,
         if (text !== initial) onSave(text);
       }}
       slotProps={{ htmlInput: { 'data-testid': testId } }}
+    />
+  );
+}
+
+/** Zones match by their name with or without underscores (`sao_paulo`, `sao paulo`). */
+const filterZones = createFilterOptions<string>({ stringify: (zone) => `${zone} ${zone.replaceAll('_', ' ')}` });
+
+interface TimeZoneFieldProps {
+  label: string;
+  value: string;
+  disabled?: boolean;
+  testId: string;
+  onSave: (value: string) => void;
+}
+
+/** The company time zone: a searchable list of IANA names, saved when another one is picked. */
+function TimeZoneField({ label, value, disabled, testId, onSave }: TimeZoneFieldProps) {
+  const { t } = useTranslation();
+  const options = useMemo(() => timeZoneOptions(value), [value]);
+  return (
+    <Autocomplete
+      options={options}
+      value={value}
+      disableClearable
+      disabled={disabled}
+      size="small"
+      noOptionsText={t('settings.noTimeZones')}
+      filterOptions={filterZones}
+      getOptionLabel={(zone) => zone.replaceAll('_', ' ')}
+      onChange={(_event, zone) => {
+        if (zone && zone !== value) onSave(zone);
+      }}
+      renderOption={(props, zone) => (
+        <li {...props} key={zone} data-testid={`${testId}-option-${zone}`}>
+          {zone.replaceAll('_', ' ')}
+        </li>
+      )}
+      renderInput={(params) => (
+        <TextField {...params} label={label} slotProps={{ ...params.slotProps, htmlInput: { ...params.slotProps.htmlInput, 'data-testid': testId } }} />
+      )}
     />
   );
 }

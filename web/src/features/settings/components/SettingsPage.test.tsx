@@ -62,6 +62,21 @@ describe('/settings Options tab', () => {
     await waitFor(() => expect(api.find('PUT', '/settings/transferMessage')[0]?.body).toEqual({ value: 'Você foi transferido' }));
   });
 
+  it('searches and saves the company time zone, America/Sao_Paulo until one is chosen', async () => {
+    const api = server(ADMIN_PERMISSIONS);
+    renderApp('/settings');
+    const field = await screen.findByTestId('setting-timezone');
+    expect(screen.getByLabelText('Fuso horário')).toBe(field);
+    expect(field).toHaveValue('America/Sao Paulo');
+    const user = userEvent.setup();
+    await user.clear(field);
+    await user.type(field, 'istanb');
+    await user.click(await screen.findByTestId('setting-timezone-option-Europe/Istanbul'));
+    await waitFor(() => expect(api.find('PUT', '/settings/timezone')).toHaveLength(1));
+    expect(api.find('PUT', '/settings/timezone')[0].body).toEqual({ value: 'Europe/Istanbul' });
+    await waitFor(() => expect(screen.getByTestId('setting-timezone')).toHaveValue('Europe/Istanbul'));
+  });
+
   it('restores the value and shows the translated error when saving fails', async () => {
     server(ADMIN_PERMISSIONS, {
       'PUT /settings/:key': () => reply(422, { error: 'ERR_SETTING_MESSAGE_REQUIRED', message: 'message required' }),

@@ -261,9 +261,11 @@ const en: Catalogue = {
     chatBotTypes: {
       text: 'Text',
     },
+    noTimeZones: 'No time zone found',
     keys: {
       userRating: 'Ratings',
       scheduleType: 'Business hours management',
+      timezone: 'Time zone',
       chatBotType: 'Bot type',
       acceptCallWhatsapp: 'Tell contacts that WhatsApp calls are not accepted?',
       userRandom: 'Pick a random attendant?',
@@ -369,6 +371,7 @@ const en: Catalogue = {
     ERR_MAIL_NOT_CONFIGURED: 'Sending e-mail is not configured on this server. Contact the administrator.',
     ERR_INVALID_FILE: 'Invalid file!',
     ERR_CHANNEL_NOT_SUPPORTED: "This connection's channel cannot do that.",
+    ERR_INTEGRATION_UNAVAILABLE: 'The integration did not respond. Please try again later.',
     ERR_NETWORK: 'Could not reach the server.',
   },
 };

@@ -261,9 +261,11 @@ const es: Catalogue = {
     chatBotTypes: {
       text: 'Texto',
     },
+    noTimeZones: 'No se encontró ninguna zona horaria',
     keys: {
       userRating: 'Evaluaciones',
       scheduleType: 'Gestión del horario de atención',
+      timezone: 'Zona horaria',
       chatBotType: 'Tipo de bot',
       acceptCallWhatsapp: '¿Informar que no se aceptan llamadas en WhatsApp?',
       userRandom: '¿Elegir un agente aleatorio?',
@@ -369,6 +371,7 @@ const es: Catalogue = {
     ERR_MAIL_NOT_CONFIGURED: 'El envío de correos no está configurado en este servidor. Contacte al administrador.',
     ERR_INVALID_FILE: '¡Archivo inválido!',
     ERR_CHANNEL_NOT_SUPPORTED: 'El canal de esta conexión no permite esta acción.',
+    ERR_INTEGRATION_UNAVAILABLE: 'La integración no respondió. Inténtelo de nuevo más tarde.',
     ERR_NETWORK: 'No se pudo conectar con el servidor.',
   },
 };

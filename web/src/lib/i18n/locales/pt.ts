@@ -261,9 +261,11 @@ const pt = {
     chatBotTypes: {
       text: 'Texto',
     },
+    noTimeZones: 'Nenhum fuso horário encontrado',
     keys: {
       userRating: 'Avaliações',
       scheduleType: 'Gerenciamento de expediente',
+      timezone: 'Fuso horário',
       chatBotType: 'Tipo do bot',
       acceptCallWhatsapp: 'Informar que não aceita ligação no WhatsApp?',
       userRandom: 'Escolher atendente aleatório?',
@@ -369,6 +371,7 @@ const pt = {
     ERR_MAIL_NOT_CONFIGURED: 'O envio de e-mails não está configurado neste servidor. Contate o administrador.',
     ERR_INVALID_FILE: 'Arquivo inválido!',
     ERR_CHANNEL_NOT_SUPPORTED: 'Este canal de conexão não permite essa ação.',
+    ERR_INTEGRATION_UNAVAILABLE: 'A integração não respondeu. Tente novamente mais tarde.',
     ERR_NETWORK: 'Não foi possível conectar ao servidor.',
   },
 };

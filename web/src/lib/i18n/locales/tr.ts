@@ -261,9 +261,11 @@ const tr: Catalogue = {
     chatBotTypes: {
       text: 'Metin',
     },
+    noTimeZones: 'Saat dilimi bulunamadı',
     keys: {
       userRating: 'Değerlendirmeler',
       scheduleType: 'Mesai saatleri yönetimi',
+      timezone: 'Saat dilimi',
       chatBotType: 'Bot türü',
       acceptCallWhatsapp: 'WhatsApp aramalarının kabul edilmediği bildirilsin mi?',
       userRandom: 'Rastgele temsilci seçilsin mi?',
@@ -369,6 +371,7 @@ const tr: Catalogue = {
     ERR_MAIL_NOT_CONFIGURED: 'Bu sunucuda e-posta gönderimi yapılandırılmamış. Yöneticiye başvurun.',
     ERR_INVALID_FILE: 'Geçersiz dosya!',
     ERR_CHANNEL_NOT_SUPPORTED: 'Bu bağlantının kanalı bu işlemi desteklemiyor.',
+    ERR_INTEGRATION_UNAVAILABLE: 'Entegrasyon yanıt vermedi. Lütfen daha sonra tekrar deneyin.',
     ERR_NETWORK: 'Sunucuya ulaşılamadı.',
   },
 };

@@ -1,0 +1,336 @@
+//! A flow waiting in an interval survives a killed server.
+//!
+//! The real `chatflow-server` binary runs with the sandbox on, on a SQLite file and (when
+//! `CHATFLOW_TEST_POSTGRES_URL` is set) on a fresh PostgreSQL database. A connection's welcome
+//! flow says "Um momento", waits 3 seconds and says "Voltei". A simulated phone writes; as soon
+//! as the first text reaches the phone the server is SIGKILLed, in the middle of the interval.
+//! A new server process on the same database resumes the run from its stored state and its
+//! durable timer: the phone receives "Voltei" exactly once, and the run has ended.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{Value, json};
+
+const ADMIN_EMAIL: &str = "restart@chatflow.test";
+const ADMIN_PASSWORD: &str = "Restart-password-1";
+const PHONE: &str = "5511987790001";
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    async fn start(dir: &Path, database_url: &str) -> Server {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(env!("CARGO_BIN_EXE_chatflow-server"))
+            .env("DATABASE_URL", database_url)
+            .env("CHATFLOW_HOST", "127.0.0.1")
+            .env("PORT", port.to_string())
+            .env("CHATFLOW_SANDBOX", "true")
+            .env("CHATFLOW_WEB_DIR", dir.join("no-web"))
+            .env("CHATFLOW_MEDIA_DIR", dir.join("media"))
+            .env("CHATFLOW_ADMIN_EMAIL", ADMIN_EMAIL)
+            .env("CHATFLOW_ADMIN_PASSWORD", ADMIN_PASSWORD)
+            .env(
+                "CHATFLOW_JWT_SECRET",
+                "restart-test-secret-restart-test-secret",
+            )
+            .env("RUST_LOG", "error")
+            .env_remove("CHATFLOW_CONFIG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the server starts");
+        let mut server = Server {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        };
+        let client = Client::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let health = client.get(format!("{}/health", server.base)).send().await;
+            if health.is_ok_and(|r| r.status() == StatusCode::OK) {
+                return server;
+            }
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!("the server exited before answering: {status}");
+            }
+            assert!(Instant::now() < deadline, "the server never answered");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// SIGKILL: no shutdown, nothing finished.
+    fn kill(mut self) {
+        self.child.kill().expect("killed");
+        self.child.wait().expect("reaped");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn call(client: &Client, method: Method, url: String, token: &str, body: Value) -> Value {
+    let mut request = client.request(method, url.clone()).bearer_auth(token);
+    if !body.is_null() {
+        request = request.json(&body);
+    }
+    let response = request
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    let status = response.status();
+    let text = response.text().await.expect("a body");
+    assert!(status.is_success(), "{url}: {status} {text}");
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+async fn login(client: &Client, server: &Server) -> String {
+    let answer = client
+        .post(format!("{}/auth/login", server.base))
+        .json(&json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
+        .send()
+        .await
+        .expect("login answers")
+        .json::<Value>()
+        .await
+        .expect("JSON");
+    answer["token"].as_str().expect("a token").to_owned()
+}
+
+/// Polls `what` until `ready` holds (20 s at most).
+async fn until<F, Fut>(label: &str, what: F, ready: impl Fn(&Value) -> bool) -> Value
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let value = what().await;
+        if ready(&value) {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "{label} never happened: {value}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+fn bodies(received: &Value) -> Vec<String> {
+    received
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|m| m["body"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn the_interval_resumes_after_a_kill(dir: &Path, database_url: &str) {
+    let client = Client::new();
+    let server = Server::start(dir, database_url).await;
+    let token = login(&client, &server).await;
+    let base = server.base.clone();
+    let line = call(
+        &client,
+        Method::POST,
+        format!("{base}/whatsapp"),
+        &token,
+        json!({"name": "Line"}),
+    )
+    .await["id"]
+        .as_i64()
+        .expect("the connection's id");
+    call(
+        &client,
+        Method::POST,
+        format!("{base}/whatsappsession/{line}"),
+        &token,
+        json!({}),
+    )
+    .await;
+    until(
+        "the QR code",
+        || {
+            call(
+                &client,
+                Method::GET,
+                format!("{base}/whatsapp/{line}"),
+                &token,
+                Value::Null,
+            )
+        },
+        |c| c["status"] == "qrcode",
+    )
+    .await;
+    let scanned = client
+        .post(format!("{base}/sandbox/{line}/scan"))
+        .bearer_auth(&token)
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("scanned");
+    assert_eq!(scanned.status(), StatusCode::NO_CONTENT);
+    until(
+        "the pairing",
+        || {
+            call(
+                &client,
+                Method::GET,
+                format!("{base}/whatsapp/{line}"),
+                &token,
+                Value::Null,
+            )
+        },
+        |c| c["status"] == "CONNECTED",
+    )
+    .await;
+
+    let flow = call(
+        &client,
+        Method::POST,
+        format!("{base}/flowbuilder"),
+        &token,
+        json!({"name": "Espera"}),
+    )
+    .await["id"]
+        .as_i64()
+        .expect("the flow's id");
+    call(
+        &client,
+        Method::POST,
+        format!("{base}/flowbuilder/flow"),
+        &token,
+        json!({
+            "idFlow": flow,
+            "nodes": [
+                {"id": "1", "type": "start", "position": {"x": 0, "y": 0}, "data": {"label": "Início"}},
+                {"id": "a", "type": "message", "position": {"x": 0, "y": 100}, "data": {"label": "Um momento"}},
+                {"id": "w", "type": "interval", "position": {"x": 0, "y": 200}, "data": {"sec": 3}},
+                {"id": "b", "type": "message", "position": {"x": 0, "y": 300}, "data": {"label": "Voltei"}}
+            ],
+            "connections": [
+                {"id": "e1", "source": "1", "target": "a"},
+                {"id": "e2", "source": "a", "target": "w"},
+                {"id": "e3", "source": "w", "target": "b"}
+            ]
+        }),
+    )
+    .await;
+    call(
+        &client,
+        Method::POST,
+        format!("{base}/flowbuilder/{flow}/publish"),
+        &token,
+        json!({}),
+    )
+    .await;
+    call(
+        &client,
+        Method::PUT,
+        format!("{base}/whatsapp/{line}"),
+        &token,
+        json!({"name": "Line", "isDefault": true, "flowIdWelcome": flow}),
+    )
+    .await;
+
+    call(
+        &client,
+        Method::POST,
+        format!("{base}/sandbox/{line}/send"),
+        &token,
+        json!({"from": PHONE, "name": "Maria", "body": "oi"}),
+    )
+    .await;
+    let inbox = format!("{base}/sandbox/{line}/inbox?to={PHONE}");
+    let first = until(
+        "the first text",
+        || call(&client, Method::GET, inbox.clone(), &token, Value::Null),
+        |r| !bodies(r).is_empty(),
+    )
+    .await;
+    assert_eq!(bodies(&first), vec!["Um momento"]);
+    let killed_at = Instant::now();
+    server.kill();
+
+    let server = Server::start(dir, database_url).await;
+    let token = login(&client, &server).await;
+    let inbox = format!("{}/sandbox/{line}/inbox?to={PHONE}", server.base);
+    let after = until(
+        "the text after the interval",
+        || call(&client, Method::GET, inbox.clone(), &token, Value::Null),
+        |r| bodies(r).len() >= 2,
+    )
+    .await;
+    assert!(
+        killed_at.elapsed() >= Duration::from_secs(2),
+        "the interval was not waited for"
+    );
+    // Nothing more comes: the timer ran once.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let settled = call(&client, Method::GET, inbox, &token, Value::Null).await;
+    assert_eq!(bodies(&after), vec!["Um momento", "Voltei"]);
+    assert_eq!(bodies(&settled), vec!["Um momento", "Voltei"]);
+    let stats = call(
+        &client,
+        Method::GET,
+        format!("{}/flowbuilder/{flow}/stats", server.base),
+        &token,
+        Value::Null,
+    )
+    .await;
+    assert!(stats.to_string().contains("\"b\""), "{stats}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flow_interval_resumes_after_a_kill_on_sqlite() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    the_interval_resumes_after_a_kill(dir.path(), &url).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flow_interval_resumes_after_a_kill_on_postgres() {
+    let Ok(server) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
+        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the PostgreSQL half");
+        return;
+    };
+    use sqlx::Connection as _;
+    let name = format!("chatflow_restart_{}", std::process::id());
+    let mut admin = sqlx::PgConnection::connect(&server)
+        .await
+        .expect("PostgreSQL answers");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name}"
+    )))
+    .execute(&mut admin)
+    .await
+    .expect("dropped");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut admin)
+        .await
+        .expect("created");
+    let (prefix, _) = server.rsplit_once('/').expect("a database URL");
+    let url = format!("{prefix}/{name}");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    the_interval_resumes_after_a_kill(dir.path(), &url).await;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+    )))
+    .execute(&mut admin)
+    .await
+    .expect("dropped");
+}
