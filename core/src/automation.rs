@@ -11,8 +11,9 @@
 //!    repeated spaces), switched on, on this connection or on every connection, starts its flow —
 //!    even over a flow already running (the contact asked for it by name);
 //! 3. a flow running on the ticket receives the message;
-//! 4. an integration holding the conversation (`useIntegration` without a flow) answers it
-//!    itself: nothing here;
+//! 4. an integration holding the conversation (`useIntegration` without a flow) answers it:
+//!    the assistant or Typebot a flow handed the conversation to (`core::handoff`), or nothing
+//!    when no session is remembered;
 //! 5. on a ticket the message created: a contact new to the company meets the connection's
 //!    welcome flow (`flowIdWelcome`); otherwise (or without a welcome flow) the fallback flow
 //!    (`flowIdNotPhrase`) starts;
@@ -61,6 +62,8 @@ pub struct InboundFacts<'a> {
     pub flow_ran: bool,
     /// `useIntegration`.
     pub use_integration: bool,
+    /// An integration session is remembered on the ticket (`core::handoff`).
+    pub integration_session: bool,
     /// The message's text (a caption for media).
     pub text: &'a str,
     /// The connection the message arrived on.
@@ -84,6 +87,8 @@ pub enum Trigger {
     StartFlow { flow_id: FlowId, cause: FlowCause },
     /// Feed the message to the flow running on the ticket.
     ContinueFlow,
+    /// Hand the message to the integration holding the conversation.
+    Integration,
     /// Let the queue routing decide.
     Route,
 }
@@ -126,7 +131,11 @@ pub fn trigger(facts: &InboundFacts<'_>) -> Trigger {
         return Trigger::ContinueFlow;
     }
     if facts.use_integration {
-        return Trigger::Nothing;
+        return if facts.integration_session {
+            Trigger::Integration
+        } else {
+            Trigger::Nothing
+        };
     }
     if facts.ticket_created {
         if facts.contact_created
@@ -187,6 +196,7 @@ mod tests {
             flow_running: false,
             flow_ran: false,
             use_integration: false,
+            integration_session: false,
             text,
             connection: WhatsappId(1),
             welcome_flow: None,
@@ -340,6 +350,37 @@ mod tests {
             trigger(&InboundFacts {
                 use_integration: true,
                 ..base
+            }),
+            Trigger::Nothing
+        );
+        let session = InboundFacts {
+            use_integration: true,
+            integration_session: true,
+            ..base
+        };
+        assert_eq!(trigger(&session), Trigger::Integration);
+        // A running flow and a phrase campaign come before the integration.
+        assert_eq!(
+            trigger(&InboundFacts {
+                flow_running: true,
+                ..session
+            }),
+            Trigger::ContinueFlow
+        );
+        let campaigns = [campaign(1, 9, None, "promo", true)];
+        assert!(matches!(
+            trigger(&InboundFacts {
+                campaigns: &campaigns,
+                text: "Promo",
+                ..session
+            }),
+            Trigger::StartFlow { .. }
+        ));
+        // A session the contact may not talk to (disableBot, a person took it) gets nothing.
+        assert_eq!(
+            trigger(&InboundFacts {
+                disable_bot: true,
+                ..session
             }),
             Trigger::Nothing
         );

@@ -439,6 +439,25 @@ pub fn typebot_output(message: &Value) -> Option<TypebotOutput> {
     }
 }
 
+/// The input Typebot waits for, as a text the contact can answer: a choice input's options, one
+/// per line as `- option` (Typebot matches the reply against the options' texts). Other inputs
+/// (text, number, e-mail, ...) add nothing: the bot's bubbles already asked.
+pub fn typebot_input(input: &Value) -> Option<TypebotOutput> {
+    if input.get("type").and_then(Value::as_str) != Some("choice input") {
+        return None;
+    }
+    let lines: Vec<String> = input
+        .get("items")?
+        .as_array()?
+        .iter()
+        .filter_map(|item| item.get("content").and_then(Value::as_str))
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(|c| format!("- {c}"))
+        .collect();
+    (!lines.is_empty()).then(|| TypebotOutput::Text(lines.join("\n")))
+}
+
 /// Flattens Typebot's rich text (a list of blocks, each `{type, children}` down to text leaves
 /// `{text, bold?, italic?, strikethrough?}`) to plain text: blocks on their own lines, list
 /// items as `- item` (`1. item` in numbered lists), links as their text followed by the URL in
@@ -784,5 +803,23 @@ mod tests {
             None
         );
         assert_eq!(typebot_output(&json!({"content": {}})), None);
+    }
+
+    #[test]
+    fn a_choice_input_becomes_its_options_and_other_inputs_nothing() {
+        let choice = json!({"type": "choice input", "items": [
+            {"id": "a", "content": "Vendas"}, {"id": "b", "content": " Suporte "},
+            {"id": "c", "content": ""}, {"id": "d"}
+        ]});
+        assert_eq!(
+            typebot_input(&choice),
+            Some(TypebotOutput::Text("- Vendas\n- Suporte".into()))
+        );
+        assert_eq!(typebot_input(&json!({"type": "text input"})), None);
+        assert_eq!(
+            typebot_input(&json!({"type": "choice input", "items": []})),
+            None
+        );
+        assert_eq!(typebot_input(&Value::Null), None);
     }
 }

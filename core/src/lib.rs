@@ -17,6 +17,8 @@
 //! - [`flow_ports`]: the storage ports of flows, their versions and phrase campaigns.
 //! - [`integrations`]: the assistant and Typebot ports and their rules (request, hand-over,
 //!   keywords, rich text).
+//! - [`handoff`]: the integration holding a conversation after a flow handed it over (the
+//!   session remembered on the ticket, Typebot settings, what a message does to a session).
 //! - [`jobs`]: durable jobs (what, for which company, when) and their retry schedule.
 //! - [`queue`]: queues, their chatbot menus and working hours.
 //! - [`routing`]: routing before a human: working hours, chatbot menus, rotation, the decision.
@@ -29,6 +31,7 @@ pub mod automation;
 pub mod error;
 pub mod flow;
 pub mod flow_ports;
+pub mod handoff;
 pub mod identity;
 pub mod ids;
 pub mod inbox;

@@ -179,7 +179,9 @@ describe('the inbox with the sandbox channel', () => {
     await api('POST', `/sandbox/${connectionId}/send`, adminToken, { from: PHONE, name: CONTACT_NAME, body: 'Olá, preciso de ajuda' });
     await pendingItem(admin).waitFor({ timeout: 20_000 });
     await pendingItem(attendant).waitFor({ timeout: 20_000 });
-    await expect.poll(async () => pendingItem(attendant).innerText()).toContain('Olá, preciso de ajuda');
+    // The connection has two queues: the bot greets with the queue menu, the item's last message.
+    await expect.poll(async () => pendingItem(attendant).innerText()).toContain(`Vendas ${stamp}`);
+    await expect.poll(async () => (await phoneReceived()).map((m) => m.body).join('\n')).toContain('Olá! Escolha uma fila.');
 
     await pendingItem(attendant).locator('[data-testid^="ticket-accept-"]').click();
     // The ticket has no queue yet: the queue chooser comes first.
@@ -187,6 +189,7 @@ describe('the inbox with the sandbox channel', () => {
     await chooseOption(attendant, 'transfer-dialog', 0, `Vendas ${stamp}`);
     await attendant.locator(byTestId('transfer-submit')).click();
     await attendant.locator(byTestId('ticket-view')).waitFor({ timeout: 20_000 });
+    await expect.poll(async () => attendant.locator(byTestId('ticket-view')).innerText(), { timeout: 20_000 }).toContain('Olá, preciso de ajuda');
     await pendingItem(admin).waitFor({ state: 'detached', timeout: 20_000 });
   });
 

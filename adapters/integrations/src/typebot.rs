@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use chatflow_core::Result;
 use chatflow_core::integrations::{
-    TypebotClient, TypebotContinue, TypebotReply, TypebotStart, typebot_output,
+    TypebotClient, TypebotContinue, TypebotOutput, TypebotReply, TypebotStart, typebot_input,
+    typebot_output,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -21,7 +22,8 @@ use crate::http::{Http, HttpOptions};
 ///   `messages[]`.
 ///
 /// Text, image, audio and video bubbles are kept (see
-/// [`chatflow_core::integrations::typebot_output`]); others are skipped.
+/// [`chatflow_core::integrations::typebot_output`]); others are skipped. A choice input the bot
+/// waits for is added as its options ([`chatflow_core::integrations::typebot_input`]).
 #[derive(Debug, Clone)]
 pub struct HttpTypebot {
     http: Http,
@@ -65,6 +67,20 @@ struct ChatAnswer {
     session_id: Option<String>,
     #[serde(default)]
     messages: Vec<Value>,
+    /// The input the bot waits for, if any.
+    #[serde(default)]
+    input: Value,
+}
+
+impl ChatAnswer {
+    /// The bubbles to send, then the options of a choice input.
+    fn outputs(&self) -> Vec<TypebotOutput> {
+        self.messages
+            .iter()
+            .filter_map(typebot_output)
+            .chain(typebot_input(&self.input))
+            .collect()
+    }
 }
 
 #[async_trait]
@@ -94,7 +110,7 @@ impl TypebotClient for HttpTypebot {
             })?;
         Ok(TypebotReply {
             session_id,
-            messages: answer.messages.iter().filter_map(typebot_output).collect(),
+            messages: answer.outputs(),
         })
     }
 
@@ -117,7 +133,7 @@ impl TypebotClient for HttpTypebot {
         let answer: ChatAnswer = self.http.post_json(&url, None, &body).await?;
         Ok(TypebotReply {
             session_id: request.session_id.clone(),
-            messages: answer.messages.iter().filter_map(typebot_output).collect(),
+            messages: answer.outputs(),
         })
     }
 }

@@ -24,7 +24,13 @@ inbox_tests!(
 );
 
 /// Creates a queue; answers its id.
-async fn queue(app: &TestApp, inbox: &Inbox, name: &str, color: &str, greeting: &str) -> i64 {
+pub(crate) async fn queue(
+    app: &TestApp,
+    inbox: &Inbox,
+    name: &str,
+    color: &str,
+    greeting: &str,
+) -> i64 {
     let created = json_of(
         app.post(
             "/queue",
@@ -39,7 +45,7 @@ async fn queue(app: &TestApp, inbox: &Inbox, name: &str, color: &str, greeting: 
 }
 
 /// Creates a flow with `graph` as its draft and publishes it; answers its id.
-async fn published_flow(app: &TestApp, inbox: &Inbox, name: &str, graph: Value) -> i64 {
+pub(crate) async fn published_flow(app: &TestApp, inbox: &Inbox, name: &str, graph: Value) -> i64 {
     let created = json_of(
         app.post("/flowbuilder", &inbox.admin, &json!({"name": name}))
             .await,
@@ -104,7 +110,7 @@ fn one_message_graph(text: &str) -> Value {
 }
 
 /// Replaces the connection's routing fields with `fields` (and its name).
-async fn configure_connection(app: &TestApp, inbox: &Inbox, fields: Value) {
+pub(crate) async fn configure_connection(app: &TestApp, inbox: &Inbox, fields: Value) {
     let mut body = json!({"name": "Line", "isDefault": true});
     for (key, value) in fields.as_object().expect("an object") {
         body[key] = value.clone();
@@ -122,7 +128,7 @@ async fn configure_connection(app: &TestApp, inbox: &Inbox, fields: Value) {
 }
 
 /// What phone `to` received from the connection, once `ready` holds (panics after 10 s).
-async fn received_when(
+pub(crate) async fn received_when(
     app: &TestApp,
     inbox: &Inbox,
     to: &str,
@@ -157,7 +163,7 @@ async fn received_when(
 }
 
 /// The ticket of contact `number` in the company's list (any status), once `ready` holds.
-async fn ticket_when(
+pub(crate) async fn ticket_when(
     app: &TestApp,
     inbox: &Inbox,
     number: &str,
@@ -185,7 +191,7 @@ async fn ticket_when(
     panic!("the ticket of {number} never got ready: {last}");
 }
 
-async fn say(app: &TestApp, inbox: &Inbox, from: &str, body: &str) {
+pub(crate) async fn say(app: &TestApp, inbox: &Inbox, from: &str, body: &str) {
     phone(
         app,
         inbox,

@@ -158,6 +158,9 @@ pub struct BotMemory {
     pub is_bot: bool,
     /// `useIntegration`: a flow or an integration holds the conversation.
     pub use_integration: bool,
+    /// The integration holding the conversation as JSON
+    /// (`core::integrations::IntegrationSession`); empty when none.
+    pub integration: String,
 }
 
 /// Tickets, their logs and notes.

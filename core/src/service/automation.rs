@@ -31,6 +31,7 @@ use crate::routing::{
     RoutingEffect, RoutingInput, RoutingSettings, RoutingTicket, TimerKind,
 };
 use crate::service::Ports;
+use crate::service::handoff::{self, HandoffKind};
 use crate::service::inbox::messages::{BotMedia, send_bot_media, send_bot_text};
 use crate::service::inbox::tickets::render;
 use crate::settings::{SettingsView, to_map};
@@ -93,6 +94,7 @@ pub async fn on_inbound(
         flow_running: active.is_some(),
         flow_ran,
         use_integration: memory.use_integration,
+        integration_session: !memory.integration.is_empty(),
         text: inbound.text,
         connection: inbound.connection.id,
         welcome_flow: inbound.connection.flow_id_welcome,
@@ -113,6 +115,9 @@ pub async fn on_inbound(
             }
             None => Ok(()),
         },
+        Trigger::Integration => {
+            handoff::on_message(ports, scope, &ticket, &memory, inbound.text).await
+        }
         Trigger::Route => {
             let mut input = routing_input(
                 ports,
@@ -238,7 +243,7 @@ async fn start_flow(
             },
         )
         .await?;
-    apply_flow(ports, scope, ticket, &step).await
+    apply_flow(ports, scope, ticket, (flow_id, version), &step, true).await
 }
 
 /// Feeds `input` to a stored run, retrying on a lost revision race, then applies the effects.
@@ -299,7 +304,16 @@ async fn step_run(
                 )
                 .await?;
             if saved {
-                return apply_flow(ports, scope, ticket, &step).await;
+                let by_message = matches!(input, Input::Message { .. });
+                return apply_flow(
+                    ports,
+                    scope,
+                    ticket,
+                    (run.flow_id, run.version),
+                    &step,
+                    by_message,
+                )
+                .await;
             }
         }
         match ports.flows.run(scope, run.id).await? {
@@ -326,7 +340,16 @@ fn run_timer(step: &Step, now: DateTime<Utc>) -> Option<RunTimer> {
 
 /// Carries out a saved step's effects in order (its timer was stored with the run); keeps going
 /// after a failed send and answers the first error.
-async fn apply_flow(ports: &Ports, scope: TenantScope, ticket: &Ticket, step: &Step) -> Result<()> {
+/// A `typebot` or `openai` node hands the conversation to its integration once the ticket's
+/// memory is saved ([`handoff::start`]).
+async fn apply_flow(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    origin: (FlowId, i64),
+    step: &Step,
+    by_message: bool,
+) -> Result<()> {
     let mut first_error = None;
     let mut keep = |r: Result<()>| {
         if let Err(e) = r {
@@ -341,7 +364,10 @@ async fn apply_flow(ports: &Ports, scope: TenantScope, ticket: &Ticket, step: &S
     let before = memory.clone();
     memory.use_integration = !step.state.is_finished();
     memory.is_bot = matches!(step.state.waiting, Waiting::Reply { .. });
+    // The flow holds the conversation now: an integration it replaced lets go.
+    memory.integration.clear();
     let mut queue = None;
+    let mut handoff = None;
     for effect in &step.effects {
         match effect {
             flow::Effect::SendText { text } => {
@@ -351,9 +377,14 @@ async fn apply_flow(ports: &Ports, scope: TenantScope, ticket: &Ticket, step: &S
                 kind, url, name, ..
             } => keep(send_flow_media(ports, scope, ticket, *kind, url, name.as_deref()).await),
             flow::Effect::MoveToQueue { queue_id, .. } => queue = Some(*queue_id),
-            flow::Effect::StartTypebot { .. } | flow::Effect::StartOpenAi { .. } => {
+            flow::Effect::StartTypebot { node_id, .. } => {
                 // The integration holds the conversation from here (`useIntegration`).
                 memory.use_integration = true;
+                handoff = Some((node_id.as_str(), HandoffKind::Typebot));
+            }
+            flow::Effect::StartOpenAi { node_id, .. } => {
+                memory.use_integration = true;
+                handoff = Some((node_id.as_str(), HandoffKind::Assistant));
             }
             flow::Effect::EnterNode { .. }
             | flow::Effect::Ask { .. }
@@ -375,12 +406,14 @@ async fn apply_flow(ports: &Ports, scope: TenantScope, ticket: &Ticket, step: &S
     }
     if let Some(queue_id) = queue {
         keep(flow_to_queue(ports, scope, ticket.id, queue_id, memory).await);
+    } else if let Some((node_id, kind)) = handoff {
+        keep(handoff::start(ports, scope, ticket, origin, node_id, kind, by_message).await);
     }
     first_error.map_or(Ok(()), Err)
 }
 
 /// A flow's ticket node: the ticket enters the queue and is handed over there.
-async fn flow_to_queue(
+pub(crate) async fn flow_to_queue(
     ports: &Ports,
     scope: TenantScope,
     ticket_id: TicketId,

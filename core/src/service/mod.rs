@@ -18,6 +18,7 @@ pub mod companies;
 pub mod company_schedules;
 pub mod flow_campaigns;
 pub mod flows;
+pub mod handoff;
 pub mod inbox;
 pub mod jobs;
 pub mod password_reset;

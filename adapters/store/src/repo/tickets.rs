@@ -657,6 +657,7 @@ struct BotMemoryRow {
     last_bot_message_at: Option<DateTime<Utc>>,
     is_bot: bool,
     use_integration: bool,
+    integration_session: String,
 }
 
 impl From<BotMemoryRow> for BotMemory {
@@ -666,6 +667,7 @@ impl From<BotMemoryRow> for BotMemory {
             last_bot_message_at: row.last_bot_message_at,
             is_bot: row.is_bot,
             use_integration: row.use_integration,
+            integration: row.integration_session,
         }
     }
 }
@@ -1432,8 +1434,8 @@ impl TicketRepo for Store {
     async fn bot_memory(&self, scope: TenantScope, id: TicketId) -> Result<Option<BotMemory>> {
         let row: Option<BotMemoryRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(
-                "SELECT bot_state, last_bot_message_at, is_bot, use_integration FROM tickets \
-                 WHERE company_id = $1 AND id = $2",
+                "SELECT bot_state, last_bot_message_at, is_bot, use_integration, \
+                 integration_session FROM tickets WHERE company_id = $1 AND id = $2",
             )
             .bind(scope.company_id().0)
             .bind(id.0)
@@ -1472,7 +1474,7 @@ impl TicketRepo for Store {
                 let shown = is_bot != memory.is_bot || use_integration != memory.use_integration;
                 sqlx::query(
                     "UPDATE tickets SET bot_state = $3, last_bot_message_at = $4, is_bot = $5, \
-                     use_integration = $6, \
+                     use_integration = $6, integration_session = $9, \
                      updated_at = CASE WHEN $7 THEN $8 ELSE updated_at END \
                      WHERE company_id = $1 AND id = $2",
                 )
@@ -1484,6 +1486,7 @@ impl TicketRepo for Store {
                 .bind(memory.use_integration)
                 .bind(shown)
                 .bind(now())
+                .bind(&memory.integration)
                 .execute(&mut *tx)
                 .await
                 .map_err(db_error)?;

@@ -515,6 +515,7 @@ async fn automation_bot_memory_round_trips_with_events_on_shown_changes(store: S
         last_bot_message_at: Some(at),
         is_bot: false,
         use_integration: false,
+        integration: String::new(),
     };
     assert!(
         TicketRepo::set_bot_memory(&store, a, t, &menu)
@@ -566,10 +567,11 @@ async fn automation_bot_memory_round_trips_with_events_on_shown_changes(store: S
     );
     assert_eq!(ticket_updates(&store, a).await.len(), updates + 1);
 
-    // `useIntegration` changes: an event.
+    // `useIntegration` changes, with the integration's session: an event; the session is kept.
     let flow = BotMemory {
         is_bot: false,
         use_integration: true,
+        integration: "{\"kind\":\"assistant\",\"flowId\":3,\"version\":1,\"nodeId\":\"ai\"}".into(),
         ..next.clone()
     };
     assert!(
@@ -582,6 +584,10 @@ async fn automation_bot_memory_round_trips_with_events_on_shown_changes(store: S
     let shown = events.last().expect("an update");
     assert!(!shown.is_bot);
     assert!(shown.use_integration);
+    assert_eq!(
+        TicketRepo::bot_memory(&store, a, t).await.expect("read"),
+        Some(flow.clone())
+    );
 
     // B changes nothing of A's ticket and gets no events.
     assert!(

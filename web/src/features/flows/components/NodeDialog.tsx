@@ -15,6 +15,7 @@ import {
   DialogTitle,
   FormControlLabel,
   IconButton,
+  MenuItem,
   Paper,
   Slider,
   Stack,
@@ -46,8 +47,10 @@ import {
   mediaProblem,
   menuFormSchema,
   messageFormSchema,
+  numberOr,
   openaiFields,
   openaiFormSchema,
+  positiveId,
   questionFields,
   questionFormSchema,
   randomizerFormSchema,
@@ -56,6 +59,7 @@ import {
   renumberMenu,
   ticketFormSchema,
   typebotFormSchema,
+  typebotFormValues,
   type ContentElement,
   type MediaType,
 } from '../utils/nodes';
@@ -296,16 +300,21 @@ function QuestionDialog({ data, onSubmit, onClose }: NodeDialogProps) {
   );
 }
 
+/** The company's queues, and the same as select options. */
+function useQueueSelect() {
+  const queues = useQueueOptions().data ?? [];
+  return { queues, options: queues.map((q) => ({ value: q.id, label: q.name })) };
+}
+
 function TicketDialog({ data, onSubmit, onClose }: NodeDialogProps) {
   const { t } = useTranslation();
-  const queues = useQueueOptions();
-  const options = (queues.data ?? []).map((q) => ({ value: q.id, label: q.name }));
+  const { queues, options } = useQueueSelect();
   return (
     <FormDialog
       schema={ticketFormSchema}
       defaults={{ queueId: (data && ticketQueueId(data)) ?? '' }}
       onValues={(v) => {
-        const queue = queues.data?.find((q) => q.id === v.queueId);
+        const queue = queues.find((q) => q.id === v.queueId);
         onSubmit({ ...data, queue: { id: v.queueId, name: queue?.name ?? '' } });
       }}
       type="ticket"
@@ -319,37 +328,88 @@ function TicketDialog({ data, onSubmit, onClose }: NodeDialogProps) {
 
 function TypebotDialog({ data, onSubmit, onClose }: NodeDialogProps) {
   const { t } = useTranslation();
-  const integrations = useTypebotIntegrations();
-  const options = (integrations.data ?? []).map((i) => ({ value: i.id, label: i.name }));
-  const current = data?.typebotIntegration;
-  const currentId = current && typeof current === 'object' ? Number((current as { id?: unknown }).id) : Number(current);
+  const stored = data?.typebotIntegration;
+  const previous = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
   return (
     <FormDialog
       schema={typebotFormSchema}
-      defaults={{ integrationId: Number.isFinite(currentId) && currentId > 0 ? currentId : '' }}
-      onValues={(v) => {
-        const integration = integrations.data?.find((i) => i.id === v.integrationId);
-        onSubmit({ ...data, typebotIntegration: integration ?? { id: v.integrationId } });
-      }}
+      defaults={typebotFormValues(previous)}
+      onValues={(v) => onSubmit({ ...data, typebotIntegration: { ...previous, type: 'typebot', ...v } })}
       type="typebot"
       editing={!!data}
       onClose={onClose}
     >
-      {() => <FormSelectField name="integrationId" label={t('flows.dialog.integration')} options={options} fullWidth testId="node-typebot-integration" />}
+      {(form) => (
+        <>
+          <TypebotIntegrationFill onFill={(values) => form.reset(values, { keepDefaultValues: true })} />
+          <FormTextField name="name" label={t('flows.dialog.name')} required fullWidth autoFocus testId="node-typebot-name" />
+          <FormTextField name="urlN8N" label={t('flows.dialog.typebotUrl')} required fullWidth placeholder="https://" testId="node-typebot-url" />
+          <FormTextField name="typebotSlug" label={t('flows.dialog.typebotSlug')} required fullWidth testId="node-typebot-slug" />
+          <Stack direction="row" spacing={2}>
+            <FormTextField name="typebotExpires" type="number" label={t('flows.dialog.typebotExpires')} helperText={t('flows.dialog.typebotExpiresHelp')} fullWidth testId="node-typebot-expires" />
+            <FormTextField name="typebotDelayMessage" type="number" label={t('flows.dialog.typebotDelay')} fullWidth testId="node-typebot-delay" />
+          </Stack>
+          <Stack direction="row" spacing={2}>
+            <FormTextField name="typebotKeywordFinish" label={t('flows.dialog.typebotKeywordFinish')} fullWidth testId="node-typebot-keyword-finish" />
+            <FormTextField name="typebotKeywordRestart" label={t('flows.dialog.typebotKeywordRestart')} fullWidth testId="node-typebot-keyword-restart" />
+          </Stack>
+          <FormTextField name="typebotUnknownMessage" label={t('flows.dialog.typebotUnknownMessage')} multiline fullWidth testId="node-typebot-unknown-message" />
+          <FormTextField name="typebotRestartMessage" label={t('flows.dialog.typebotRestartMessage')} multiline fullWidth testId="node-typebot-restart-message" />
+        </>
+      )}
     </FormDialog>
+  );
+}
+
+/** Fills the typebot form from an existing queue integration; hidden while there is none. */
+function TypebotIntegrationFill({ onFill }: { onFill: (values: z.input<typeof typebotFormSchema>) => void }) {
+  const { t } = useTranslation();
+  const integrations = useTypebotIntegrations().data ?? [];
+  const [chosen, setChosen] = useState<number | ''>('');
+  if (integrations.length === 0) return null;
+  const choose = (id: number) => {
+    setChosen(id);
+    const integration = integrations.find((i) => i.id === id);
+    if (integration) onFill(typebotFormValues(integration));
+  };
+  return (
+    <TextField
+      select
+      label={t('flows.dialog.integrationFill')}
+      value={chosen}
+      onChange={(event) => choose(Number(event.target.value))}
+      fullWidth
+      slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'node-typebot-integration' } as object } }}
+    >
+      {integrations.map((integration) => (
+        <MenuItem key={integration.id} value={integration.id} data-testid={`node-typebot-integration-option-${integration.id}`}>
+          {integration.name}
+        </MenuItem>
+      ))}
+    </TextField>
   );
 }
 
 function OpenAiDialog({ data, onSubmit, onClose }: NodeDialogProps) {
   const { t } = useTranslation();
+  const { options: queueOptions } = useQueueSelect();
   const current = data ? openaiFields(data) : {};
   const text = (key: string, fallback = '') => (typeof current[key] === 'string' ? (current[key] as string) : fallback);
-  const num = (key: string, fallback: number) => (typeof current[key] === 'number' ? (current[key] as number) : fallback);
+  const num = (key: string, fallback: number) => numberOr(current[key], fallback);
   return (
     <FormDialog
       schema={openaiFormSchema}
-      defaults={{ name: text('name'), prompt: text('prompt'), apiKey: text('apiKey'), voice: text('voice', 'texto'), maxTokens: num('maxTokens', 100), temperature: num('temperature', 1), maxMessages: num('maxMessages', 10) }}
-      onValues={(v) => onSubmit({ typebotIntegration: { ...current, ...v, voiceKey: text('voiceKey'), voiceRegion: text('voiceRegion'), queueId: current.queueId ?? null } })}
+      defaults={{
+        name: text('name'),
+        prompt: text('prompt'),
+        apiKey: text('apiKey'),
+        voice: text('voice', 'texto'),
+        maxTokens: num('maxTokens', 100),
+        temperature: num('temperature', 1),
+        maxMessages: num('maxMessages', 10),
+        queueId: positiveId(current.queueId) ?? '',
+      }}
+      onValues={(v) => onSubmit({ typebotIntegration: { ...current, ...v, voiceKey: text('voiceKey'), voiceRegion: text('voiceRegion') } })}
       type="openai"
       editing={!!data}
       onClose={onClose}
@@ -365,6 +425,13 @@ function OpenAiDialog({ data, onSubmit, onClose }: NodeDialogProps) {
             <FormTextField name="temperature" type="number" label={t('flows.dialog.temperature')} fullWidth slotProps={{ htmlInput: { step: 0.1 } }} testId="node-openai-temperature" />
             <FormTextField name="maxMessages" type="number" label={t('flows.dialog.maxMessages')} fullWidth testId="node-openai-messages" />
           </Stack>
+          <FormSelectField
+            name="queueId"
+            label={t('flows.dialog.handoverQueue')}
+            options={[{ value: '', label: t('flows.node.noQueue') }, ...queueOptions]}
+            fullWidth
+            testId="node-openai-queue"
+          />
         </>
       )}
     </FormDialog>

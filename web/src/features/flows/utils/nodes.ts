@@ -74,7 +74,34 @@ export const questionFormSchema = z.object({
 
 export const ticketFormSchema = z.object({ queueId: z.union([z.number(), z.literal('')]).refine((v) => typeof v === 'number' && v > 0, 'flows.validation.queueRequired') });
 
-export const typebotFormSchema = z.object({ integrationId: z.union([z.number(), z.literal('')]).refine((v) => typeof v === 'number' && v > 0, required) });
+/** An http(s) URL with a host. */
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** A whole number ≥ 0 typed in a field (text or number), as a number. */
+const wholeNumber = z
+  .union([z.number(), z.string()])
+  .refine((v) => String(v).trim() !== '' && Number.isInteger(Number(v)) && Number(v) >= 0, 'flows.validation.wholeNumber')
+  .transform(Number);
+
+/** A typebot node's settings (spec 3 "Queue integration"), read by the server as `typebotIntegration`. */
+export const typebotFormSchema = z.object({
+  name: z.string().trim().min(1, required),
+  urlN8N: z.string().trim().min(1, { error: required, abort: true }).refine(isHttpUrl, 'flows.validation.httpUrl'),
+  typebotSlug: z.string().trim().min(1, required),
+  typebotExpires: wholeNumber,
+  typebotDelayMessage: wholeNumber,
+  typebotKeywordFinish: z.string().trim(),
+  typebotKeywordRestart: z.string().trim(),
+  typebotUnknownMessage: z.string().trim(),
+  typebotRestartMessage: z.string().trim(),
+});
 
 export const openaiFormSchema = z.object({
   name: z.string().trim().min(1, required),
@@ -84,6 +111,8 @@ export const openaiFormSchema = z.object({
   maxTokens: z.coerce.number<string | number>().int().min(1, 'OUT_OF_RANGE'),
   temperature: z.coerce.number<string | number>().min(0, 'OUT_OF_RANGE').max(2, 'OUT_OF_RANGE'),
   maxMessages: z.coerce.number<string | number>().int().min(1, 'OUT_OF_RANGE'),
+  /** The queue the ticket moves to when the assistant hands over to a person; '' for none. */
+  queueId: z.union([z.number(), z.literal('')]).transform((v) => (v === '' ? null : v)),
 });
 
 export const conditionFormSchema = z
@@ -147,12 +176,22 @@ export async function compressImage(file: File): Promise<File> {
   }
 }
 
+/** A stored number (a number or numeric text), or `fallback`. */
+export function numberOr(value: unknown, fallback: number): number {
+  const number = typeof value === 'string' && value.trim() ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) ? number : fallback;
+}
+
+/** A stored id (a number or numeric text) when positive, else null. */
+export function positiveId(value: unknown): number | null {
+  const id = numberOr(value, 0);
+  return id > 0 ? id : null;
+}
+
 /** The queue id of a ticket node (a number, numeric text or `{id, name}`). */
 export function ticketQueueId(data: NodeData): number | null {
   const queue = data.queue;
-  const raw = queue && typeof queue === 'object' ? (queue as { id?: unknown }).id : queue;
-  const id = typeof raw === 'string' ? Number(raw) : raw;
-  return typeof id === 'number' && Number.isFinite(id) && id > 0 ? id : null;
+  return positiveId(queue && typeof queue === 'object' ? (queue as { id?: unknown }).id : queue);
 }
 
 /** A question node's message and answer key (nested under `typebotIntegration` or flat). */
@@ -168,6 +207,30 @@ export function questionFields(data: NodeData): { message: string; answerKey: st
 export function openaiFields(data: NodeData): Record<string, unknown> {
   const nested = data.typebotIntegration;
   return nested && typeof nested === 'object' ? (nested as Record<string, unknown>) : data;
+}
+
+/** Spec 3 defaults: a Typebot session expires after 1 idle minute; 1000 ms between messages. */
+export const TYPEBOT_DEFAULT_EXPIRES_MINUTES = 1;
+export const TYPEBOT_DEFAULT_DELAY_MS = 1000;
+
+/**
+ * The typebot dialog's values from a node's `typebotIntegration` or a queue integration
+ * (numbers may be numeric text); anything else gives the defaults.
+ */
+export function typebotFormValues(source: unknown): z.input<typeof typebotFormSchema> {
+  const settings = source && typeof source === 'object' ? (source as Record<string, unknown>) : {};
+  const text = (key: string) => (typeof settings[key] === 'string' || typeof settings[key] === 'number' ? String(settings[key]) : '');
+  return {
+    name: text('name'),
+    urlN8N: text('urlN8N'),
+    typebotSlug: text('typebotSlug'),
+    typebotExpires: numberOr(settings.typebotExpires, TYPEBOT_DEFAULT_EXPIRES_MINUTES),
+    typebotDelayMessage: numberOr(settings.typebotDelayMessage, TYPEBOT_DEFAULT_DELAY_MS),
+    typebotKeywordFinish: text('typebotKeywordFinish'),
+    typebotKeywordRestart: text('typebotKeywordRestart'),
+    typebotUnknownMessage: text('typebotUnknownMessage'),
+    typebotRestartMessage: text('typebotRestartMessage'),
+  };
 }
 
 const VARIABLES_KEY = 'variables';
