@@ -101,6 +101,7 @@ impl TypebotClient for HttpTypebot {
             text_bubble_content_format: "richText",
         };
         let answer: ChatAnswer = self.http.post_json(&url, None, &body).await?;
+        let messages = answer.outputs();
         let session_id = answer
             .session_id
             .filter(|s| !s.trim().is_empty())
@@ -110,7 +111,7 @@ impl TypebotClient for HttpTypebot {
             })?;
         Ok(TypebotReply {
             session_id,
-            messages: answer.outputs(),
+            messages,
         })
     }
 

@@ -97,7 +97,7 @@ where
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port for the fake");
-    let mut fake = Fake {
+    let fake = Fake {
         base: format!("http://{}", listener.local_addr().expect("bound")),
         ..Fake::default()
     };
