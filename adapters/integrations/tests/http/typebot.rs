@@ -96,6 +96,8 @@ async fn start_chat_sends_the_variables_and_reads_the_bubbles() {
                 url: "https://s3.typebot.io/public/workspaces/w1/typebots/t1/blocks/b2/logo.png"
                     .into()
             },
+            // The choice input the bot waits for, as its options.
+            TypebotOutput::Text("- Pedidos\n- Falar com atendente".into()),
         ]
     );
 
