@@ -179,9 +179,10 @@ describe('the inbox with the sandbox channel', () => {
     await api('POST', `/sandbox/${connectionId}/send`, adminToken, { from: PHONE, name: CONTACT_NAME, body: 'Olá, preciso de ajuda' });
     await pendingItem(admin).waitFor({ timeout: 20_000 });
     await pendingItem(attendant).waitFor({ timeout: 20_000 });
-    // The connection has two queues: the bot greets with the queue menu, the item's last message.
+    // The connection has two queues: the bot sends the queue menu, which the phone gets and the
+    // item shows as its last message.
     await expect.poll(async () => pendingItem(attendant).innerText()).toContain(`Vendas ${stamp}`);
-    await expect.poll(async () => (await phoneReceived()).map((m) => m.body).join('\n')).toContain('Olá! Escolha uma fila.');
+    await expect.poll(async () => (await phoneReceived()).map((m) => m.body).join('\n')).toContain(`Suporte ${stamp}`);
 
     await pendingItem(attendant).locator('[data-testid^="ticket-accept-"]').click();
     // The ticket has no queue yet: the queue chooser comes first.
