@@ -8,13 +8,14 @@
 //! each phone has one contact and one open ticket whose unread count equals its messages, and
 //! the sandbox's queue is empty.
 
+mod process;
+
 use std::collections::{HashMap, HashSet};
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use process::{Server, call};
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use sqlx::SqlitePool;
@@ -25,101 +26,9 @@ const ADMIN_PASSWORD: &str = "Crash-password-1";
 const MESSAGES: usize = 200;
 const PHONES: usize = 5;
 
-/// A running server process on `port`.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    /// Starts the server binary on `db` and waits for `/health`.
-    async fn start(dir: &Path) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let child = Command::new(env!("CARGO_BIN_EXE_chatflow-server"))
-            .env(
-                "DATABASE_URL",
-                format!("sqlite://{}", dir.join("chatflow.db").display()),
-            )
-            .env("CHATFLOW_HOST", "127.0.0.1")
-            .env("PORT", port.to_string())
-            .env("CHATFLOW_SANDBOX", "true")
-            .env("CHATFLOW_WEB_DIR", dir.join("no-web"))
-            .env("CHATFLOW_MEDIA_DIR", dir.join("media"))
-            .env("CHATFLOW_ADMIN_EMAIL", ADMIN_EMAIL)
-            .env("CHATFLOW_ADMIN_PASSWORD", ADMIN_PASSWORD)
-            .env("RUST_LOG", "error")
-            .env_remove("CHATFLOW_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the server starts");
-        let mut server = Server {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-        };
-        let client = Client::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let health = client.get(format!("{}/health", server.base)).send().await;
-            if health.is_ok_and(|r| r.status() == StatusCode::OK) {
-                return server;
-            }
-            if let Ok(Some(status)) = server.child.try_wait() {
-                panic!("the server exited before answering: {status}");
-            }
-            assert!(Instant::now() < deadline, "the server never answered");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// SIGKILL: no shutdown, no flush, nothing finished.
-    fn kill(mut self) {
-        self.child.kill().expect("killed");
-        self.child.wait().expect("reaped");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn call(
-    client: &Client,
-    method: reqwest::Method,
-    url: String,
-    token: &str,
-    body: Value,
-) -> Value {
-    let response = client
-        .request(method, url.clone())
-        .bearer_auth(token)
-        .json(&body)
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{url}: {e}"));
-    let status = response.status();
-    let text = response.text().await.expect("a body");
-    assert!(status.is_success(), "{url}: {status} {text}");
-    serde_json::from_str(&text).unwrap_or(Value::Null)
-}
-
-async fn login(client: &Client, server: &Server) -> String {
-    let answer = client
-        .post(format!("{}/auth/login", server.base))
-        .json(&json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
-        .send()
-        .await
-        .expect("login answers")
-        .json::<Value>()
-        .await
-        .expect("JSON");
-    answer["token"].as_str().expect("a token").to_owned()
+/// The SQLite file under `dir`.
+fn database_url(dir: &Path) -> String {
+    format!("sqlite://{}", dir.join("chatflow.db").display())
 }
 
 async fn wait_for_status(client: &Client, server: &Server, token: &str, id: i64, status: &str) {
@@ -186,8 +95,14 @@ async fn partly_stored(db: &SqlitePool, connection: i64, at_least: i64) -> Optio
 async fn a_server_killed_mid_ingest_loses_and_duplicates_nothing() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let client = Client::new();
-    let server = Server::start(dir.path()).await;
-    let token = login(&client, &server).await;
+    let server = Server::start(
+        dir.path(),
+        &database_url(dir.path()),
+        (ADMIN_EMAIL, ADMIN_PASSWORD),
+        &[],
+    )
+    .await;
+    let token = server.login(&client).await;
     let created = call(
         &client,
         reqwest::Method::POST,
@@ -253,11 +168,23 @@ async fn a_server_killed_mid_ingest_loses_and_duplicates_nothing() {
     eprintln!("killed with {at_kill} of {MESSAGES} messages stored");
 
     // Restarted on the same file, it resumes; killed once more if there is work left.
-    let server = Server::start(dir.path()).await;
+    let server = Server::start(
+        dir.path(),
+        &database_url(dir.path()),
+        (ADMIN_EMAIL, ADMIN_PASSWORD),
+        &[],
+    )
+    .await;
     if let Some(again) = partly_stored(&db, connection, at_kill + 10).await {
         server.kill();
         eprintln!("killed again with {again} stored");
-        let _server = Server::start(dir.path()).await;
+        let _server = Server::start(
+            dir.path(),
+            &database_url(dir.path()),
+            (ADMIN_EMAIL, ADMIN_PASSWORD),
+            &[],
+        )
+        .await;
         wait_until_drained(&db, connection).await;
     } else {
         wait_until_drained(&db, connection).await;

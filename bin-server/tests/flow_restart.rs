@@ -7,108 +7,18 @@
 //! A new server process on the same database resumes the run from its stored state and its
 //! durable timer: the phone receives "Voltei" exactly once, and the run has ended.
 
-use std::net::TcpListener;
+mod process;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use process::{Server, call};
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{Value, json};
 
 const ADMIN_EMAIL: &str = "restart@chatflow.test";
 const ADMIN_PASSWORD: &str = "Restart-password-1";
 const PHONE: &str = "5511987790001";
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    async fn start(dir: &Path, database_url: &str) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let child = Command::new(env!("CARGO_BIN_EXE_chatflow-server"))
-            .env("DATABASE_URL", database_url)
-            .env("CHATFLOW_HOST", "127.0.0.1")
-            .env("PORT", port.to_string())
-            .env("CHATFLOW_SANDBOX", "true")
-            .env("CHATFLOW_WEB_DIR", dir.join("no-web"))
-            .env("CHATFLOW_MEDIA_DIR", dir.join("media"))
-            .env("CHATFLOW_ADMIN_EMAIL", ADMIN_EMAIL)
-            .env("CHATFLOW_ADMIN_PASSWORD", ADMIN_PASSWORD)
-            .env(
-                "CHATFLOW_JWT_SECRET",
-                "restart-test-secret-restart-test-secret",
-            )
-            .env("RUST_LOG", "error")
-            .env_remove("CHATFLOW_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the server starts");
-        let mut server = Server {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-        };
-        let client = Client::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let health = client.get(format!("{}/health", server.base)).send().await;
-            if health.is_ok_and(|r| r.status() == StatusCode::OK) {
-                return server;
-            }
-            if let Ok(Some(status)) = server.child.try_wait() {
-                panic!("the server exited before answering: {status}");
-            }
-            assert!(Instant::now() < deadline, "the server never answered");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// SIGKILL: no shutdown, nothing finished.
-    fn kill(mut self) {
-        self.child.kill().expect("killed");
-        self.child.wait().expect("reaped");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn call(client: &Client, method: Method, url: String, token: &str, body: Value) -> Value {
-    let mut request = client.request(method, url.clone()).bearer_auth(token);
-    if !body.is_null() {
-        request = request.json(&body);
-    }
-    let response = request
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{url}: {e}"));
-    let status = response.status();
-    let text = response.text().await.expect("a body");
-    assert!(status.is_success(), "{url}: {status} {text}");
-    serde_json::from_str(&text).unwrap_or(Value::Null)
-}
-
-async fn login(client: &Client, server: &Server) -> String {
-    let answer = client
-        .post(format!("{}/auth/login", server.base))
-        .json(&json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
-        .send()
-        .await
-        .expect("login answers")
-        .json::<Value>()
-        .await
-        .expect("JSON");
-    answer["token"].as_str().expect("a token").to_owned()
-}
 
 /// Polls `what` until `ready` holds (20 s at most).
 async fn until<F, Fut>(label: &str, what: F, ready: impl Fn(&Value) -> bool) -> Value
@@ -141,8 +51,17 @@ fn bodies(received: &Value) -> Vec<String> {
 
 async fn the_interval_resumes_after_a_kill(dir: &Path, database_url: &str) {
     let client = Client::new();
-    let server = Server::start(dir, database_url).await;
-    let token = login(&client, &server).await;
+    let server = Server::start(
+        dir,
+        database_url,
+        (ADMIN_EMAIL, ADMIN_PASSWORD),
+        &[(
+            "CHATFLOW_JWT_SECRET",
+            "restart-test-secret-restart-test-secret",
+        )],
+    )
+    .await;
+    let token = server.login(&client).await;
     let base = server.base.clone();
     let line = call(
         &client,
@@ -266,8 +185,17 @@ async fn the_interval_resumes_after_a_kill(dir: &Path, database_url: &str) {
     let killed_at = Instant::now();
     server.kill();
 
-    let server = Server::start(dir, database_url).await;
-    let token = login(&client, &server).await;
+    let server = Server::start(
+        dir,
+        database_url,
+        (ADMIN_EMAIL, ADMIN_PASSWORD),
+        &[(
+            "CHATFLOW_JWT_SECRET",
+            "restart-test-secret-restart-test-secret",
+        )],
+    )
+    .await;
+    let token = server.login(&client).await;
     let inbox = format!("{}/sandbox/{line}/inbox?to={PHONE}", server.base);
     let after = until(
         "the text after the interval",
