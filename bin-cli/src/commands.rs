@@ -134,6 +134,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         jobs: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
+        quick_messages: store.clone(),
         // The CLI runs no conversations; the clients are there for use cases that may reach
         // them, with the default OpenAI endpoint.
         assistant: Arc::new(

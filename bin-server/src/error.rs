@@ -114,7 +114,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ERR_QUEUE_COLOR_ALREADY_EXISTS
         | ERR_NO_OTHER_WHATSAPP
         | ERR_INVALID_TICKET_TRANSITION
-        | ERR_FLOW_IN_USE => StatusCode::CONFLICT,
+        | ERR_FLOW_IN_USE
+        | ERR_QUICK_MESSAGE_SHORTCODE_EXISTS => StatusCode::CONFLICT,
         ERR_PAYLOAD_TOO_LARGE | ERR_FLOW_MEDIA_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
         ERR_VALIDATION
         | ERR_INVALID_SETTING
@@ -201,6 +202,7 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_FLOW_MEDIA_TYPE => "This file type is not accepted here.",
         ERR_FLOW_MEDIA_TOO_LARGE => "The file is too large.",
         ERR_INTEGRATION_UNAVAILABLE => "The integration did not answer; please try again later.",
+        ERR_QUICK_MESSAGE_SHORTCODE_EXISTS => "Another quick message already uses this shortcode.",
         ERR_MAIL_NOT_CONFIGURED => {
             "This server cannot send e-mail yet, so no code was sent; please contact the administrator."
         }

@@ -215,6 +215,7 @@ pub async fn build_with_hasher(
         jobs: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
+        quick_messages: store.clone(),
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(
                 config.openai_base_url.clone(),

@@ -154,6 +154,8 @@ catalogue! {
     /// Ours: the integration (an OpenAI-compatible assistant, Typebot) did not answer, refused
     /// the request or answered something unreadable.
     ERR_INTEGRATION_UNAVAILABLE,
+    /// Ours: another quick message the owner sees already uses this shortcode.
+    ERR_QUICK_MESSAGE_SHORTCODE_EXISTS,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -61,6 +61,10 @@ id_type!(
     /// A tag of a company.
     TagId
 );
+id_type!(
+    /// A quick message (quick reply) of a company.
+    QuickMessageId
+);
 
 impl CompanyId {
     /// The platform's own company: it never expires.

@@ -20,6 +20,8 @@
 //! - [`handoff`]: the integration holding a conversation after a flow handed it over (the
 //!   session remembered on the ticket, Typebot settings, what a message does to a session).
 //! - [`jobs`]: durable jobs (what, for which company, when) and their retry schedule.
+//! - [`quick_message`]: quick messages (quick replies): who sees and edits them, validation,
+//!   their events and storage port.
 //! - [`queue`]: queues, their chatbot menus and working hours.
 //! - [`routing`]: routing before a human: working hours, chatbot menus, rotation, the decision.
 //! - [`validation`]: form and payload rules, password strength.
@@ -40,6 +42,7 @@ pub mod jobs;
 pub mod policy;
 pub mod ports;
 pub mod queue;
+pub mod quick_message;
 pub mod routing;
 pub mod service;
 pub mod settings;

@@ -410,6 +410,11 @@ async fn media(
     Path(id): Path<i64>,
 ) -> Result<Response, ApiError> {
     let (name, bytes) = messages::media(&state.ports, &tenant.actor, MessageId(id)).await?;
+    Ok(attachment(&name, bytes))
+}
+
+/// A download of `bytes` as an attachment named after `name` (reduced to safe characters).
+pub(crate) fn attachment(name: &str, bytes: Vec<u8>) -> Response {
     let safe: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
@@ -423,7 +428,7 @@ async fn media(
     if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{safe}\"")) {
         headers.insert(CONTENT_DISPOSITION, value);
     }
-    Ok(response)
+    response
 }
 
 fn parse_day(

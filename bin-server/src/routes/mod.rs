@@ -10,6 +10,7 @@ pub mod flows;
 pub mod messages;
 pub mod password_reset;
 pub mod queues;
+pub mod quick_messages;
 pub mod sandbox;
 pub mod settings;
 pub mod tags;
@@ -49,6 +50,7 @@ use crate::state::AppState;
         (name = "tickets", description = "Tickets: the inbox, transitions, logs and notes"),
         (name = "messages", description = "Messages of tickets, media, reactions and forwarding"),
         (name = "flows", description = "The flow builder: flows, drafts, versions, media and phrase campaigns"),
+        (name = "quick-messages", description = "Quick messages (quick replies) and their files"),
         (name = "sandbox", description = "The simulated phone network (when CHATFLOW_SANDBOX is on)"),
     )
 )]
@@ -92,11 +94,13 @@ pub fn api(max_body_bytes: usize) -> OpenApiRouter<AppState> {
         .merge(ticket_notes::router())
         .merge(messages::router())
         .merge(flows::router())
+        .merge(quick_messages::router())
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT));
     let uploads = users::upload_router()
         .merge(contacts::upload_router())
         .merge(messages::upload_router())
         .merge(flows::upload_router())
+        .merge(quick_messages::upload_router())
         .layer(DefaultBodyLimit::max(max_body_bytes));
     json.merge(uploads)
 }

@@ -16,6 +16,7 @@ mod malformed;
 mod messages;
 mod password_reset;
 mod queues;
+mod quick_messages;
 mod realtime_seq;
 mod sandbox_phones;
 mod settings;

@@ -23,6 +23,7 @@ pub mod inbox;
 pub mod jobs;
 pub mod password_reset;
 pub mod queues;
+pub mod quick_messages;
 pub mod settings;
 pub mod users;
 
@@ -70,4 +71,6 @@ pub struct Ports {
     pub assistant: Arc<dyn crate::integrations::AssistantClient>,
     /// Typebot's chat API (`typebot` flow nodes, queue integrations of type typebot).
     pub typebot: Arc<dyn crate::integrations::TypebotClient>,
+    /// Quick messages (quick replies).
+    pub quick_messages: Arc<dyn crate::quick_message::QuickMessageRepo>,
 }

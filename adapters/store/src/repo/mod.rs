@@ -21,6 +21,7 @@ pub(crate) mod messages;
 mod password_resets;
 mod plans;
 mod queues;
+mod quick_messages;
 mod sandbox;
 mod sessions;
 mod settings;

@@ -373,6 +373,7 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         jobs: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
+        quick_messages: store.clone(),
         // Nothing listens there: a use case reaching an integration fails at once.
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(

@@ -68,6 +68,7 @@ export const ERROR_CODES = [
   'ERR_INVALID_FILE',
   'ERR_CHANNEL_NOT_SUPPORTED',
   'ERR_INTEGRATION_UNAVAILABLE',
+  'ERR_QUICK_MESSAGE_SHORTCODE_EXISTS',
   // client side: the server could not be reached
   'ERR_NETWORK',
 ] as const;

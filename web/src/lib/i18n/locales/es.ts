@@ -372,6 +372,7 @@ const es: Catalogue = {
     ERR_INVALID_FILE: '¡Archivo inválido!',
     ERR_CHANNEL_NOT_SUPPORTED: 'El canal de esta conexión no permite esta acción.',
     ERR_INTEGRATION_UNAVAILABLE: 'La integración no respondió. Inténtelo de nuevo más tarde.',
+    ERR_QUICK_MESSAGE_SHORTCODE_EXISTS: 'Otra respuesta rápida ya usa este atajo.',
     ERR_NETWORK: 'No se pudo conectar con el servidor.',
   },
 };

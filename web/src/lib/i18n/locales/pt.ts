@@ -372,6 +372,7 @@ const pt = {
     ERR_INVALID_FILE: 'Arquivo inválido!',
     ERR_CHANNEL_NOT_SUPPORTED: 'Este canal de conexão não permite essa ação.',
     ERR_INTEGRATION_UNAVAILABLE: 'A integração não respondeu. Tente novamente mais tarde.',
+    ERR_QUICK_MESSAGE_SHORTCODE_EXISTS: 'Outra resposta rápida já usa este atalho.',
     ERR_NETWORK: 'Não foi possível conectar ao servidor.',
   },
 };

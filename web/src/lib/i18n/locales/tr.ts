@@ -372,6 +372,7 @@ const tr: Catalogue = {
     ERR_INVALID_FILE: 'Geçersiz dosya!',
     ERR_CHANNEL_NOT_SUPPORTED: 'Bu bağlantının kanalı bu işlemi desteklemiyor.',
     ERR_INTEGRATION_UNAVAILABLE: 'Entegrasyon yanıt vermedi. Lütfen daha sonra tekrar deneyin.',
+    ERR_QUICK_MESSAGE_SHORTCODE_EXISTS: 'Başka bir hızlı yanıt bu kısayolu zaten kullanıyor.',
     ERR_NETWORK: 'Sunucuya ulaşılamadı.',
   },
 };
