@@ -21,7 +21,24 @@ app_tests!(
 );
 
 async fn member(app: &TestApp, company: CompanyId, email: &str) -> (Member, String) {
-    let member = app.member(company, email, MemberOptions::default()).await;
+    member_with(app, company, email, MemberOptions::default()).await
+}
+
+async fn admin(app: &TestApp, company: CompanyId, email: &str) -> String {
+    let options = MemberOptions {
+        admin: true,
+        ..Default::default()
+    };
+    member_with(app, company, email, options).await.1
+}
+
+async fn member_with(
+    app: &TestApp,
+    company: CompanyId,
+    email: &str,
+    options: MemberOptions,
+) -> (Member, String) {
+    let member = app.member(company, email, options).await;
     let token = app.token_of(&member).await;
     (member, token)
 }
@@ -32,6 +49,14 @@ async fn create(app: &TestApp, token: &str, body: Value) -> Value {
         StatusCode::OK,
     )
     .await
+}
+
+async fn assert_not_found(response: reqwest::Response) {
+    assert_error(response, StatusCode::NOT_FOUND, "ERR_NOT_FOUND").await;
+}
+
+async fn edit(app: &TestApp, token: &str, message: &Value, body: Value) -> Value {
+    json_of(app.put(&path(message), token, &body).await, StatusCode::OK).await
 }
 
 fn path(message: &Value) -> String {
@@ -135,14 +160,11 @@ async fn the_form_is_validated_and_shortcodes_do_not_clash(app: TestApp) {
         "ERR_QUICK_MESSAGE_SHORTCODE_EXISTS",
     )
     .await;
-    let edited = json_of(
-        app.put(
-            &path(&oi),
-            &token,
-            &json!({"shortcode": "oi", "message": "Oi!", "geral": true}),
-        )
-        .await,
-        StatusCode::OK,
+    let edited = edit(
+        &app,
+        &token,
+        &oi,
+        json!({"shortcode": "oi", "message": "Oi!", "geral": true}),
     )
     .await;
     assert_eq!(edited["message"], "Oi!", "its own shortcode is no clash");
@@ -187,29 +209,14 @@ async fn the_form_is_validated_and_shortcodes_do_not_clash(app: TestApp) {
 
     let gone = app.delete(&path(&other), &token).await;
     assert_eq!(gone.status(), StatusCode::NO_CONTENT);
-    assert_error(
-        app.get(&path(&other), &token).await,
-        StatusCode::NOT_FOUND,
-        "ERR_NOT_FOUND",
-    )
-    .await;
+    assert_not_found(app.get(&path(&other), &token).await).await;
 }
 
 async fn shared_ones_are_everyones_private_ones_their_owners(app: TestApp) {
     let company = app.company("Alpha").await;
     let (_ana, ana) = member(&app, company, "ana@alpha.test").await;
     let (_bia, bia) = member(&app, company, "bia@alpha.test").await;
-    let admin = app
-        .member(
-            company,
-            "chefe@alpha.test",
-            MemberOptions {
-                admin: true,
-                ..Default::default()
-            },
-        )
-        .await;
-    let admin = app.token_of(&admin).await;
+    let admin = admin(&app, company, "chefe@alpha.test").await;
     let shared = create(
         &app,
         &ana,
@@ -225,30 +232,18 @@ async fn shared_ones_are_everyones_private_ones_their_owners(app: TestApp) {
             ["oi"],
             "another user sees the shared one only"
         );
-        assert_error(
-            app.get(&path(&private), token).await,
-            StatusCode::NOT_FOUND,
-            "ERR_NOT_FOUND",
-        )
-        .await;
-        assert_error(
+        assert_not_found(app.get(&path(&private), token).await).await;
+        assert_not_found(
             app.put(
                 &path(&private),
                 token,
                 &json!({"shortcode": "meu", "message": "meu!"}),
             )
             .await,
-            StatusCode::NOT_FOUND,
-            "ERR_NOT_FOUND",
         )
         .await;
-        assert_error(
-            app.delete(&path(&private), token).await,
-            StatusCode::NOT_FOUND,
-            "ERR_NOT_FOUND",
-        )
-        .await;
-        assert_error(
+        assert_not_found(app.delete(&path(&private), token).await).await;
+        assert_not_found(
             upload(
                 &app,
                 token,
@@ -258,8 +253,6 @@ async fn shared_ones_are_everyones_private_ones_their_owners(app: TestApp) {
                 b"\x89PNG".to_vec(),
             )
             .await,
-            StatusCode::NOT_FOUND,
-            "ERR_NOT_FOUND",
         )
         .await;
     }
@@ -269,45 +262,31 @@ async fn shared_ones_are_everyones_private_ones_their_owners(app: TestApp) {
     assert_eq!(shortcodes(&list), ["meu", "oi"], "the owner sees hers");
 
     // Bia edits the shared one; she cannot make it private.
-    let edited = json_of(
-        app.put(
-            &path(&shared),
-            &bia,
-            &json!({"shortcode": "oi", "message": "Olá!", "geral": false}),
-        )
-        .await,
-        StatusCode::OK,
+    let edited = edit(
+        &app,
+        &bia,
+        &shared,
+        json!({"shortcode": "oi", "message": "Olá!", "geral": false}),
     )
     .await;
     assert_eq!(edited["message"], "Olá!");
     assert_eq!(edited["geral"], true, "only the owner changes sharing");
     assert_eq!(edited["userId"], shared["userId"], "the owner stays");
     // Ana may.
-    let unshared = json_of(
-        app.put(
-            &path(&shared),
-            &ana,
-            &json!({"shortcode": "oi", "message": "Olá!", "geral": false}),
-        )
-        .await,
-        StatusCode::OK,
+    let unshared = edit(
+        &app,
+        &ana,
+        &shared,
+        json!({"shortcode": "oi", "message": "Olá!", "geral": false}),
     )
     .await;
     assert_eq!(unshared["geral"], false);
-    assert_error(
-        app.get(&path(&shared), &bia).await,
-        StatusCode::NOT_FOUND,
-        "ERR_NOT_FOUND",
-    )
-    .await;
-    json_of(
-        app.put(
-            &path(&shared),
-            &ana,
-            &json!({"shortcode": "oi", "message": "Olá!", "geral": true}),
-        )
-        .await,
-        StatusCode::OK,
+    assert_not_found(app.get(&path(&shared), &bia).await).await;
+    edit(
+        &app,
+        &ana,
+        &shared,
+        json!({"shortcode": "oi", "message": "Olá!", "geral": true}),
     )
     .await;
     let gone = app.delete(&path(&shared), &bia).await;
@@ -316,12 +295,7 @@ async fn shared_ones_are_everyones_private_ones_their_owners(app: TestApp) {
         StatusCode::NO_CONTENT,
         "any user deletes a shared one"
     );
-    assert_error(
-        app.get(&path(&shared), &ana).await,
-        StatusCode::NOT_FOUND,
-        "ERR_NOT_FOUND",
-    )
-    .await;
+    assert_not_found(app.get(&path(&shared), &ana).await).await;
 }
 
 async fn files_are_checked_served_and_removed(app: TestApp) {
@@ -376,12 +350,7 @@ async fn files_are_checked_served_and_removed(app: TestApp) {
         "ERR_VALIDATION",
     )
     .await;
-    assert_error(
-        app.get(&format!("{}/media", path(&shared)), &ana).await,
-        StatusCode::NOT_FOUND,
-        "ERR_NOT_FOUND",
-    )
-    .await;
+    assert_not_found(app.get(&format!("{}/media", path(&shared)), &ana).await).await;
 
     let png = b"\x89PNG\r\n\x1a\n0000".to_vec();
     let with_file = json_of(
@@ -434,14 +403,11 @@ async fn files_are_checked_served_and_removed(app: TestApp) {
         "ERR_VALIDATION",
     )
     .await;
-    json_of(
-        app.put(
-            &path(&shared),
-            &ana,
-            &json!({"shortcode": "foto", "message": "Veja", "geral": true}),
-        )
-        .await,
-        StatusCode::OK,
+    edit(
+        &app,
+        &ana,
+        &shared,
+        json!({"shortcode": "foto", "message": "Veja", "geral": true}),
     )
     .await;
     let removed = json_of(
@@ -452,12 +418,7 @@ async fn files_are_checked_served_and_removed(app: TestApp) {
     .await;
     assert_eq!(removed["isMedia"], false);
     assert_eq!(removed["mediaName"], Value::Null);
-    assert_error(
-        app.get(&media_path, &ana).await,
-        StatusCode::NOT_FOUND,
-        "ERR_NOT_FOUND",
-    )
-    .await;
+    assert_not_found(app.get(&media_path, &ana).await).await;
     let mut stored = Vec::new();
     collect_files(&app.media_dir, &mut stored);
     assert!(
@@ -480,12 +441,7 @@ async fn files_are_checked_served_and_removed(app: TestApp) {
         StatusCode::OK,
     )
     .await;
-    assert_error(
-        app.get(&format!("{}/media", path(&private)), &bia).await,
-        StatusCode::NOT_FOUND,
-        "ERR_NOT_FOUND",
-    )
-    .await;
+    assert_not_found(app.get(&format!("{}/media", path(&private)), &bia).await).await;
     assert_eq!(
         app.get(&format!("{}/media", path(&private)), &ana)
             .await
@@ -541,14 +497,11 @@ async fn writes_emit_quickmessage_events(app: TestApp) {
     )
     .await;
     let private = create(&app, &ana, json!({"shortcode": "meu", "message": "x"})).await;
-    json_of(
-        app.put(
-            &path(&shared),
-            &ana,
-            &json!({"shortcode": "oi", "message": "Olá"}),
-        )
-        .await,
-        StatusCode::OK,
+    edit(
+        &app,
+        &ana,
+        &shared,
+        json!({"shortcode": "oi", "message": "Olá"}),
     )
     .await;
     assert_eq!(
@@ -575,17 +528,7 @@ async fn company_b_reaches_none_of_company_a_quick_messages(app: TestApp) {
     let beta = app.company("Beta").await;
     let (_ana, ana) = member(&app, alpha, "ana@alpha.test").await;
     let (_bob, bob) = member(&app, beta, "bob@beta.test").await;
-    let bob_admin = app
-        .member(
-            beta,
-            "chefe@beta.test",
-            MemberOptions {
-                admin: true,
-                ..Default::default()
-            },
-        )
-        .await;
-    let bob_admin = app.token_of(&bob_admin).await;
+    let bob_admin = admin(&app, beta, "chefe@beta.test").await;
     let shared = create(
         &app,
         &ana,
@@ -637,7 +580,7 @@ async fn company_b_reaches_none_of_company_a_quick_messages(app: TestApp) {
             )
             .await,
         ] {
-            assert_error(response, StatusCode::NOT_FOUND, "ERR_NOT_FOUND").await;
+            assert_not_found(response).await;
         }
     }
     // Bob's own shortcode "oi" is no clash with Alpha's.

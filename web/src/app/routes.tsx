@@ -71,7 +71,7 @@ export const MENU_ENTRIES: readonly MenuEntry[] = [
   entry('reports', '/reports', QueryStatsIcon, 'reports', 'management'),
   entry('moments', '/moments', SpeedIcon, 'moments', 'management'),
   { ...entry('tickets', '/tickets', WhatsAppIcon, 'tickets', 'service', lazy(() => import('../features/tickets/components/TicketsPage'))), pageCapability: 'menu:tickets', nested: true },
-  entry('quick-messages', '/quick-messages', QuestionAnswerIcon, 'quickMessages', 'service'),
+  { ...entry('quick-messages', '/quick-messages', QuestionAnswerIcon, 'quickMessages', 'service', lazy(() => import('../features/quick-messages/components/QuickMessagesPage'))), pageCapability: 'menu:quick-messages' },
   { ...entry('contacts', '/contacts', ContactPhoneIcon, 'contacts', 'service', lazy(() => import('../features/contacts/components/ContactsRoutes'))), pageCapability: 'menu:contacts', nested: true },
   { ...entry('tags', '/tags', LocalOfferIcon, 'tags', 'service', lazy(() => import('../features/tags/components/TagsPage'))), pageCapability: 'menu:tags' },
   entry('helps', '/helps', HelpOutlineIcon, 'helps', 'service'),

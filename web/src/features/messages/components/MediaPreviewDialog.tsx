@@ -15,12 +15,14 @@ interface Props {
   busy?: boolean;
   onClose: () => void;
   onSend: (items: { file: File; caption: string }[]) => void;
+  /** Captions to start with (a quick answer's message); read when the dialog mounts. */
+  initialCaptions?: string[];
 }
 
 /** Media preview with one caption per file (up to 5 rows each). */
-export function MediaPreviewDialog({ files, busy, onClose, onSend }: Props) {
+export function MediaPreviewDialog({ files, busy, onClose, onSend, initialCaptions = [] }: Props) {
   const { t } = useTranslation();
-  const [captions, setCaptions] = useState<string[]>([]);
+  const [captions, setCaptions] = useState<string[]>(initialCaptions);
   return (
     <Dialog open={files.length > 0} onClose={onClose} fullWidth maxWidth="sm" data-testid="media-preview">
       <DialogTitle>{t('messages.media.title')}</DialogTitle>

@@ -30,6 +30,7 @@ import {
   type MessagesData,
   type SendBody,
 } from '../api/messages';
+import { matchingAnswers, quickAnswerFile, useQuickAnswers, type QuickAnswer } from '../api/quick-answers';
 import { canEditMessage, type Message, type MessageTicket } from '../types';
 import { AudioRecorder } from './AudioRecorder';
 import { CameraDialog } from './CameraDialog';
@@ -38,6 +39,7 @@ import { EmojiButton } from './EmojiButton';
 import { MediaPreviewDialog } from './MediaPreviewDialog';
 import type { MessageCommand } from './MessageItem';
 import { MessagesList } from './MessagesList';
+import { QuickAnswers } from './QuickAnswers';
 
 const SIGN_KEY = 'signOption';
 
@@ -68,6 +70,13 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
   const fileInput = useRef<HTMLInputElement | null>(null);
   const [cameraOpen, setCameraOpen] = useState(false);
   const [recording, setRecording] = useState(false);
+  // Quick answers: the list opens while the text starts with "/" (and was not closed with Escape).
+  const [fileCaptions, setFileCaptions] = useState<string[]>([]);
+  const [answersClosed, setAnswersClosed] = useState(false);
+  const [activeAnswer, setActiveAnswer] = useState(0);
+  const slash = canWrite && !editing && text.startsWith('/');
+  const quickAnswers = useQuickAnswers(slash);
+  const answers = slash && !answersClosed ? matchingAnswers(quickAnswers.data ?? [], text) : [];
 
   const put = (result: Message | Message[]) => {
     for (const message of Array.isArray(result) ? result : [result]) {
@@ -101,7 +110,48 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
     }
   };
 
+  const changeText = (value: string) => {
+    setText(value);
+    setActiveAnswer(0);
+    if (!value.startsWith('/') || value === '/') setAnswersClosed(false);
+  };
+
+  const pickAnswer = async (answer: QuickAnswer) => {
+    setAnswersClosed(true);
+    if (!answer.isMedia) {
+      setText(answer.message);
+      return;
+    }
+    try {
+      const file = await quickAnswerFile(answer);
+      setText('');
+      setFileCaptions([answer.message]);
+      setFiles([file]);
+    } catch (error) {
+      toastError(error);
+    }
+  };
+
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (answers.length > 0) {
+      const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: answers.length - 1 };
+      if (event.key in moves) {
+        event.preventDefault();
+        setActiveAnswer((current) => (current + (moves[event.key] ?? 0)) % answers.length);
+        return;
+      }
+      if (event.key === 'Enter' && !event.shiftKey) {
+        event.preventDefault();
+        const answer = answers[Math.min(activeAnswer, answers.length - 1)];
+        if (answer) void pickAnswer(answer);
+        return;
+      }
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        setAnswersClosed(true);
+        return;
+      }
+    }
     if (event.key === 'Enter' && !event.shiftKey) {
       event.preventDefault();
       void submit();
@@ -137,6 +187,7 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
     try {
       put(await sendMedia(ticket.id, items, replyTo?.id));
       setFiles([]);
+      setFileCaptions([]);
       setReplyTo(null);
     } catch (error) {
       toastError(error);
@@ -155,7 +206,8 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
     <Box sx={{ display: 'flex', flexDirection: 'column', flex: 1, minHeight: 0 }}>
       <MessagesList ticket={ticket} userId={user.id} onCommand={onCommand} />
       {canWrite ? (
-        <Paper square elevation={2} sx={{ p: 1 }}>
+        <Paper square elevation={2} sx={{ p: 1, position: 'relative' }}>
+          <QuickAnswers answers={answers} active={Math.min(activeAnswer, answers.length - 1)} onPick={(answer) => void pickAnswer(answer)} />
           {banner && (
             <Stack direction="row" sx={{ alignItems: 'center', borderLeft: '4px solid', borderColor: 'primary.main', pl: 1, mb: 1 }} data-testid={editing ? 'input-editing' : 'input-replying'}>
               <Box sx={{ flex: 1, minWidth: 0 }}>
@@ -239,7 +291,7 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
                   maxRows={6}
                   size="small"
                   value={text}
-                  onChange={(e) => setText(e.target.value)}
+                  onChange={(e) => changeText(e.target.value)}
                   onKeyDown={onKeyDown}
                   placeholder={isPrivate ? t('messages.placeholderPrivate') : t('messages.placeholder')}
                   sx={isPrivate ? { bgcolor: '#fff8e1' } : undefined}
@@ -272,7 +324,17 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
           setFiles([photo]);
         }}
       />
-      <MediaPreviewDialog files={files} busy={busy} onClose={() => setFiles([])} onSend={(items) => void sendFiles(items)} />
+      <MediaPreviewDialog
+        key={files.length > 0 ? 'open' : 'closed'}
+        files={files}
+        initialCaptions={fileCaptions}
+        busy={busy}
+        onClose={() => {
+          setFiles([]);
+          setFileCaptions([]);
+        }}
+        onSend={(items) => void sendFiles(items)}
+      />
       <ContactPickDialog
         open={forwarding !== null}
         title={t('messages.forward.title')}

@@ -4,6 +4,7 @@ import messagesLocale from '../../../features/messages/locales/en';
 import connectionsLocale from '../../../features/connections/locales/en';
 import contactsLocale from '../../../features/contacts/locales/en';
 import tagsLocale from '../../../features/tags/locales/en';
+import quickMessagesLocale from '../../../features/quick-messages/locales/en';
 import queuesLocale from '../../../features/queues/locales/en';
 import flowsLocale from '../../../features/flows/locales/en';
 
@@ -303,6 +304,7 @@ const en: Catalogue = {
   ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
+  ...quickMessagesLocale,
   ...queuesLocale,
   ...flowsLocale,
   validation: {

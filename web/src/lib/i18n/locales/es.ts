@@ -4,6 +4,7 @@ import messagesLocale from '../../../features/messages/locales/es';
 import connectionsLocale from '../../../features/connections/locales/es';
 import contactsLocale from '../../../features/contacts/locales/es';
 import tagsLocale from '../../../features/tags/locales/es';
+import quickMessagesLocale from '../../../features/quick-messages/locales/es';
 import queuesLocale from '../../../features/queues/locales/es';
 import flowsLocale from '../../../features/flows/locales/es';
 
@@ -303,6 +304,7 @@ const es: Catalogue = {
   ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
+  ...quickMessagesLocale,
   ...queuesLocale,
   ...flowsLocale,
   validation: {

@@ -3,6 +3,7 @@ import messagesLocale from '../../../features/messages/locales/pt';
 import connectionsLocale from '../../../features/connections/locales/pt';
 import contactsLocale from '../../../features/contacts/locales/pt';
 import tagsLocale from '../../../features/tags/locales/pt';
+import quickMessagesLocale from '../../../features/quick-messages/locales/pt';
 import queuesLocale from '../../../features/queues/locales/pt';
 import flowsLocale from '../../../features/flows/locales/pt';
 
@@ -303,6 +304,7 @@ const pt = {
   ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
+  ...quickMessagesLocale,
   ...queuesLocale,
   ...flowsLocale,
   validation: {

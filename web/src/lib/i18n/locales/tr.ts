@@ -4,6 +4,7 @@ import messagesLocale from '../../../features/messages/locales/tr';
 import connectionsLocale from '../../../features/connections/locales/tr';
 import contactsLocale from '../../../features/contacts/locales/tr';
 import tagsLocale from '../../../features/tags/locales/tr';
+import quickMessagesLocale from '../../../features/quick-messages/locales/tr';
 import queuesLocale from '../../../features/queues/locales/tr';
 import flowsLocale from '../../../features/flows/locales/tr';
 
@@ -303,6 +304,7 @@ const tr: Catalogue = {
   ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
+  ...quickMessagesLocale,
   ...queuesLocale,
   ...flowsLocale,
   validation: {
