@@ -61,6 +61,10 @@ id_type!(
     /// A tag of a company.
     TagId
 );
+id_type!(
+    /// A scheduled (possibly recurring) message of a company.
+    ScheduleId
+);
 
 impl CompanyId {
     /// The platform's own company: it never expires.

@@ -41,6 +41,7 @@ pub mod policy;
 pub mod ports;
 pub mod queue;
 pub mod routing;
+pub mod schedule;
 pub mod service;
 pub mod settings;
 pub mod tenancy;
@@ -49,6 +50,6 @@ pub mod validation;
 
 pub use error::{Error, ErrorCode, FieldError, Result};
 pub use ids::{
-    CompanyId, ContactId, MessageId, PlanId, QueueId, TagId, TenantScope, TicketId, UserId,
-    WhatsappId,
+    CompanyId, ContactId, MessageId, PlanId, QueueId, ScheduleId, TagId, TenantScope, TicketId,
+    UserId, WhatsappId,
 };

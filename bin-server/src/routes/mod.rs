@@ -11,6 +11,7 @@ pub mod messages;
 pub mod password_reset;
 pub mod queues;
 pub mod sandbox;
+pub mod schedules;
 pub mod settings;
 pub mod tags;
 pub mod ticket_notes;
@@ -49,6 +50,7 @@ use crate::state::AppState;
         (name = "tickets", description = "Tickets: the inbox, transitions, logs and notes"),
         (name = "messages", description = "Messages of tickets, media, reactions and forwarding"),
         (name = "flows", description = "The flow builder: flows, drafts, versions, media and phrase campaigns"),
+        (name = "schedules", description = "Scheduled and recurring messages"),
         (name = "sandbox", description = "The simulated phone network (when CHATFLOW_SANDBOX is on)"),
     )
 )]
@@ -92,11 +94,13 @@ pub fn api(max_body_bytes: usize) -> OpenApiRouter<AppState> {
         .merge(ticket_notes::router())
         .merge(messages::router())
         .merge(flows::router())
+        .merge(schedules::router())
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT));
     let uploads = users::upload_router()
         .merge(contacts::upload_router())
         .merge(messages::upload_router())
         .merge(flows::upload_router())
+        .merge(schedules::upload_router())
         .layer(DefaultBodyLimit::max(max_body_bytes));
     json.merge(uploads)
 }

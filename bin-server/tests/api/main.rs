@@ -18,6 +18,7 @@ mod password_reset;
 mod queues;
 mod realtime_seq;
 mod sandbox_phones;
+mod schedules;
 mod settings;
 mod sockets;
 mod tag_events;

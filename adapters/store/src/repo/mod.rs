@@ -22,6 +22,7 @@ mod password_resets;
 mod plans;
 mod queues;
 mod sandbox;
+mod schedules;
 mod sessions;
 mod settings;
 mod tags;

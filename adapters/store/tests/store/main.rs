@@ -19,6 +19,7 @@ mod password_resets;
 mod plans;
 mod queues;
 mod queues_helps;
+mod schedules;
 mod schema;
 mod services;
 mod sessions;
