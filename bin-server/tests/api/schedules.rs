@@ -39,6 +39,13 @@ async fn contact(app: &TestApp, inbox: &Inbox, name: &str, number: &str) -> i64 
     created["id"].as_i64().expect("contact id")
 }
 
+/// Company Alpha's inbox and its contact Maria at `number`.
+async fn alpha_with_maria(app: &TestApp, number: &str) -> (Inbox, i64) {
+    let a = inbox(app, "Alpha").await;
+    let maria = contact(app, &a, "Maria", number).await;
+    (a, maria)
+}
+
 /// `seconds` from now, as the wire writes it.
 fn in_seconds(seconds: i64) -> String {
     (Utc::now() + TimeDelta::seconds(seconds)).to_rfc3339()
@@ -72,6 +79,14 @@ async fn schedule_when(
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("schedule {id} never got ready: {last}");
+}
+
+/// The ticket of `contact` in a page of `GET /tickets`.
+fn ticket_of(page: &Value, contact: i64) -> Value {
+    page["tickets"]
+        .as_array()
+        .and_then(|l| l.iter().find(|t| t["contactId"] == contact).cloned())
+        .expect("the contact's ticket")
 }
 
 fn field_codes(error: &Value) -> Vec<(String, String)> {
@@ -198,9 +213,8 @@ async fn validation_follows_the_spec(app: TestApp) {
 }
 
 async fn a_schedule_reaches_the_phone_exactly_once(app: TestApp) {
-    let a = inbox(&app, "Alpha").await;
     let number = "5511987730002";
-    let maria = contact(&app, &a, "Maria", number).await;
+    let (a, maria) = alpha_with_maria(&app, number).await;
     let created = schedule(
         &app,
         &a.user,
@@ -232,10 +246,7 @@ async fn a_schedule_reaches_the_phone_exactly_once(app: TestApp) {
         StatusCode::OK,
     )
     .await;
-    let ticket = page["tickets"]
-        .as_array()
-        .and_then(|l| l.iter().find(|t| t["contactId"] == maria).cloned())
-        .expect("the contact's ticket");
+    let ticket = ticket_of(&page, maria);
     assert_eq!(ticket["status"], "closed");
     assert_eq!(ticket["userId"], a.user_id);
     // A sent schedule cannot be edited any more.
@@ -253,9 +264,8 @@ async fn a_schedule_reaches_the_phone_exactly_once(app: TestApp) {
 }
 
 async fn a_recurring_schedule_sends_its_times_then_stops(app: TestApp) {
-    let a = inbox(&app, "Alpha").await;
     let number = "5511987730003";
-    let maria = contact(&app, &a, "Maria", number).await;
+    let (a, maria) = alpha_with_maria(&app, number).await;
     let created = schedule(
         &app,
         &a.admin,
@@ -325,18 +335,14 @@ async fn a_recurring_schedule_sends_its_times_then_stops(app: TestApp) {
         StatusCode::OK,
     )
     .await;
-    let ticket = page["tickets"]
-        .as_array()
-        .and_then(|l| l.iter().find(|t| t["contactId"] == maria).cloned())
-        .expect("the contact's ticket");
+    let ticket = ticket_of(&page, maria);
     assert_eq!(ticket["status"], "open");
     assert_eq!(ticket["userId"], a.user_id);
 }
 
 async fn edited_or_deleted_schedules_send_only_what_is_current(app: TestApp) {
-    let a = inbox(&app, "Alpha").await;
     let number = "5511987730004";
-    let maria = contact(&app, &a, "Maria", number).await;
+    let (a, maria) = alpha_with_maria(&app, number).await;
     let deleted = schedule(
         &app,
         &a.admin,

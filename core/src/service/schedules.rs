@@ -28,17 +28,11 @@ pub struct SchedulePage {
 
 /// Refuses unless the company's plan allows schedules.
 async fn plan_allows(ports: &Ports, scope: TenantScope) -> Result<()> {
-    let company = ports
-        .companies
-        .get(scope)
+    if super::companies::plan_of(ports, scope)
         .await?
-        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
-    let plan = ports
-        .plans
-        .get(company.plan_id)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
-    if plan.flags.use_schedules {
+        .flags
+        .use_schedules
+    {
         Ok(())
     } else {
         Err(Error::with_detail(
@@ -116,18 +110,8 @@ async fn checked(ports: &Ports, actor: &Actor, input: &ScheduleInput) -> Result<
             .await?
             .ok_or(ErrorCode::ERR_NO_USER_FOUND)?;
     }
-    if let Some(queue) = input.queue_id
-        && !ports
-            .queues
-            .list(scope)
-            .await?
-            .iter()
-            .any(|q| q.id == queue)
-    {
-        return Err(Error::with_detail(
-            ErrorCode::ERR_VALIDATION,
-            "the queue is not the company's",
-        ));
+    if let Some(queue) = input.queue_id {
+        super::inbox::tickets::ensure_company_queue(ports, scope, queue).await?;
     }
     Ok(NewSchedule {
         body,
