@@ -6,6 +6,7 @@ import contactsLocale from '../../../features/contacts/locales/en';
 import tagsLocale from '../../../features/tags/locales/en';
 import queuesLocale from '../../../features/queues/locales/en';
 import flowsLocale from '../../../features/flows/locales/en';
+import schedulesLocale from '../../../features/schedules/locales/en';
 
 const en: Catalogue = {
   common: {
@@ -305,6 +306,7 @@ const en: Catalogue = {
   ...tagsLocale,
   ...queuesLocale,
   ...flowsLocale,
+  ...schedulesLocale,
   validation: {
     REQUIRED: 'Required',
     TOO_SHORT: 'Too Short!',

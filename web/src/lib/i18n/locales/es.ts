@@ -6,6 +6,7 @@ import contactsLocale from '../../../features/contacts/locales/es';
 import tagsLocale from '../../../features/tags/locales/es';
 import queuesLocale from '../../../features/queues/locales/es';
 import flowsLocale from '../../../features/flows/locales/es';
+import schedulesLocale from '../../../features/schedules/locales/es';
 
 const es: Catalogue = {
   common: {
@@ -305,6 +306,7 @@ const es: Catalogue = {
   ...tagsLocale,
   ...queuesLocale,
   ...flowsLocale,
+  ...schedulesLocale,
   validation: {
     REQUIRED: 'Obligatorio',
     TOO_SHORT: '¡Muy corto!',

@@ -5,6 +5,7 @@ import contactsLocale from '../../../features/contacts/locales/pt';
 import tagsLocale from '../../../features/tags/locales/pt';
 import queuesLocale from '../../../features/queues/locales/pt';
 import flowsLocale from '../../../features/flows/locales/pt';
+import schedulesLocale from '../../../features/schedules/locales/pt';
 
 /** Portuguese: the default and fallback language, and the source of the translation key types. */
 const pt = {
@@ -305,6 +306,7 @@ const pt = {
   ...tagsLocale,
   ...queuesLocale,
   ...flowsLocale,
+  ...schedulesLocale,
   validation: {
     REQUIRED: 'Obrigatório',
     TOO_SHORT: 'Muito curto!',

@@ -6,6 +6,7 @@ import contactsLocale from '../../../features/contacts/locales/tr';
 import tagsLocale from '../../../features/tags/locales/tr';
 import queuesLocale from '../../../features/queues/locales/tr';
 import flowsLocale from '../../../features/flows/locales/tr';
+import schedulesLocale from '../../../features/schedules/locales/tr';
 
 const tr: Catalogue = {
   common: {
@@ -305,6 +306,7 @@ const tr: Catalogue = {
   ...tagsLocale,
   ...queuesLocale,
   ...flowsLocale,
+  ...schedulesLocale,
   validation: {
     REQUIRED: 'Zorunlu',
     TOO_SHORT: 'Çok kısa!',
