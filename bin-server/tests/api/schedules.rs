@@ -20,6 +20,7 @@ inbox_tests!(
     a_schedule_reaches_the_phone_exactly_once,
     a_recurring_schedule_sends_its_times_then_stops,
     edited_or_deleted_schedules_send_only_what_is_current,
+    a_failed_send_is_kept_as_an_error,
     a_plan_without_schedules_is_refused,
     company_b_never_reaches_company_a_schedules,
 );
@@ -382,6 +383,40 @@ async fn edited_or_deleted_schedules_send_only_what_is_current(app: TestApp) {
         "ERR_NOT_FOUND",
     )
     .await;
+}
+
+async fn a_failed_send_is_kept_as_an_error(app: TestApp) {
+    let number = "5511987730006";
+    let (a, maria) = alpha_with_maria(&app, number).await;
+    let disconnected = app
+        .delete(&format!("/whatsappsession/{}", a.connection), &a.admin)
+        .await;
+    assert_eq!(disconnected.status(), StatusCode::NO_CONTENT);
+    let created = schedule(
+        &app,
+        &a.admin,
+        json!({"body": "Não vai chegar", "contactId": maria, "sendAt": in_seconds(1), "enviarQuantasVezes": 3}),
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    let failed = schedule_when(&app, &a, id, |s| s["status"] == "ERRO").await;
+    assert!(
+        failed["lastError"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("ERR_SENDING_WAPP_MSG")),
+        "{failed}"
+    );
+    assert_eq!(failed["sends"], 0);
+    assert_eq!(failed["nextSendAt"], Value::Null);
+    // Nothing is retried or queued after a failure.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let jobs = app
+        .ports
+        .jobs
+        .pending(TenantScope::new(a.company))
+        .await
+        .expect("jobs");
+    assert!(jobs.is_empty(), "{jobs:?}");
 }
 
 async fn a_plan_without_schedules_is_refused(app: TestApp) {
