@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setLanguage } from '../../../lib/i18n';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { ADMIN_PERMISSIONS, authFixture } from '../../../test/fixtures';
+import { lastSocket } from '../../../test/socket';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
@@ -94,6 +95,21 @@ describe('/schedules', () => {
     await user.click(within(dialog).getByTestId('schedule-save'));
     expect(await within(dialog).findByText('Obrigatório')).toBeInTheDocument();
     expect(mock.find('POST', '/schedules')).toHaveLength(0);
+  });
+
+  it('refreshes on company-{id}-schedule events', async () => {
+    let calls = 0;
+    server({
+      'GET /schedules': () => {
+        calls += 1;
+        return { schedules: calls === 1 ? [] : [scheduleFixture(3)], hasMore: false, count: calls === 1 ? 0 : 1 };
+      },
+    });
+    renderApp('/schedules');
+    expect(await screen.findByTestId('schedules-empty')).toBeInTheDocument();
+    await waitFor(() => expect(lastSocket()).toBeDefined());
+    act(() => lastSocket().serverEmit('company-1-schedule', { action: 'create', schedule: scheduleFixture(3) }));
+    expect(await screen.findByTestId('schedules-row-3')).toBeInTheDocument();
   });
 
   it('is refused without the plan flag', async () => {
