@@ -132,6 +132,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         tickets: store.clone(),
         messages: store.clone(),
         jobs: store.clone(),
+        schedules: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),

@@ -213,6 +213,7 @@ pub async fn build_with_hasher(
         tickets: store.clone(),
         messages: store.clone(),
         jobs: store.clone(),
+        schedules: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),

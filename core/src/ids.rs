@@ -65,6 +65,10 @@ id_type!(
     /// A quick message (quick reply) of a company.
     QuickMessageId
 );
+id_type!(
+    /// A scheduled (possibly recurring) message of a company.
+    ScheduleId
+);
 
 impl CompanyId {
     /// The platform's own company: it never expires.

@@ -44,6 +44,13 @@ pub enum JobPayload {
         ticket_id: TicketId,
         timer: crate::routing::TimerKind,
     },
+    /// A schedule's send fell due (`core::service::schedules::on_send_due`). A schedule edited,
+    /// deleted or already sent since has another revision, and the job does nothing.
+    #[serde(rename_all = "camelCase")]
+    SendSchedule {
+        schedule_id: crate::ids::ScheduleId,
+        revision: i64,
+    },
 }
 
 impl JobPayload {
@@ -53,6 +60,7 @@ impl JobPayload {
             JobPayload::ForwardMessage { .. } => "forwardMessage",
             JobPayload::FlowTimer { .. } => "flowTimer",
             JobPayload::RoutingTimer { .. } => "routingTimer",
+            JobPayload::SendSchedule { .. } => "sendSchedule",
         }
     }
 }

@@ -44,6 +44,7 @@ pub mod ports;
 pub mod queue;
 pub mod quick_message;
 pub mod routing;
+pub mod schedule;
 pub mod service;
 pub mod settings;
 pub mod tenancy;
@@ -52,6 +53,6 @@ pub mod validation;
 
 pub use error::{Error, ErrorCode, FieldError, Result};
 pub use ids::{
-    CompanyId, ContactId, MessageId, PlanId, QueueId, TagId, TenantScope, TicketId, UserId,
-    WhatsappId,
+    CompanyId, ContactId, MessageId, PlanId, QueueId, ScheduleId, TagId, TenantScope, TicketId,
+    UserId, WhatsappId,
 };

@@ -12,6 +12,7 @@ pub mod password_reset;
 pub mod queues;
 pub mod quick_messages;
 pub mod sandbox;
+pub mod schedules;
 pub mod settings;
 pub mod tags;
 pub mod ticket_notes;
@@ -51,6 +52,7 @@ use crate::state::AppState;
         (name = "messages", description = "Messages of tickets, media, reactions and forwarding"),
         (name = "flows", description = "The flow builder: flows, drafts, versions, media and phrase campaigns"),
         (name = "quick-messages", description = "Quick messages (quick replies) and their files"),
+        (name = "schedules", description = "Scheduled and recurring messages"),
         (name = "sandbox", description = "The simulated phone network (when CHATFLOW_SANDBOX is on)"),
     )
 )]
@@ -95,12 +97,14 @@ pub fn api(max_body_bytes: usize) -> OpenApiRouter<AppState> {
         .merge(messages::router())
         .merge(flows::router())
         .merge(quick_messages::router())
+        .merge(schedules::router())
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT));
     let uploads = users::upload_router()
         .merge(contacts::upload_router())
         .merge(messages::upload_router())
         .merge(flows::upload_router())
         .merge(quick_messages::upload_router())
+        .merge(schedules::upload_router())
         .layer(DefaultBodyLimit::max(max_body_bytes));
     json.merge(uploads)
 }

@@ -19,6 +19,7 @@ mod queues;
 mod quick_messages;
 mod realtime_seq;
 mod sandbox_phones;
+mod schedules;
 mod settings;
 mod sockets;
 mod tag_events;

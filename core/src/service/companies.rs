@@ -183,6 +183,21 @@ pub async fn renew_all_due(ports: &Ports, today: NaiveDate) -> Result<Vec<Renewa
     Ok(renewals)
 }
 
+/// The plan of the scope's company: `ERR_NO_COMPANY_FOUND` or `ERR_NO_PLAN_FOUND` when either is
+/// missing.
+pub async fn plan_of(ports: &Ports, scope: TenantScope) -> Result<tenancy::Plan> {
+    let company = ports
+        .companies
+        .get(scope)
+        .await?
+        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
+    ports
+        .plans
+        .get(company.plan_id)
+        .await?
+        .ok_or_else(|| ErrorCode::ERR_NO_PLAN_FOUND.into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,13 @@ pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
             crate::service::automation::on_routing_timer(ports, job.scope(), *ticket_id, *timer)
                 .await
         }
+        JobPayload::SendSchedule {
+            schedule_id,
+            revision,
+        } => {
+            crate::service::schedules::on_send_due(ports, job.scope(), *schedule_id, *revision)
+                .await
+        }
     }
 }
 

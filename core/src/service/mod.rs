@@ -24,6 +24,7 @@ pub mod jobs;
 pub mod password_reset;
 pub mod queues;
 pub mod quick_messages;
+pub mod schedules;
 pub mod settings;
 pub mod users;
 
@@ -63,6 +64,8 @@ pub struct Ports {
     pub messages: Arc<dyn crate::inbox::ports::MessageRepo>,
     /// Durable jobs (forwarding now; timers and campaigns later).
     pub jobs: Arc<dyn crate::jobs::JobQueue>,
+    /// Scheduled and recurring messages.
+    pub schedules: Arc<dyn crate::schedule::ScheduleRepo>,
     /// Flows of the flow builder, their versions and runs.
     pub flows: Arc<dyn crate::flow_ports::FlowRepo>,
     /// Phrase campaigns (a phrase starts a flow).

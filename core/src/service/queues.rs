@@ -145,16 +145,7 @@ impl Known {
 }
 
 async fn check_plan_room(ports: &Ports, scope: TenantScope, count: usize) -> Result<()> {
-    let company = ports
-        .companies
-        .get(scope)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
-    let plan = ports
-        .plans
-        .get(company.plan_id)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    let plan = crate::service::companies::plan_of(ports, scope).await?;
     if i64::try_from(count).unwrap_or(i64::MAX) >= plan.queues {
         return Err(crate::Error::with_detail(
             QUEUE_LIMIT_CODE,

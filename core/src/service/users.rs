@@ -640,16 +640,7 @@ async fn platform_toggle_on(ports: &Ports, key: &str) -> Result<bool> {
 }
 
 async fn check_plan_room(ports: &Ports, scope: TenantScope) -> Result<()> {
-    let company = ports
-        .companies
-        .get(scope)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
-    let plan = ports
-        .plans
-        .get(company.plan_id)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    let plan = crate::service::companies::plan_of(ports, scope).await?;
     if ports.users.count(scope).await? >= plan.users {
         return Err(ErrorCode::ERR_USER_LIMIT_REACHED.into());
     }

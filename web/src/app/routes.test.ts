@@ -20,13 +20,13 @@ describe('menu registry', () => {
     expect(capabilities).toHaveLength(25);
   });
 
-  it('builds only tickets, quick messages, contacts, tags, flows, users, queues, connections and settings in this version', () => {
+  it('builds only tickets, quick messages, contacts, tags, schedules, flows, users, queues, connections and settings in this version', () => {
     expect(builtEntries().map((e) => e.path)).toEqual([
-      '/tickets', '/quick-messages', '/contacts', '/tags', '/flowbuilders', '/users', '/queues', '/connections', '/settings', '/flowbuilder/:id', '/phrase-lists',
+      '/tickets', '/quick-messages', '/contacts', '/tags', '/schedules', '/flowbuilders', '/users', '/queues', '/connections', '/settings', '/flowbuilder/:id', '/phrase-lists',
     ]);
     // Every user may open the inbox: its page goes with its menu capability.
     expect(builtEntries().map((e) => e.pageCapability)).toEqual([
-      'menu:tickets', 'menu:quick-messages', 'menu:contacts', 'menu:tags', 'menu:flowbuilders', 'page:users', 'menu:queues', 'menu:connections', 'page:settings',
+      'menu:tickets', 'menu:quick-messages', 'menu:contacts', 'menu:tags', 'menu:schedules', 'menu:flowbuilders', 'page:users', 'menu:queues', 'menu:connections', 'page:settings',
       'menu:flowbuilders', 'menu:flowbuilders',
     ]);
     for (const entry of [...MENU_ENTRIES, ...ROUTE_ONLY_ENTRIES]) expect(!!entry.page).toBe(entry.built);
@@ -56,7 +56,7 @@ describe('menu gating', () => {
   it('never shows an unbuilt entry, whatever the capabilities', () => {
     const visible = visibleMenuEntries(ALL_MENU_CAPABILITIES);
     expect(visible.every((e) => e.built)).toBe(true);
-    expect(visible.map((e) => e.id)).toEqual(['tickets', 'quick-messages', 'contacts', 'tags', 'flowbuilders', 'users', 'queues', 'connections', 'settings']);
+    expect(visible.map((e) => e.id)).toEqual(['tickets', 'quick-messages', 'contacts', 'tags', 'schedules', 'flowbuilders', 'users', 'queues', 'connections', 'settings']);
   });
 
   it('lands on the first visible entry, or on the home view', () => {

@@ -76,7 +76,7 @@ export const MENU_ENTRIES: readonly MenuEntry[] = [
   { ...entry('tags', '/tags', LocalOfferIcon, 'tags', 'service', lazy(() => import('../features/tags/components/TagsPage'))), pageCapability: 'menu:tags' },
   entry('helps', '/helps', HelpOutlineIcon, 'helps', 'service'),
   entry('kanban', '/Kanban', ViewKanbanIcon, 'kanban', 'service'),
-  entry('schedules', '/schedules', EventIcon, 'schedules', 'service'),
+  { ...entry('schedules', '/schedules', EventIcon, 'schedules', 'service', lazy(() => import('../features/schedules/components/SchedulesPage'))), pageCapability: 'menu:schedules' },
   entry('chats', '/chats', ForumIcon, 'chats', 'service'),
   entry('campaigns', '/campaigns', CampaignIcon, 'campaigns', 'campaigns'),
   // Admins only (the server grants menu:flowbuilders with ManageFlows); the menu's capability opens the page.

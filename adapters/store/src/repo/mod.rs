@@ -23,6 +23,7 @@ mod plans;
 mod queues;
 mod quick_messages;
 mod sandbox;
+mod schedules;
 mod sessions;
 mod settings;
 mod tags;

@@ -20,6 +20,7 @@ mod plans;
 mod queues;
 mod queues_helps;
 mod quick_messages;
+mod schedules;
 mod schema;
 mod services;
 mod sessions;

@@ -371,6 +371,7 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         tickets: store.clone(),
         messages: store.clone(),
         jobs: store.clone(),
+        schedules: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),

@@ -69,6 +69,7 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
         tickets: store.clone(),
         messages: store.clone(),
         jobs: store.clone(),
+        schedules: store.clone(),
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),

@@ -325,16 +325,7 @@ async fn check_flows(ports: &Ports, scope: TenantScope, input: &ConnectionInput)
 }
 
 async fn check_plan_room(ports: &Ports, scope: TenantScope, count: i64) -> Result<()> {
-    let company = ports
-        .companies
-        .get(scope)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_COMPANY_FOUND)?;
-    let plan = ports
-        .plans
-        .get(company.plan_id)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
+    let plan = crate::service::companies::plan_of(ports, scope).await?;
     if count >= plan.connections {
         return Err(ErrorCode::ERR_CONNECTION_LIMIT_REACHED.into());
     }

@@ -118,18 +118,8 @@ pub async fn create(ports: &Ports, actor: &Actor, input: &CreateTicket) -> Resul
             .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?,
         None => super::connections::default_in(ports, scope).await?,
     };
-    if let Some(queue) = input.queue_id
-        && !ports
-            .queues
-            .list(scope)
-            .await?
-            .iter()
-            .any(|q| q.id == queue)
-    {
-        return Err(Error::with_detail(
-            ErrorCode::ERR_VALIDATION,
-            "the queue is not the company's",
-        ));
+    if let Some(queue) = input.queue_id {
+        ensure_company_queue(ports, scope, queue).await?;
     }
     let owner = match input.status {
         Some(TicketStatus::Pending) => None,
@@ -160,6 +150,24 @@ pub async fn create(ports: &Ports, actor: &Actor, input: &CreateTicket) -> Resul
     let ticket = ports.tickets.create(scope, &new, ports.ids.uuid()).await?;
     let settings = recipient_settings(ports, scope).await?;
     Ok(masked(actor, settings, &ticket))
+}
+
+/// Refuses (`ERR_VALIDATION`) a queue that is not the scope's company's.
+pub async fn ensure_company_queue(ports: &Ports, scope: TenantScope, queue: QueueId) -> Result<()> {
+    if ports
+        .queues
+        .list(scope)
+        .await?
+        .iter()
+        .any(|q| q.id == queue)
+    {
+        Ok(())
+    } else {
+        Err(Error::with_detail(
+            ErrorCode::ERR_VALIDATION,
+            "the queue is not the company's",
+        ))
+    }
 }
 
 /// The contact's ticket that is not closed on that connection (the default one when `None`).

@@ -9,6 +9,7 @@ import HistoryIcon from '@mui/icons-material/History';
 import PictureAsPdfIcon from '@mui/icons-material/PictureAsPdfOutlined';
 import SmartToyIcon from '@mui/icons-material/SmartToyOutlined';
 import ReplayIcon from '@mui/icons-material/Replay';
+import ScheduleIcon from '@mui/icons-material/Schedule';
 import SwapHorizIcon from '@mui/icons-material/SwapHoriz';
 import UndoIcon from '@mui/icons-material/Undo';
 import VideoCallIcon from '@mui/icons-material/VideoCallOutlined';
@@ -18,6 +19,7 @@ import { useTranslation } from 'react-i18next';
 import { getSocket } from '../../../lib/socket';
 import { useAuthenticatedSession } from '../../../lib/session';
 import { MessagesPanel } from '../../messages/components/MessagesPanel';
+import { ScheduleDialog } from '../../schedules/components/ScheduleDialog';
 import { ticketsKeys, useTicket } from '../api/tickets';
 import { applyInboxEvent } from '../hooks/useInboxRealtime';
 import { useReadWhileOpen } from '../hooks/useReadWhileOpen';
@@ -41,6 +43,7 @@ export function TicketView({ uuid }: { uuid: string }) {
   const [logOpen, setLogOpen] = useState(false);
   const [exporting, setExporting] = useState(false);
   const [meeting, setMeeting] = useState(false);
+  const [scheduling, setScheduling] = useState(false);
   const ticketId = query.data?.id;
   useReadWhileOpen(query.data);
 
@@ -130,6 +133,13 @@ export function TicketView({ uuid }: { uuid: string }) {
                 </IconButton>
               </Tooltip>
             )}
+            {permissions.includes('menu:schedules') && (
+              <Tooltip title={t('schedules.action')}>
+                <IconButton onClick={() => setScheduling(true)} aria-label={t('schedules.action')} data-testid="ticket-header-schedule">
+                  <ScheduleIcon />
+                </IconButton>
+              </Tooltip>
+            )}
             <Tooltip title={t('tickets.actions.exportPdf')}>
               <IconButton onClick={() => setExporting(true)} aria-label={t('tickets.actions.exportPdf')} data-testid="ticket-header-pdf">
                 <PictureAsPdfIcon />
@@ -152,6 +162,7 @@ export function TicketView({ uuid }: { uuid: string }) {
       <TicketLogDialog ticketId={ticket.id} open={logOpen} onClose={() => setLogOpen(false)} />
       {exporting && <ExportPdfDialog ticket={ticket} onClose={() => setExporting(false)} />}
       <MeetingLinkDialog ticket={meeting ? ticket : null} onClose={() => setMeeting(false)} />
+      {scheduling && <ScheduleDialog contactId={ticket.contactId} whatsappId={ticket.whatsappId ?? null} onClose={() => setScheduling(false)} />}
       {actions.dialogs}
     </Box>
   );

@@ -7,6 +7,7 @@ import tagsLocale from '../../../features/tags/locales/en';
 import quickMessagesLocale from '../../../features/quick-messages/locales/en';
 import queuesLocale from '../../../features/queues/locales/en';
 import flowsLocale from '../../../features/flows/locales/en';
+import schedulesLocale from '../../../features/schedules/locales/en';
 
 const en: Catalogue = {
   common: {
@@ -307,6 +308,7 @@ const en: Catalogue = {
   ...quickMessagesLocale,
   ...queuesLocale,
   ...flowsLocale,
+  ...schedulesLocale,
   validation: {
     REQUIRED: 'Required',
     TOO_SHORT: 'Too Short!',

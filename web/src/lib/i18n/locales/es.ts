@@ -7,6 +7,7 @@ import tagsLocale from '../../../features/tags/locales/es';
 import quickMessagesLocale from '../../../features/quick-messages/locales/es';
 import queuesLocale from '../../../features/queues/locales/es';
 import flowsLocale from '../../../features/flows/locales/es';
+import schedulesLocale from '../../../features/schedules/locales/es';
 
 const es: Catalogue = {
   common: {
@@ -307,6 +308,7 @@ const es: Catalogue = {
   ...quickMessagesLocale,
   ...queuesLocale,
   ...flowsLocale,
+  ...schedulesLocale,
   validation: {
     REQUIRED: 'Obligatorio',
     TOO_SHORT: '¡Muy corto!',

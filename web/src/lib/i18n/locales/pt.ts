@@ -6,6 +6,7 @@ import tagsLocale from '../../../features/tags/locales/pt';
 import quickMessagesLocale from '../../../features/quick-messages/locales/pt';
 import queuesLocale from '../../../features/queues/locales/pt';
 import flowsLocale from '../../../features/flows/locales/pt';
+import schedulesLocale from '../../../features/schedules/locales/pt';
 
 /** Portuguese: the default and fallback language, and the source of the translation key types. */
 const pt = {
@@ -307,6 +308,7 @@ const pt = {
   ...quickMessagesLocale,
   ...queuesLocale,
   ...flowsLocale,
+  ...schedulesLocale,
   validation: {
     REQUIRED: 'Obrigatório',
     TOO_SHORT: 'Muito curto!',

@@ -7,6 +7,7 @@ import tagsLocale from '../../../features/tags/locales/tr';
 import quickMessagesLocale from '../../../features/quick-messages/locales/tr';
 import queuesLocale from '../../../features/queues/locales/tr';
 import flowsLocale from '../../../features/flows/locales/tr';
+import schedulesLocale from '../../../features/schedules/locales/tr';
 
 const tr: Catalogue = {
   common: {
@@ -307,6 +308,7 @@ const tr: Catalogue = {
   ...quickMessagesLocale,
   ...queuesLocale,
   ...flowsLocale,
+  ...schedulesLocale,
   validation: {
     REQUIRED: 'Zorunlu',
     TOO_SHORT: 'Çok kısa!',
