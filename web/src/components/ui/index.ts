@@ -6,3 +6,5 @@ export { FormSwitchField } from './FormSwitchField';
 export { ConfirmDialog } from './ConfirmDialog';
 export { Toaster } from './Toaster';
 export { PageLoader } from './PageLoader';
+export { ListPageHeader } from './ListPageHeader';
+export { TableStatusRows } from './TableStatusRows';

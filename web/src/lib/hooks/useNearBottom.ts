@@ -13,3 +13,15 @@ export function useNearBottom(onNearBottom: () => void, threshold = 100) {
     [onNearBottom, threshold],
   );
 }
+
+/** Infinite scroll over an infinite query: fetches its next page near the bottom, one at a time. */
+export function useLoadMoreOnScroll(
+  query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> },
+  threshold = 100,
+) {
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  return useNearBottom(loadMore, threshold);
+}

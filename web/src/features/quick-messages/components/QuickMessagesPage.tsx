@@ -1,9 +1,7 @@
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import {
   Box,
-  Button,
   IconButton,
-  InputAdornment,
   Paper,
   Stack,
   Table,
@@ -12,20 +10,15 @@ import {
   TableContainer,
   TableHead,
   TableRow,
-  TextField,
   Tooltip,
-  Typography,
 } from '@mui/material';
-import AddIcon from '@mui/icons-material/Add';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import CheckCircleIcon from '@mui/icons-material/CheckCircle';
 import EditIcon from '@mui/icons-material/Edit';
-import SearchIcon from '@mui/icons-material/Search';
 import { useTranslation } from 'react-i18next';
-import { ConfirmDialog, PageLoader } from '../../../components/ui';
+import { ConfirmDialog, ListPageHeader, PageLoader, TableStatusRows } from '../../../components/ui';
 import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
-import { useNearBottom } from '../../../lib/hooks/useNearBottom';
-import { translateError } from '../../../lib/i18n/errors';
+import { useLoadMoreOnScroll } from '../../../lib/hooks/useNearBottom';
 import { toast, toastError } from '../../../lib/toast';
 import { useDeleteQuickMessage, useQuickMessages } from '../api/quick-messages';
 import { useQuickMessagesRealtime } from '../hooks/useQuickMessagesRealtime';
@@ -43,11 +36,7 @@ export default function QuickMessagesPage() {
   const [toDelete, setToDelete] = useState<QuickMessage | null>(null);
   useQuickMessagesRealtime();
 
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
-  const onScroll = useNearBottom(loadMore, 100);
+  const onScroll = useLoadMoreOnScroll(list);
   const rows = list.data?.pages.flatMap((page) => page.records) ?? [];
 
   const confirmDelete = () => {
@@ -61,32 +50,15 @@ export default function QuickMessagesPage() {
 
   return (
     <Stack spacing={2} sx={{ height: '100%', minHeight: 0 }} data-testid="quick-messages-page">
-      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' }, justifyContent: 'space-between' }}>
-        <Typography variant="h5" component="h1">
-          {t('quickMessages.title')}
-        </Typography>
-        <Stack direction="row" spacing={1}>
-          <TextField
-            size="small"
-            placeholder={t('quickMessages.search')}
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
-            slotProps={{
-              htmlInput: { 'data-testid': 'quick-messages-search', 'aria-label': t('common.search') },
-              input: {
-                startAdornment: (
-                  <InputAdornment position="start">
-                    <SearchIcon fontSize="small" />
-                  </InputAdornment>
-                ),
-              },
-            }}
-          />
-          <Button variant="contained" startIcon={<AddIcon />} onClick={() => setModal({ quickMessage: null })} data-testid="quick-messages-add" sx={{ flexShrink: 0 }}>
-            {t('quickMessages.add')}
-          </Button>
-        </Stack>
-      </Stack>
+      <ListPageHeader
+        title={t('quickMessages.title')}
+        search={search}
+        onSearch={setSearch}
+        searchPlaceholder={t('quickMessages.search')}
+        addLabel={t('quickMessages.add')}
+        onAdd={() => setModal({ quickMessage: null })}
+        testId="quick-messages"
+      />
       <Paper variant="outlined" sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
         <TableContainer onScroll={onScroll} sx={{ maxHeight: 'calc(100vh - 200px)' }} data-testid="quick-messages-table-container">
           <Table stickyHeader size="small">
@@ -120,23 +92,10 @@ export default function QuickMessagesPage() {
                   </TableCell>
                 </TableRow>
               ))}
-              {list.isError && (
-                <TableRow>
-                  <TableCell colSpan={4} align="center" data-testid="quick-messages-error">
-                    {translateError(list.error, t)}
-                  </TableCell>
-                </TableRow>
-              )}
-              {list.isSuccess && rows.length === 0 && (
-                <TableRow>
-                  <TableCell colSpan={4} align="center" data-testid="quick-messages-empty">
-                    {t('quickMessages.empty')}
-                  </TableCell>
-                </TableRow>
-              )}
+              <TableStatusRows query={list} rowCount={rows.length} empty={t('quickMessages.empty')} colSpan={4} testId="quick-messages" />
             </TableBody>
           </Table>
-          {(list.isPending || isFetchingNextPage) && (
+          {(list.isPending || list.isFetchingNextPage) && (
             <Box>
               <PageLoader />
             </Box>

@@ -1,22 +1,9 @@
 /** Live quick-message changes on `company-{id}-quickmessage`: any event refreshes the lists. */
-import { useEffect, useSyncExternalStore } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
-import { getSocket, onSocketChange } from '../../../lib/socket';
-import { useSession } from '../../../lib/session';
+import { useCompanyEventRefresh } from '../../../lib/hooks/useCompanyEventRefresh';
 import { quickMessagesKeys } from '../api/quick-messages';
 
+const quickMessageEvent = (companyId: number) => `company-${companyId}-quickmessage`;
+
 export function useQuickMessagesRealtime(): void {
-  const queryClient = useQueryClient();
-  const session = useSession();
-  const socket = useSyncExternalStore(onSocketChange, getSocket, getSocket);
-  const companyId = session.status === 'authenticated' ? session.user.companyId : null;
-  useEffect(() => {
-    if (!socket || companyId === null) return;
-    const event = `company-${companyId}-quickmessage`;
-    const listener = () => void queryClient.invalidateQueries({ queryKey: quickMessagesKeys.all });
-    socket.on(event, listener);
-    return () => {
-      socket.off(event, listener);
-    };
-  }, [socket, companyId, queryClient]);
+  useCompanyEventRefresh(quickMessageEvent, quickMessagesKeys.all);
 }

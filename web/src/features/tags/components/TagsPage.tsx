@@ -1,10 +1,8 @@
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import {
   Box,
-  Button,
   Chip,
   IconButton,
-  InputAdornment,
   Paper,
   Stack,
   Table,
@@ -13,19 +11,14 @@ import {
   TableContainer,
   TableHead,
   TableRow,
-  TextField,
   Tooltip,
-  Typography,
 } from '@mui/material';
-import AddIcon from '@mui/icons-material/Add';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import EditIcon from '@mui/icons-material/Edit';
-import SearchIcon from '@mui/icons-material/Search';
 import { useTranslation } from 'react-i18next';
-import { ConfirmDialog, PageLoader } from '../../../components/ui';
+import { ConfirmDialog, ListPageHeader, PageLoader, TableStatusRows } from '../../../components/ui';
 import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
-import { useNearBottom } from '../../../lib/hooks/useNearBottom';
-import { translateError } from '../../../lib/i18n/errors';
+import { useLoadMoreOnScroll } from '../../../lib/hooks/useNearBottom';
 import { toast, toastError } from '../../../lib/toast';
 import { useDeleteTag, useTags } from '../api/tags';
 import { useTagsRealtime } from '../hooks/useTagsRealtime';
@@ -43,11 +36,7 @@ export default function TagsPage() {
   const [toDelete, setToDelete] = useState<Tag | null>(null);
   useTagsRealtime();
 
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = tags;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
-  const onScroll = useNearBottom(loadMore, 100);
+  const onScroll = useLoadMoreOnScroll(tags);
   const rows = tags.data?.pages.flatMap((page) => page.tags) ?? [];
 
   const confirmDelete = () => {
@@ -61,32 +50,15 @@ export default function TagsPage() {
 
   return (
     <Stack spacing={2} sx={{ height: '100%', minHeight: 0 }} data-testid="tags-page">
-      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' }, justifyContent: 'space-between' }}>
-        <Typography variant="h5" component="h1">
-          {t('tags.title')}
-        </Typography>
-        <Stack direction="row" spacing={1}>
-          <TextField
-            size="small"
-            placeholder={t('tags.search')}
-            value={search}
-            onChange={(event) => setSearch(event.target.value)}
-            slotProps={{
-              htmlInput: { 'data-testid': 'tags-search', 'aria-label': t('common.search') },
-              input: {
-                startAdornment: (
-                  <InputAdornment position="start">
-                    <SearchIcon fontSize="small" />
-                  </InputAdornment>
-                ),
-              },
-            }}
-          />
-          <Button variant="contained" startIcon={<AddIcon />} onClick={() => setModal({ tag: null })} data-testid="tags-add" sx={{ flexShrink: 0 }}>
-            {t('tags.add')}
-          </Button>
-        </Stack>
-      </Stack>
+      <ListPageHeader
+        title={t('tags.title')}
+        search={search}
+        onSearch={setSearch}
+        searchPlaceholder={t('tags.search')}
+        addLabel={t('tags.add')}
+        onAdd={() => setModal({ tag: null })}
+        testId="tags"
+      />
       <Paper variant="outlined" sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
         <TableContainer onScroll={onScroll} sx={{ maxHeight: 'calc(100vh - 200px)' }} data-testid="tags-table-container">
           <Table stickyHeader size="small">
@@ -118,23 +90,10 @@ export default function TagsPage() {
                   </TableCell>
                 </TableRow>
               ))}
-              {tags.isError && (
-                <TableRow>
-                  <TableCell colSpan={3} align="center" data-testid="tags-error">
-                    {translateError(tags.error, t)}
-                  </TableCell>
-                </TableRow>
-              )}
-              {tags.isSuccess && rows.length === 0 && (
-                <TableRow>
-                  <TableCell colSpan={3} align="center" data-testid="tags-empty">
-                    {t('tags.empty')}
-                  </TableCell>
-                </TableRow>
-              )}
+              <TableStatusRows query={tags} rowCount={rows.length} empty={t('tags.empty')} colSpan={3} testId="tags" />
             </TableBody>
           </Table>
-          {(tags.isPending || isFetchingNextPage) && (
+          {(tags.isPending || tags.isFetchingNextPage) && (
             <Box>
               <PageLoader />
             </Box>
