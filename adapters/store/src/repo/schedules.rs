@@ -129,6 +129,17 @@ macro_rules! read_schedule {
     }};
 }
 
+/// Reads the schedule `$id` changed in `$tx` and appends its `update` event; answers it.
+macro_rules! updated {
+    ($tx:ident, $scope:expr, $id:expr) => {{
+        let schedule = read_schedule!(&mut *$tx, $scope, $id)?;
+        if let Some(schedule) = &schedule {
+            crate::append_events!(&mut *$tx, $scope, &[schedule_event("update", schedule)])?;
+        }
+        Ok(schedule)
+    }};
+}
+
 /// Queues the `sendSchedule` job of `$id` at `$revision`, due at `$at`, on `$conn`.
 macro_rules! queue_send {
     ($conn:expr, $scope:expr, $id:expr, $revision:expr, $at:expr) => {{
@@ -298,11 +309,7 @@ impl ScheduleRepo for Store {
                     return Ok(None);
                 };
                 queue_send!(&mut *tx, scope, id, revision, new.send_at)?;
-                let schedule = read_schedule!(&mut *tx, scope, id)?;
-                if let Some(schedule) = &schedule {
-                    crate::append_events!(&mut *tx, scope, &[schedule_event("update", schedule)])?;
-                }
-                Ok(schedule)
+                updated!(tx, scope, id)
             }
             .await
         })
@@ -353,11 +360,7 @@ impl ScheduleRepo for Store {
                 if done == 0 {
                     return Ok(None);
                 }
-                let schedule = read_schedule!(&mut *tx, scope, id)?;
-                if let Some(schedule) = &schedule {
-                    crate::append_events!(&mut *tx, scope, &[schedule_event("update", schedule)])?;
-                }
-                Ok(schedule)
+                updated!(tx, scope, id)
             }
             .await
         })
@@ -420,11 +423,7 @@ impl ScheduleRepo for Store {
                 if let Some(at) = outcome.next_send_at {
                     queue_send!(&mut *tx, scope, id, revision + 1, at)?;
                 }
-                let schedule = read_schedule!(&mut *tx, scope, id)?;
-                if let Some(schedule) = &schedule {
-                    crate::append_events!(&mut *tx, scope, &[schedule_event("update", schedule)])?;
-                }
-                Ok(schedule)
+                updated!(tx, scope, id)
             }
             .await
         })
