@@ -11,7 +11,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use chatflow_core::ErrorCode;
 use chatflow_core::quick_message::{QuickMessage, QuickMessageId, QuickMessageInput};
-use chatflow_core::service::inbox::messages::Upload;
 use chatflow_core::service::quick_messages;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -219,31 +218,9 @@ async fn upload_media(
     Path(id): Path<i64>,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<QuickMessage>> {
-    let mut multipart = multipart.map_err(|rejection| {
-        tracing::debug!(%rejection, "unreadable multipart body");
-        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
-    })?;
-    let mut upload = None;
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(crate::error::multipart_error)?
-    {
-        if field.name() == Some("file") {
-            let file_name = field.file_name().unwrap_or("file").to_owned();
-            let mime_type = field
-                .content_type()
-                .unwrap_or("application/octet-stream")
-                .to_owned();
-            let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
-            upload = Some(Upload {
-                file_name,
-                mime_type,
-                bytes: bytes.to_vec(),
-            });
-        }
-    }
-    let upload = upload.ok_or_else(|| ApiError::code(ErrorCode::ERR_VALIDATION))?;
+    let upload = crate::error::single_file(multipart, Some("file"))
+        .await?
+        .ok_or_else(|| ApiError::code(ErrorCode::ERR_VALIDATION))?;
     Ok(axum::Json(
         quick_messages::upload_media(&state.ports, &tenant.actor, QuickMessageId(id), upload)
             .await?,

@@ -190,30 +190,18 @@ async fn upload_media(
     Path(id): Path<i64>,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<Schedule>> {
-    let mut multipart = multipart.map_err(|rejection| {
-        tracing::debug!(%rejection, "unreadable multipart body");
-        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
-    })?;
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(crate::error::multipart_error)?
-    {
-        let Some(file_name) = field.file_name().map(str::to_owned) else {
-            continue;
-        };
-        let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
-        let schedule = schedules::upload_media(
-            &state.ports,
-            &tenant.actor,
-            ScheduleId(id),
-            &file_name,
-            &bytes,
-        )
-        .await?;
-        return Ok(axum::Json(schedule));
-    }
-    Err(ApiError::code(ErrorCode::ERR_BAD_REQUEST))
+    let upload = crate::error::single_file(multipart, None)
+        .await?
+        .ok_or_else(|| ApiError::code(ErrorCode::ERR_BAD_REQUEST))?;
+    let schedule = schedules::upload_media(
+        &state.ports,
+        &tenant.actor,
+        ScheduleId(id),
+        &upload.file_name,
+        &upload.bytes,
+    )
+    .await?;
+    Ok(axum::Json(schedule))
 }
 
 /// Removes the attachment.
