@@ -65,7 +65,11 @@ pub async fn start(
             }
         }
         HandoffKind::Typebot => {
-            typebot_begin(ports, scope, ticket, flow_id, version, node_id).await
+            let origin = (flow_id, version, node_id);
+            match typebot_settings(ports, scope, origin).await? {
+                Some(settings) => typebot_begin(ports, scope, ticket, origin, &settings).await,
+                None => end(ports, scope, ticket, None, unusable(origin)).await,
+            }
         }
     }
 }
@@ -92,8 +96,9 @@ pub async fn on_message(
             session_id,
             last_at,
         } => {
-            let Some(settings) = typebot_settings(ports, scope, &session).await? else {
-                return end(ports, scope, ticket, None, unusable(&session)).await;
+            let origin = session.origin();
+            let Some(settings) = typebot_settings(ports, scope, origin).await? else {
+                return end(ports, scope, ticket, None, unusable(origin)).await;
             };
             let now = ports.clock.now();
             match typebot_turn(&settings, *last_at, now, text) {
@@ -102,10 +107,10 @@ pub async fn on_message(
                     if !settings.restart_message.is_empty() {
                         send_bot_text(ports, scope, ticket, &settings.restart_message).await?;
                     }
-                    typebot_begin(ports, scope, ticket, *flow_id, *version, node_id).await
+                    typebot_begin(ports, scope, ticket, origin, &settings).await
                 }
                 TypebotTurn::Expired => {
-                    typebot_begin(ports, scope, ticket, *flow_id, *version, node_id).await
+                    typebot_begin(ports, scope, ticket, origin, &settings).await
                 }
                 TypebotTurn::Unknown => {
                     if !settings.unknown_message.is_empty() {
@@ -143,25 +148,16 @@ pub async fn on_message(
     }
 }
 
-/// Starts a Typebot chat for the node and sends its greeting; remembers the session.
+/// Starts a Typebot chat with the node's `settings` and sends its greeting; remembers the
+/// session.
 async fn typebot_begin(
     ports: &Ports,
     scope: TenantScope,
     ticket: &Ticket,
-    flow_id: FlowId,
-    version: i64,
-    node_id: &str,
+    origin: Origin<'_>,
+    settings: &TypebotSettings,
 ) -> Result<()> {
-    let placeholder = IntegrationSession::Typebot {
-        flow_id,
-        version,
-        node_id: node_id.to_owned(),
-        session_id: String::new(),
-        last_at: ports.clock.now(),
-    };
-    let Some(settings) = typebot_settings(ports, scope, &placeholder).await? else {
-        return end(ports, scope, ticket, None, unusable(&placeholder)).await;
-    };
+    let (flow_id, version, node_id) = origin;
     let contact = ports.contacts.get(scope, ticket.contact.id).await?;
     let request = TypebotStart {
         base_url: settings.base_url.clone(),
@@ -233,8 +229,9 @@ async fn assistant_turn(
     ticket: &Ticket,
     session: &IntegrationSession,
 ) -> Result<()> {
-    let Some(node) = openai_settings(ports, scope, session).await? else {
-        return end(ports, scope, ticket, None, unusable(session)).await;
+    let origin = session.origin();
+    let Some(node) = openai_settings(ports, scope, origin).await? else {
+        return end(ports, scope, ticket, None, unusable(origin)).await;
     };
     let queue = node.queue_id.filter(|q| *q > 0).map(QueueId);
     let max_messages = node
@@ -297,13 +294,16 @@ async fn history(
     Ok(turns)
 }
 
-/// The flow version's node the session names.
+/// Where a session's settings are: a flow, its version and the node.
+type Origin<'a> = (FlowId, i64, &'a str);
+
+/// The flow version's node `origin` names.
 async fn node_data(
     ports: &Ports,
     scope: TenantScope,
-    session: &IntegrationSession,
+    origin: Origin<'_>,
 ) -> Result<Option<NodeData>> {
-    let (flow_id, version, node_id) = session.origin();
+    let (flow_id, version, node_id) = origin;
     let graph: Option<Flow> = ports.flows.version_graph(scope, flow_id, version).await?;
     Ok(graph.and_then(|g| {
         g.nodes
@@ -316,9 +316,9 @@ async fn node_data(
 async fn openai_settings(
     ports: &Ports,
     scope: TenantScope,
-    session: &IntegrationSession,
+    origin: Origin<'_>,
 ) -> Result<Option<OpenAiSettings>> {
-    Ok(match node_data(ports, scope, session).await? {
+    Ok(match node_data(ports, scope, origin).await? {
         Some(NodeData::OpenAi(d)) => {
             let settings = d.effective().clone();
             (!settings.api_key.trim().is_empty()).then_some(settings)
@@ -330,17 +330,17 @@ async fn openai_settings(
 async fn typebot_settings(
     ports: &Ports,
     scope: TenantScope,
-    session: &IntegrationSession,
+    origin: Origin<'_>,
 ) -> Result<Option<TypebotSettings>> {
-    Ok(match node_data(ports, scope, session).await? {
+    Ok(match node_data(ports, scope, origin).await? {
         Some(NodeData::Typebot(d)) => TypebotSettings::from_value(&d.typebot_integration),
         _ => None,
     })
 }
 
-/// The error for a session whose node is gone or cannot be used (no API key, no URL or slug).
-fn unusable(session: &IntegrationSession) -> Error {
-    let (flow_id, version, node_id) = session.origin();
+/// The error for a node that is gone or cannot be used (no API key, no URL or slug).
+fn unusable(origin: Origin<'_>) -> Error {
+    let (flow_id, version, node_id) = origin;
     Error::with_detail(
         ErrorCode::ERR_INTEGRATION_UNAVAILABLE,
         format!(
