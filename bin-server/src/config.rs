@@ -174,6 +174,20 @@ pub struct Config {
         default_value = chatflow_integrations::OPENAI_BASE_URL
     )]
     pub openai_base_url: String,
+
+    /// Open connections allowed from one client address; more are closed at once. Behind a
+    /// reverse proxy every connection comes from the proxy: raise it there.
+    #[arg(
+        long,
+        env = "CHATFLOW_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256
+    )]
+    pub max_connections_per_address: usize,
+
+    /// Seconds a connection may take to send a request's headers, and may stay idle between
+    /// requests; a request body that sends nothing for this long is cut too.
+    #[arg(long, env = "CHATFLOW_READ_TIMEOUT", default_value_t = 15)]
+    pub read_timeout: u64,
 }
 
 /// The sender of mail when `CHATFLOW_MAIL_FROM` is not set.
@@ -209,6 +223,11 @@ impl fmt::Debug for Config {
             .field("smtp_url", &self.smtp_url)
             .field("mail_from", &self.mail_from)
             .field("openai_base_url", &self.openai_base_url)
+            .field(
+                "max_connections_per_address",
+                &self.max_connections_per_address,
+            )
+            .field("read_timeout", &self.read_timeout)
             .finish()
     }
 }
@@ -261,6 +280,8 @@ impl Config {
             mail_from: DEFAULT_MAIL_FROM.to_owned(),
             sandbox: None,
             openai_base_url: chatflow_integrations::OPENAI_BASE_URL.to_owned(),
+            max_connections_per_address: 256,
+            read_timeout: 15,
         }
     }
 

@@ -26,6 +26,7 @@ pub mod error;
 pub mod extract;
 pub mod inbound;
 pub mod jobs;
+pub mod listen;
 pub mod rate_limit;
 pub mod realtime;
 pub mod request_log;
@@ -37,6 +38,7 @@ pub mod web;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
@@ -53,6 +55,7 @@ use socketioxide::layer::SocketIoLayer;
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 pub use config::Config;
@@ -72,6 +75,7 @@ const JWT_SECRET_CHARS: usize = 64;
 pub struct App {
     listener: TcpListener,
     router: Router,
+    limits: listen::Limits,
     io: SocketIo,
     state: AppState,
     store: Arc<Store>,
@@ -113,6 +117,7 @@ impl App {
         let App {
             listener,
             router,
+            limits,
             io,
             store,
             realtime,
@@ -125,12 +130,7 @@ impl App {
             // Open sockets would otherwise keep the graceful shutdown waiting.
             io.close().await;
         };
-        axum::serve(
-            listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(signal)
-        .await?;
+        listen::serve(listener, router, limits, signal).await;
         store.close().await;
         Ok(())
     }
@@ -282,13 +282,18 @@ pub async fn build_with_hasher(
     spawn_limiter_cleanup(&state);
     routes::sandbox::start(&state).await;
 
-    let router = router(state.clone(), socket_layer, config.max_body_bytes);
+    let router = router(state.clone(), socket_layer, &config);
+    let limits = listen::Limits {
+        per_address: config.max_connections_per_address.max(1),
+        read_timeout: Duration::from_secs(config.read_timeout.max(1)),
+    };
     let listener = TcpListener::bind((config.host, config.port))
         .await
         .with_context(|| format!("cannot listen on {}:{}", config.host, config.port))?;
     Ok(App {
         listener,
         router,
+        limits,
         io,
         state,
         store,
@@ -298,8 +303,10 @@ pub async fn build_with_hasher(
 }
 
 /// The whole HTTP application: API routes with their OpenAPI document, socket.io, the web app
-/// and the cross-cutting layers (tracing, panics, body limits, JSON errors).
-pub fn router(state: AppState, socket_layer: SocketIoLayer, max_body_bytes: usize) -> Router {
+/// and the cross-cutting layers (tracing, panics, body limits and read timeouts, JSON errors,
+/// security headers).
+pub fn router(state: AppState, socket_layer: SocketIoLayer, config: &Config) -> Router {
+    let max_body_bytes = config.max_body_bytes;
     let mut api = routes::api(max_body_bytes);
     if state.sandbox.is_some() {
         api = api.merge(routes::sandbox::router());
@@ -332,8 +339,12 @@ pub fn router(state: AppState, socket_layer: SocketIoLayer, max_body_bytes: usiz
     ))
     .layer(socket_layer)
     .layer(RequestBodyLimitLayer::new(max_body_bytes))
+    .layer(RequestBodyTimeoutLayer::new(Duration::from_secs(
+        config.read_timeout.max(1),
+    )))
     .layer(middleware::from_fn(web::json_errors))
     .layer(CatchPanicLayer::custom(web::panic_response))
+    .layer(middleware::from_fn(web::security_headers))
     .layer(
         TraceLayer::new_for_http()
             .make_span_with(RequestSpan)

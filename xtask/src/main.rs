@@ -5,6 +5,7 @@
 //! `bench` starts a release server on a fresh database and prints the numbers we report.
 
 mod bench;
+mod fuzz;
 mod util;
 mod wasm;
 
@@ -49,6 +50,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Build the core for the browser (web/wasm → web/src/wasm-pkg) with wasm-bindgen.
     Wasm,
+    /// Run the API fuzz check of `test` alone: schemathesis against a fresh debug server.
+    Fuzz,
 }
 
 fn main() -> Result<()> {
@@ -61,6 +64,7 @@ fn main() -> Result<()> {
         Command::Test { no_e2e, no_web } => test(!no_web, !no_e2e && !no_web),
         Command::Bench(args) => bench::bench(args),
         Command::Wasm => wasm::build(&project_root()),
+        Command::Fuzz => fuzz::run(&project_root()),
     }
 }
 
@@ -174,6 +178,7 @@ fn test(web: bool, e2e: bool) -> Result<()> {
         &root,
         &util::target_dir(&root).join("debug").join("chatflow"),
     )?;
+    fuzz::run(&root)?;
 
     if web {
         ensure_node_modules()?;
