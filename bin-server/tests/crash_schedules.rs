@@ -51,7 +51,11 @@ impl Db {
                     .expect("the file opens"),
             )
         } else {
-            Db::Postgres(sqlx::PgPool::connect(url).await.expect("PostgreSQL answers"))
+            Db::Postgres(
+                sqlx::PgPool::connect(url)
+                    .await
+                    .expect("PostgreSQL answers"),
+            )
         }
     }
 

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, FieldCode, FieldError, Result};
 use crate::identity::Toggle;
 use crate::ids::{ContactId, MessageId, QueueId, ScheduleId, TenantScope, UserId, WhatsappId};
-use crate::inbox::model::{Message, NewMessage};
 use crate::inbox::events::InboxEvent;
+use crate::inbox::model::{Message, NewMessage};
 use crate::ticket::TicketStatus;
 
 /// Schedules per page of `GET /schedules`.

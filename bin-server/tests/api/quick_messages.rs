@@ -634,7 +634,11 @@ async fn concurrent_creates_of_one_shortcode_keep_one(app: TestApp) {
         .as_array()
         .expect("a list")
         .iter()
-        .filter(|m| m["shortcode"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("todos")))
+        .filter(|m| {
+            m["shortcode"]
+                .as_str()
+                .is_some_and(|s| s.eq_ignore_ascii_case("todos"))
+        })
         .count();
     assert_eq!(todos, 1, "{listed}");
 }

@@ -127,7 +127,10 @@ async fn tags_crud_and_contact_tags(app: TestApp) {
     )
     .await;
     let kept = json_of(app.get("/tags/list", &user).await, StatusCode::OK).await;
-    assert!(kept.to_string().contains(&format!("\"id\":{}", vip["id"])), "{kept}");
+    assert!(
+        kept.to_string().contains(&format!("\"id\":{}", vip["id"])),
+        "{kept}"
+    );
     let admin = app
         .member(
             company,
