@@ -108,6 +108,11 @@ pub struct Config {
     #[arg(long, env = "CHATFLOW_REFRESH_REUSE_GRACE", default_value_t = 10)]
     pub refresh_reuse_grace: u64,
 
+    /// Seconds a claimed durable job stays invisible to other workers; a job whose server died
+    /// is run again once its lease has run out. Far longer than any job takes.
+    #[arg(long, env = "CHATFLOW_JOB_LEASE", default_value_t = 120)]
+    pub job_lease: u64,
+
     /// The e-mail of the super admin created on first start (default admin@chatflow.local).
     #[arg(long, env = "CHATFLOW_ADMIN_EMAIL")]
     pub admin_email: Option<String>,
@@ -211,6 +216,7 @@ impl fmt::Debug for Config {
             .field("access_token_ttl", &self.access_token_ttl)
             .field("refresh_token_ttl", &self.refresh_token_ttl)
             .field("refresh_reuse_grace", &self.refresh_reuse_grace)
+            .field("job_lease", &self.job_lease)
             .field("admin_email", &self.admin_email)
             .field("admin_password", &self.admin_password)
             .field("web_dir", &self.web_dir)
@@ -267,6 +273,7 @@ impl Config {
             access_token_ttl: 900,
             refresh_token_ttl: 7 * 24 * 3600,
             refresh_reuse_grace: 10,
+            job_lease: 120,
             admin_email: None,
             admin_password: None,
             web_dir: PathBuf::from("web/dist"),

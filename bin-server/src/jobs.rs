@@ -12,8 +12,6 @@ use tokio::sync::Notify;
 
 use crate::dispatcher::Realtime;
 
-/// How long a claimed job stays invisible to other workers: far longer than any job takes.
-const LEASE: chrono::TimeDelta = chrono::TimeDelta::seconds(120);
 /// Jobs claimed at once.
 const BATCH: u32 = 16;
 /// The longest sleep between looks at the queue (jobs queued by another process, e.g. the CLI
@@ -31,13 +29,19 @@ impl JobWaker {
     }
 }
 
-/// Starts the worker; it ends when `realtime` shuts down.
-pub fn spawn(ports: Ports, waker: JobWaker, realtime: &Realtime) -> tokio::task::JoinHandle<()> {
+/// Starts the worker; it ends when `realtime` shuts down. `lease`: how long a claimed job stays
+/// invisible to other workers (`CHATFLOW_JOB_LEASE`, far longer than any job takes).
+pub fn spawn(
+    ports: Ports,
+    waker: JobWaker,
+    realtime: &Realtime,
+    lease: chrono::TimeDelta,
+) -> tokio::task::JoinHandle<()> {
     let stop = realtime.stop_signal();
     tokio::spawn(async move {
         tokio::pin!(stop);
         loop {
-            let idle = match run_due(&ports).await {
+            let idle = match run_due(&ports, lease).await {
                 Ok(idle) => idle,
                 Err(e) => {
                     tracing::warn!("job queue unavailable: {e}");
@@ -54,10 +58,10 @@ pub fn spawn(ports: Ports, waker: JobWaker, realtime: &Realtime) -> tokio::task:
 }
 
 /// Runs every job due now; returns how long to sleep before the next one is due.
-async fn run_due(ports: &Ports) -> chatflow_core::Result<Duration> {
+async fn run_due(ports: &Ports, lease: chrono::TimeDelta) -> chatflow_core::Result<Duration> {
     loop {
         let now = ports.clock.now();
-        let claimed = ports.jobs.claim_due(now, LEASE, BATCH).await?;
+        let claimed = ports.jobs.claim_due(now, lease, BATCH).await?;
         if claimed.is_empty() {
             break;
         }

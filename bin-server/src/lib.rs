@@ -278,7 +278,12 @@ pub async fn build_with_hasher(
         .await
         .map_err(|e| anyhow::anyhow!("cannot start the realtime dispatcher: {e}"))?;
     dispatcher::spawn_pruner(realtime.clone(), state.ports.clone());
-    jobs::spawn(state.ports.clone(), state.jobs.clone(), &realtime);
+    jobs::spawn(
+        state.ports.clone(),
+        state.jobs.clone(),
+        &realtime,
+        chrono::TimeDelta::seconds(i64::try_from(config.job_lease).unwrap_or(120).max(1)),
+    );
     spawn_limiter_cleanup(&state);
     routes::sandbox::start(&state).await;
 

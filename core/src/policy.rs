@@ -284,6 +284,12 @@ pub enum Action {
     // -------------------------------------------------------- contacts, messages
     /// Delete a contact: `contacts-page:deleteContact`.
     DeleteContact(CompanyId),
+    /// Export every contact of the company to a spreadsheet (`GET /contacts/export`): admins.
+    /// The whole contact base with numbers is the company's data, not an attendant's tool.
+    ExportContacts(CompanyId),
+    /// Delete a company tag (`DELETE /tags/{id}`), which takes it off every contact and ticket:
+    /// admins. Creating, editing and attaching tags stays with every user.
+    DeleteTag(CompanyId),
     /// Edit a message: one's own messages only (the 15-minute window is
     /// [`crate::ticket::can_edit_message`]).
     EditMessage(MessageTarget),
@@ -321,7 +327,9 @@ impl Action {
             | CloseOrIgnorePendingTicket(c)
             | DeleteTicket(c)
             | CloseAllTickets(c)
-            | DeleteContact(c) => Some(c),
+            | DeleteContact(c)
+            | ExportContacts(c)
+            | DeleteTag(c) => Some(c),
             ReadUser(t)
             | UpdateUser(t)
             | UpdateUserPrivileges(t)
@@ -425,6 +433,7 @@ fn allowed(actor: &Actor, action: &Action) -> bool {
         CloseAllTickets(_) => has_static(actor, Permission::TicketsManagerCloseAll),
 
         DeleteContact(_) => has_static(actor, Permission::ContactsPageDeleteContact),
+        ExportContacts(_) | DeleteTag(_) => admin,
         EditMessage(m) | DeleteMessage(m) => m.own,
     }
 }
@@ -545,6 +554,9 @@ capability_table! {
     "tickets:without-queue" => |f| f.can(Action::ViewTicketsWithoutQueue),
     "tickets:close-pending" => |f| f.can(Action::CloseOrIgnorePendingTicket),
     "tickets:all-history" => |f| f.can(Action::ViewOtherQueuesHistory),
+    // Contacts and tags.
+    "contacts:export" => |f| f.can(Action::ExportContacts),
+    "tags:delete" => |f| f.can(Action::DeleteTag),
 }
 
 /// Everything the web app gates on that the policy grants `actor` under `plan`, as names from
@@ -853,6 +865,8 @@ mod tests {
             Action::DeleteTicket(HOME),
             Action::CloseAllTickets(HOME),
             Action::DeleteContact(HOME),
+            Action::ExportContacts(HOME),
+            Action::DeleteTag(HOME),
             Action::ShowAllTickets(HOME),
             Action::CloseOrIgnorePendingTicket(HOME),
             Action::ViewOtherQueuesHistory(HOME),
@@ -1008,6 +1022,8 @@ mod tests {
             "page:users",
             "page:settings",
             "menu:moments",
+            "contacts:export",
+            "tags:delete",
         ] {
             assert!(admin_caps.iter().any(|c| c == name), "{name}");
         }
@@ -1069,5 +1085,7 @@ mod tests {
         }
         assert!(!caps.iter().any(|c| c == "user-modal:editProfile"));
         assert!(!caps.iter().any(|c| c == "tickets-manager:closeAll"));
+        assert!(!caps.iter().any(|c| c == "contacts:export"));
+        assert!(!caps.iter().any(|c| c == "tags:delete"));
     }
 }

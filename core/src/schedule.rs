@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, FieldCode, FieldError, Result};
 use crate::identity::Toggle;
-use crate::ids::{ContactId, QueueId, ScheduleId, TenantScope, UserId, WhatsappId};
+use crate::ids::{ContactId, MessageId, QueueId, ScheduleId, TenantScope, UserId, WhatsappId};
 use crate::inbox::events::InboxEvent;
+use crate::inbox::model::{Message, NewMessage};
 use crate::ticket::TicketStatus;
 
 /// Schedules per page of `GET /schedules`.
@@ -480,6 +481,15 @@ pub fn schedule_deleted_event(id: ScheduleId) -> InboxEvent {
     }
 }
 
+/// A send claimed and not recorded yet ([`ScheduleRepo::send_claim`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendClaim {
+    /// The schedule's revision the claim made.
+    pub revision: i64,
+    /// The outbound message stored for it, once stored.
+    pub message_id: Option<MessageId>,
+}
+
 /// What `GET /schedules` filters on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScheduleFilter {
@@ -526,11 +536,25 @@ pub trait ScheduleRepo: Send + Sync {
         media: Option<(&str, &str)>,
     ) -> Result<Option<Schedule>>;
     /// Takes the send of `revision`: bumps the revision when it still matches and a send is
-    /// due (`PENDENTE` or `AGENDADA`); false when the schedule changed, was deleted or is done.
+    /// due (`PENDENTE` or `AGENDADA`), and remembers the claim (the new revision, no message
+    /// yet) until [`Self::record_send`]; false when the schedule changed, was deleted or is done.
     async fn claim_send(&self, scope: TenantScope, id: ScheduleId, revision: i64) -> Result<bool>;
+    /// The claim taken by [`Self::claim_send`] and not recorded yet, if any: a server that died
+    /// mid-send left it, and the send's retried job resumes it.
+    async fn send_claim(&self, scope: TenantScope, id: ScheduleId) -> Result<Option<SendClaim>>;
+    /// Stores the claimed send's outbound message and ties it to the claim, in one transaction
+    /// (so a crash leaves either both or neither). `None`, with nothing stored, when the claim
+    /// `revision` is no longer the schedule's open claim or already has its message.
+    async fn attach_send_message(
+        &self,
+        scope: TenantScope,
+        id: ScheduleId,
+        revision: i64,
+        message: &NewMessage,
+    ) -> Result<Option<Message>>;
     /// Records a claimed send (`revision` is the claimed one, after [`Self::claim_send`]):
-    /// bumps the revision again and queues the next send's job when `outcome.next_send_at` is
-    /// set. `None` when the schedule changed meanwhile.
+    /// clears the claim, bumps the revision again and queues the next send's job when
+    /// `outcome.next_send_at` is set. `None` when the schedule changed meanwhile.
     async fn record_send(
         &self,
         scope: TenantScope,

@@ -732,7 +732,12 @@ impl ChannelProvider for SandboxProvider {
 
     async fn send(&self, scope: TenantScope, message: &Outbound) -> Result<String> {
         self.require_connected(message.connection)?;
-        let external_id = fresh_external_id(self.inner.ids.as_ref());
+        // A keyed send has a fixed id, so sending it again finds the first record (the phone
+        // receives it once); an unkeyed one gets a fresh id.
+        let external_id = match &message.idempotency_key {
+            Some(key) => format!("SBXK{key}"),
+            None => fresh_external_id(self.inner.ids.as_ref()),
+        };
         let body = display_body(&message.content);
         self.inner
             .repo

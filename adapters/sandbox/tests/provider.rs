@@ -139,6 +139,15 @@ impl SandboxRepo for Memory {
         content: &OutboundContent,
         body: &str,
     ) -> Result<SandboxReceived> {
+        if let Some(first) = self
+            .received
+            .lock()
+            .expect("lock")
+            .iter()
+            .find(|r| r.whatsapp_id == connection && r.external_id == external_id)
+        {
+            return Ok(first.clone());
+        }
         let row = SandboxReceived {
             id: 1,
             whatsapp_id: connection,
@@ -374,6 +383,7 @@ async fn sending_needs_a_session_and_acks_climb() {
         to: "5511".into(),
         content: OutboundContent::Text { body: "hi".into() },
         quoted_external_id: None,
+        idempotency_key: None,
     };
     let refused = provider
         .send(scope(), &message)

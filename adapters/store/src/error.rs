@@ -49,6 +49,14 @@ const CONSTRAINT_CODES: &[(&str, ErrorCode)] = &[
         "contacts_company_channel_number_key",
         ErrorCode::ERR_DUPLICATED_CONTACT,
     ),
+    (
+        "quick_messages_shared_shortcode_key",
+        ErrorCode::ERR_QUICK_MESSAGE_SHORTCODE_EXISTS,
+    ),
+    (
+        "quick_messages_owner_shortcode_key",
+        ErrorCode::ERR_QUICK_MESSAGE_SHORTCODE_EXISTS,
+    ),
     // SQLite names the columns of plain unique indexes rather than the index.
     (
         "queues.company_id, queues.color",

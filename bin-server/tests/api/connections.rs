@@ -662,6 +662,7 @@ async fn pairing_a_simulated_phone(app: TestApp) {
                     body: "Welcome!".into(),
                 },
                 quoted_external_id: None,
+                idempotency_key: None,
             },
         )
         .await

@@ -316,7 +316,7 @@ fn strings(cells: &[&str]) -> Vec<String> {
 }
 
 async fn import_xlsx_and_csv_then_export(app: TestApp) {
-    let (_, user) = company_with_users(&app, "Alpha").await;
+    let (admin, user) = company_with_users(&app, "Alpha").await;
     create(&app, &user, "Existing", "5511966660001").await;
     let header = strings(&["Nome", "Telefone", "E-mail", "Etiquetas"]);
     let rows = vec![
@@ -428,8 +428,14 @@ async fn import_xlsx_and_csv_then_export(app: TestApp) {
     .await;
     assert_eq!(report["imported"], 2);
 
-    // Export: an xlsx of every contact, read back.
-    let response = app.get("/contacts/export", &user).await;
+    // Export: admins only (the whole contact base); an xlsx of every contact, read back.
+    assert_error(
+        app.get("/contacts/export", &user).await,
+        StatusCode::FORBIDDEN,
+        "ERR_NO_PERMISSION",
+    )
+    .await;
+    let response = app.get("/contacts/export", &admin).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(
         response
@@ -581,8 +587,12 @@ async fn company_b_never_reaches_company_a_contacts(app: TestApp) {
             .await,
             app.delete(&format!("/tags/{}", a_tag["id"]), token).await,
         ] {
+            // A plain user may not delete tags at all (403); an admin finds no such tag (404).
             let (status, _) = error_of(response).await;
-            assert_eq!(status, StatusCode::NOT_FOUND);
+            assert!(
+                status == StatusCode::NOT_FOUND || status == StatusCode::FORBIDDEN,
+                "{status}"
+            );
         }
         // A's upload token is not B's.
         assert_error(
@@ -597,10 +607,14 @@ async fn company_b_never_reaches_company_a_contacts(app: TestApp) {
         )
         .await;
         let export = app.get("/contacts/export", token).await;
-        assert_eq!(export.status(), StatusCode::OK);
-        let bytes = export.bytes().await.expect("bytes");
-        let sheet = chatflow_system::spreadsheet::read("x.xlsx", &bytes).expect("readable");
-        assert!(sheet.rows.is_empty(), "B exports none of A's contacts");
+        if token == &b_admin {
+            assert_eq!(export.status(), StatusCode::OK);
+            let bytes = export.bytes().await.expect("bytes");
+            let sheet = chatflow_system::spreadsheet::read("x.xlsx", &bytes).expect("readable");
+            assert!(sheet.rows.is_empty(), "B exports none of A's contacts");
+        } else {
+            assert_eq!(export.status(), StatusCode::FORBIDDEN);
+        }
     }
     // A's contact and tag are untouched.
     let still = json_of(

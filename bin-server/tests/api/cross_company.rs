@@ -487,3 +487,307 @@ async fn company_b_never_reaches_company_a_flows(app: TestApp) {
     .await;
     assert_eq!(still["details"], campaign);
 }
+
+mod foreign_ids {
+    use reqwest::StatusCode;
+    use serde_json::{Value, json};
+
+    use crate::helpers::{TestApp, error_of, json_of};
+    use crate::tickets::{inbox, inbox_tests};
+
+    inbox_tests!(company_b_cannot_point_its_writes_at_company_a_ids);
+
+    /// The JSON of a successful answer.
+    async fn ok(response: reqwest::Response) -> Value {
+        let status = response.status();
+        let url = response.url().to_string();
+        let text = response.text().await.expect("a body");
+        assert!(status.is_success(), "{url}: {status} {text}");
+        serde_json::from_str(&text).unwrap_or(Value::Null)
+    }
+
+    /// Every write of company B that names one of company A's ids (queue, user, connection,
+    /// contact, tag, flow, ticket) is refused with the "not found"-style answer of
+    /// `POST /tickets`, and nothing of A shows on B's rows afterwards.
+    async fn company_b_cannot_point_its_writes_at_company_a_ids(app: TestApp) {
+        let a = inbox(&app, "Alpha").await;
+        let b = inbox(&app, "Beta").await;
+        let a_queue = ok(app
+            .post(
+                "/queue",
+                &a.admin,
+                &json!({"name": "Fila Alfa", "color": "#123456"}),
+            )
+            .await)
+        .await["id"]
+            .as_i64()
+            .expect("queue id");
+        let a_contact = ok(app
+            .post(
+                "/contacts",
+                &a.admin,
+                &json!({"name": "Cliente Alfa", "number": "5511900000001"}),
+            )
+            .await)
+        .await["id"]
+            .as_i64()
+            .expect("contact id");
+        let a_ticket = ok(app
+            .post("/tickets", &a.admin, &json!({"contactId": a_contact}))
+            .await)
+        .await["id"]
+            .as_i64()
+            .expect("ticket id");
+        let a_tag = ok(app
+            .post("/tags", &a.admin, &json!({"name": "Etiqueta Alfa"}))
+            .await)
+        .await["id"]
+            .as_i64()
+            .expect("tag id");
+        let a_flow = ok(app
+            .post("/flowbuilder", &a.admin, &json!({"name": "Fluxo Alfa"}))
+            .await)
+        .await["id"]
+            .as_i64()
+            .expect("flow id");
+
+        let b_contact = ok(app
+            .post(
+                "/contacts",
+                &b.admin,
+                &json!({"name": "Cliente Beta", "number": "5511900000002"}),
+            )
+            .await)
+        .await["id"]
+            .as_i64()
+            .expect("contact id");
+        let b_ticket = ok(app
+            .post("/tickets", &b.admin, &json!({"contactId": b_contact}))
+            .await)
+        .await["id"]
+            .as_i64()
+            .expect("ticket id");
+        let b_ticket_path = format!("/tickets/{b_ticket}");
+        let b_user_path = format!("/users/{}", b.user_id);
+        let soon = (chrono::Utc::now() + chrono::TimeDelta::hours(1)).to_rfc3339();
+        let schedule = |extra: Value| {
+            let mut body = json!({"body": "Lembrete Beta", "contactId": b_contact, "sendAt": soon});
+            for (k, v) in extra.as_object().expect("an object") {
+                body[k] = v.clone();
+            }
+            body
+        };
+
+        let not_found = "404";
+        let invalid = "422";
+        let probes: Vec<(&str, reqwest::Response, &str, &str)> = vec![
+            (
+                "PUT /tickets queueId",
+                app.put(&b_ticket_path, &b.admin, &json!({"queueId": a_queue}))
+                    .await,
+                invalid,
+                "ERR_VALIDATION",
+            ),
+            (
+                "PUT /tickets userId",
+                app.put(&b_ticket_path, &b.admin, &json!({"userId": a.user_id}))
+                    .await,
+                not_found,
+                "ERR_NO_USER_FOUND",
+            ),
+            (
+                "PUT /tickets queueId and userId",
+                app.put(
+                    &b_ticket_path,
+                    &b.admin,
+                    &json!({"queueId": a_queue, "userId": a.user_id, "status": "open"}),
+                )
+                .await,
+                invalid,
+                "ERR_VALIDATION",
+            ),
+            (
+                "POST /tickets contactId",
+                app.post("/tickets", &b.admin, &json!({"contactId": a_contact}))
+                    .await,
+                not_found,
+                "ERR_NO_CONTACT_FOUND",
+            ),
+            (
+                "POST /tickets whatsappId",
+                app.post(
+                    "/tickets",
+                    &b.admin,
+                    &json!({"contactId": b_contact, "whatsappId": a.connection}),
+                )
+                .await,
+                not_found,
+                "ERR_NO_WAPP_FOUND",
+            ),
+            (
+                "POST /users whatsappId",
+                app.post(
+                    "/users",
+                    &b.admin,
+                    &json!({"name": "Novo", "email": "novo@beta.test", "password": "novo-pass-1",
+                            "profile": "user", "whatsappId": a.connection}),
+                )
+                .await,
+                not_found,
+                "ERR_NO_WAPP_FOUND",
+            ),
+            (
+                "PUT /users whatsappId",
+                app.put(&b_user_path, &b.admin, &json!({"whatsappId": a.connection}))
+                    .await,
+                not_found,
+                "ERR_NO_WAPP_FOUND",
+            ),
+            (
+                "PUT /users queueIds",
+                app.put(&b_user_path, &b.admin, &json!({"queueIds": [a_queue]}))
+                    .await,
+                invalid,
+                "ERR_VALIDATION",
+            ),
+            (
+                "PUT /whatsapp queueIds",
+                app.put(
+                    &format!("/whatsapp/{}", b.connection),
+                    &b.admin,
+                    &json!({"name": "Line", "queueIds": [a_queue]}),
+                )
+                .await,
+                invalid,
+                "ERR_VALIDATION",
+            ),
+            (
+                "PUT /whatsapp flowIdWelcome",
+                app.put(
+                    &format!("/whatsapp/{}", b.connection),
+                    &b.admin,
+                    &json!({"name": "Line", "flowIdWelcome": a_flow}),
+                )
+                .await,
+                not_found,
+                "ERR_NO_FLOW_FOUND",
+            ),
+            (
+                "POST /schedules contactId",
+                app.post(
+                    "/schedules",
+                    &b.admin,
+                    &schedule(json!({"contactId": a_contact})),
+                )
+                .await,
+                not_found,
+                "ERR_NO_CONTACT_FOUND",
+            ),
+            (
+                "POST /schedules whatsappId",
+                app.post(
+                    "/schedules",
+                    &b.admin,
+                    &schedule(json!({"whatsappId": a.connection})),
+                )
+                .await,
+                not_found,
+                "ERR_NO_WAPP_FOUND",
+            ),
+            (
+                "POST /schedules ticketUserId",
+                app.post(
+                    "/schedules",
+                    &b.admin,
+                    &schedule(json!({"ticketUserId": a.user_id})),
+                )
+                .await,
+                not_found,
+                "ERR_NO_USER_FOUND",
+            ),
+            (
+                "POST /schedules queueId",
+                app.post(
+                    "/schedules",
+                    &b.admin,
+                    &schedule(json!({"queueId": a_queue})),
+                )
+                .await,
+                invalid,
+                "ERR_VALIDATION",
+            ),
+            (
+                "PUT /ticket-tags A's tag",
+                app.put(
+                    &format!("/ticket-tags/{b_ticket}/{a_tag}"),
+                    &b.admin,
+                    &json!({}),
+                )
+                .await,
+                not_found,
+                "ERR_NOT_FOUND",
+            ),
+            (
+                "POST /ticket-notes A's ticket",
+                app.post(
+                    "/ticket-notes",
+                    &b.admin,
+                    &json!({"ticketId": a_ticket, "note": "x"}),
+                )
+                .await,
+                not_found,
+                "ERR_NO_TICKET_FOUND",
+            ),
+            (
+                "POST /tags/sync A's contact",
+                app.post(
+                    "/tags/sync",
+                    &b.admin,
+                    &json!({"contactId": a_contact, "tags": [{"id": a_tag}]}),
+                )
+                .await,
+                not_found,
+                "ERR_NO_CONTACT_FOUND",
+            ),
+        ];
+        for (what, response, status, code) in probes {
+            let (got, got_code) = error_of(response).await;
+            assert_eq!(
+                (got.as_u16().to_string(), got_code.as_str()),
+                (status.to_owned(), code),
+                "{what}"
+            );
+        }
+
+        // A's tag on B's contact is ignored, not linked.
+        let synced = ok(app
+            .post(
+                "/tags/sync",
+                &b.admin,
+                &json!({"contactId": b_contact, "tags": [{"id": a_tag}]}),
+            )
+            .await)
+        .await;
+        assert!(!synced.to_string().contains("Etiqueta Alfa"), "{synced}");
+
+        // B's rows show nothing of A: the ticket, its list and its log.
+        for path in [
+            b_ticket_path.clone(),
+            "/tickets?showAll=true&status=open".to_owned(),
+            format!("/tickets-log/{b_ticket}"),
+            b_user_path.clone(),
+        ] {
+            let text = json_of(app.get(&path, &b.admin).await, StatusCode::OK)
+                .await
+                .to_string();
+            for leak in ["Fila Alfa", "#123456", "alpha.test", "Cliente Alfa"] {
+                assert!(!text.contains(leak), "{path} shows {leak}: {text}");
+            }
+        }
+        let ticket = json_of(app.get(&b_ticket_path, &b.admin).await, StatusCode::OK).await;
+        assert_eq!(ticket["queueId"], Value::Null, "{ticket}");
+        assert_eq!(ticket["userId"], b.admin_id, "{ticket}");
+        let user = json_of(app.get(&b_user_path, &b.admin).await, StatusCode::OK).await;
+        assert_ne!(user["whatsappId"], a.connection, "{user}");
+    }
+}

@@ -18,6 +18,7 @@ app_tests!(
     files_are_checked_served_and_removed,
     writes_emit_quickmessage_events,
     company_b_reaches_none_of_company_a_quick_messages,
+    concurrent_creates_of_one_shortcode_keep_one,
 );
 
 async fn member(app: &TestApp, company: CompanyId, email: &str) -> (Member, String) {
@@ -593,4 +594,84 @@ async fn company_b_reaches_none_of_company_a_quick_messages(app: TestApp) {
     let kept = json_of(app.get(&path(&shared), &ana).await, StatusCode::OK).await;
     assert_eq!(kept["message"], "Oi");
     assert_eq!(kept["mediaName"], "a.png");
+}
+
+/// Many creates of one shortcode at the same moment, shared and private, by the same user and by
+/// colleagues: the store's unique indexes let exactly one shared one and one per owner through,
+/// and every other answer is 409 `ERR_QUICK_MESSAGE_SHORTCODE_EXISTS` (never a 500).
+async fn concurrent_creates_of_one_shortcode_keep_one(app: TestApp) {
+    let company = app.company("Alpha").await;
+    let (_, ana) = member(&app, company, "ana@alpha.test").await;
+    let (_, bia) = member(&app, company, "bia@alpha.test").await;
+    const TRIES: usize = 12;
+
+    // One user, the same private shortcode, in different cases: one wins.
+    let (won, lost) = race(&app, &ana, TRIES, |i| {
+        json!({"shortcode": if i % 2 == 0 { "promo" } else { "PROMO" }, "message": format!("v{i}")})
+    })
+    .await;
+    assert_eq!((won, lost), (1, TRIES - 1));
+
+    // Two users creating a shared shortcode at once: one shared message in the company.
+    let mut shared = Vec::new();
+    for i in 0..TRIES {
+        let token = if i % 2 == 0 { ana.clone() } else { bia.clone() };
+        let app = &app;
+        shared.push(async move {
+            app.post(
+                "/quick-messages",
+                &token,
+                &json!({"shortcode": "todos", "message": format!("v{i}"), "geral": true}),
+            )
+            .await
+        });
+    }
+    let (won, lost) = tally(futures::future::join_all(shared).await).await;
+    assert_eq!((won, lost), (1, TRIES - 1));
+
+    let listed = json_of(app.get("/quick-messages/list", &bia).await, StatusCode::OK).await;
+    let todos = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|m| {
+            m["shortcode"]
+                .as_str()
+                .is_some_and(|s| s.eq_ignore_ascii_case("todos"))
+        })
+        .count();
+    assert_eq!(todos, 1, "{listed}");
+}
+
+/// `tries` concurrent creates by `token`; answers (successes, conflicts).
+async fn race(
+    app: &TestApp,
+    token: &str,
+    tries: usize,
+    body: impl Fn(usize) -> Value,
+) -> (usize, usize) {
+    let calls = (0..tries).map(|i| {
+        let body = body(i);
+        async move { app.post("/quick-messages", token, &body).await }
+    });
+    tally(futures::future::join_all(calls).await).await
+}
+
+/// Counts successes and `409 ERR_QUICK_MESSAGE_SHORTCODE_EXISTS`; anything else fails the test.
+async fn tally(responses: Vec<reqwest::Response>) -> (usize, usize) {
+    let (mut won, mut lost) = (0, 0);
+    for response in responses {
+        let status = response.status();
+        if status.is_success() {
+            won += 1;
+            continue;
+        }
+        let (status, code) = crate::helpers::error_of(response).await;
+        assert_eq!(
+            (status, code.as_str()),
+            (StatusCode::CONFLICT, "ERR_QUICK_MESSAGE_SHORTCODE_EXISTS")
+        );
+        lost += 1;
+    }
+    (won, lost)
 }

@@ -37,8 +37,16 @@ async fn logged_tag_events(app: &TestApp, scope: TenantScope) -> Vec<(i64, Value
 async fn tag_writes_emit_tag_events(app: TestApp) {
     let alpha = app.company("Alpha").await;
     let beta = app.company("Beta").await;
+    // An admin: deleting a company tag is an admin's action.
     let ana = app
-        .member(alpha, "ana@alpha.test", MemberOptions::default())
+        .member(
+            alpha,
+            "ana@alpha.test",
+            MemberOptions {
+                admin: true,
+                ..Default::default()
+            },
+        )
         .await;
     let bob = app
         .member(beta, "bob@beta.test", MemberOptions::default())

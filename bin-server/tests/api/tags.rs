@@ -119,10 +119,33 @@ async fn tags_crud_and_contact_tags(app: TestApp) {
     .await;
     assert_eq!(cleared["tags"], json!([]));
 
-    let deleted = app.delete(&format!("/tags/{}", vip["id"]), &user).await;
-    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+    // Deleting a company tag is for admins: a plain user is refused and the tag stays.
     assert_error(
         app.delete(&format!("/tags/{}", vip["id"]), &user).await,
+        StatusCode::FORBIDDEN,
+        "ERR_NO_PERMISSION",
+    )
+    .await;
+    let kept = json_of(app.get("/tags/list", &user).await, StatusCode::OK).await;
+    assert!(
+        kept.to_string().contains(&format!("\"id\":{}", vip["id"])),
+        "{kept}"
+    );
+    let admin = app
+        .member(
+            company,
+            "boss@alpha.test",
+            MemberOptions {
+                admin: true,
+                ..Default::default()
+            },
+        )
+        .await;
+    let admin = app.token_of(&admin).await;
+    let deleted = app.delete(&format!("/tags/{}", vip["id"]), &admin).await;
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+    assert_error(
+        app.delete(&format!("/tags/{}", vip["id"]), &admin).await,
         StatusCode::NOT_FOUND,
         "ERR_NOT_FOUND",
     )

@@ -128,6 +128,11 @@ pub struct Outbound {
     pub content: OutboundContent,
     /// The external id of the quoted message.
     pub quoted_external_id: Option<String>,
+    /// Our id of the stored message this sends, when there is one: a provider sends a message
+    /// with a given key at most once, and a repeated send (a send resumed after a crash) answers
+    /// the first send's external id without reaching the phone again.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 /// A contact's profile as a channel knows it (`GET /contacts/profile/{number}`).

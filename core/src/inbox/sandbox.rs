@@ -120,7 +120,8 @@ pub trait SandboxRepo: Send + Sync {
     async fn undelivered(&self, limit: u32) -> Result<Vec<SandboxInbound>>;
     /// Marks an inbound row delivered (after the sink returned Ok).
     async fn mark_delivered(&self, scope: TenantScope, id: i64) -> Result<()>;
-    /// Records a message a phone received, with ack 1.
+    /// Records a message a phone received, with ack 1. The same `external_id` on the connection
+    /// again changes nothing and answers the first record (an idempotent resend).
     async fn record_received(
         &self,
         scope: TenantScope,

@@ -212,6 +212,14 @@ pub async fn delete_media(ports: &Ports, actor: &Actor, id: ScheduleId) -> Resul
 /// nothing), sends the body and the image on the contact's ticket as the scheduling user, and
 /// records the outcome with the next send's job. A failed send is recorded as `ERRO` with its
 /// reason; the job itself then succeeds, so it is not repeated.
+///
+/// A server that dies mid-send leaves the claim open ([`ScheduleRepo::send_claim`]); the job,
+/// claimed again once its lease runs out, finds the claim made by its own revision and
+/// **resumes** it instead of dropping it: the outbound message stored with the claim (in one
+/// transaction) is sent again under its idempotency key, or recorded when it already reached
+/// the channel. Errors of our own side (the store) fail the job, so it is retried and resumes.
+///
+/// [`ScheduleRepo::send_claim`]: crate::schedule::ScheduleRepo::send_claim
 pub async fn on_send_due(
     ports: &Ports,
     scope: TenantScope,
@@ -221,20 +229,34 @@ pub async fn on_send_due(
     let Some(current) = ports.schedules.get(scope, id).await? else {
         return Ok(());
     };
-    if current.revision != revision || !current.status.is_waiting() {
-        return Ok(());
-    }
-    if !ports.schedules.claim_send(scope, id, revision).await? {
+    if !current.status.is_waiting() {
         return Ok(());
     }
     let claimed = revision + 1;
-    let error = send(ports, scope, &current)
-        .await
-        .err()
-        .map(|e| match e.detail {
+    let open_claim = ports.schedules.send_claim(scope, id).await?;
+    let resumed = current.revision == claimed && open_claim.is_some_and(|c| c.revision == claimed);
+    if !resumed {
+        if current.revision != revision {
+            return Ok(());
+        }
+        if !ports.schedules.claim_send(scope, id, revision).await? {
+            return Ok(());
+        }
+    }
+    let message_id = if resumed {
+        open_claim.and_then(|c| c.message_id)
+    } else {
+        None
+    };
+    let error = match send_claimed(ports, scope, &current, claimed, message_id).await {
+        Ok(()) => None,
+        // Our own side failed (the store, a lost race): the claim stays open for the retry.
+        Err(e) if e.code == ErrorCode::ERR_INTERNAL => return Err(e),
+        Err(e) => Some(match e.detail {
             Some(detail) => format!("{}: {detail}", e.code),
             None => e.code.to_string(),
-        });
+        }),
+    };
     let tz = time_zone(ports, scope).await?;
     let outcome = schedule::after_send(&current, ports.clock.now(), error, tz);
     ports
@@ -244,8 +266,30 @@ pub async fn on_send_due(
     Ok(())
 }
 
-/// Sends one occurrence of a schedule.
-async fn send(ports: &Ports, scope: TenantScope, schedule: &Schedule) -> Result<()> {
+/// Sends the claimed occurrence `claimed` of a schedule, or finishes the one a crashed run
+/// began (`message`: the outbound message stored with the claim).
+async fn send_claimed(
+    ports: &Ports,
+    scope: TenantScope,
+    schedule: &Schedule,
+    claimed: i64,
+    message: Option<crate::ids::MessageId>,
+) -> Result<()> {
+    let stored = match message {
+        Some(id) => ports.messages.get(scope, id).await?,
+        None => None,
+    };
+    match stored {
+        // It reached the channel before the crash: nothing more to send.
+        Some(m) if m.external_id.is_some() => Ok(()),
+        Some(m) if m.is_deleted => Err(ErrorCode::ERR_SENDING_WAPP_MSG.into()),
+        Some(m) => messages::redeliver(ports, scope, m).await.map(|_| ()),
+        None => send(ports, scope, schedule, claimed).await,
+    }
+}
+
+/// Sends one occurrence of a schedule: the message is stored with the claim, then sent.
+async fn send(ports: &Ports, scope: TenantScope, schedule: &Schedule, claimed: i64) -> Result<()> {
     let user_id = schedule.user_id.ok_or(ErrorCode::ERR_NO_USER_FOUND)?;
     let user = ports
         .users
@@ -269,7 +313,7 @@ async fn send(ports: &Ports, scope: TenantScope, schedule: &Schedule) -> Result<
         }
         _ => None,
     };
-    messages::send(
+    let prepared = messages::prepare_send(
         ports,
         &actor,
         ticket.id,
@@ -280,8 +324,19 @@ async fn send(ports: &Ports, scope: TenantScope, schedule: &Schedule) -> Result<
             ..SendMessage::default()
         },
     )
-    .await
-    .map(|_| ())
+    .await?;
+    let Some(message) = ports
+        .schedules
+        .attach_send_message(scope, schedule.id, claimed, &prepared.message)
+        .await?
+    else {
+        return Err(Error::internal(
+            "the schedule's claim moved while its message was stored",
+        ));
+    };
+    messages::deliver_prepared(ports, scope, prepared, message)
+        .await
+        .map(|_| ())
 }
 
 /// The ticket a send goes to: the contact's ticket that is not closed on the schedule's

@@ -242,6 +242,7 @@ pub async fn create_in_company(
         FormMode::Create,
     )?;
     check_queues(ports, scope, &input.queue_ids).await?;
+    check_connection(ports, scope, input.whatsapp_id).await?;
     check_plan_room(ports, scope).await?;
 
     let password_hash = ports.hasher.hash(&input.password).await?;
@@ -425,6 +426,9 @@ pub async fn update(
     )?;
     if changes.queue_ids.is_some() {
         check_queues(ports, scope, &settings.queue_ids).await?;
+    }
+    if let Some(connection) = changes.whatsapp_id {
+        check_connection(ports, scope, connection).await?;
     }
     let password_hash = match password {
         Some(p) => Some(ports.hasher.hash(p).await?),
@@ -645,6 +649,20 @@ async fn check_plan_room(ports: &Ports, scope: TenantScope) -> Result<()> {
         return Err(ErrorCode::ERR_USER_LIMIT_REACHED.into());
     }
     Ok(())
+}
+
+/// A default connection named must be one of the company's (`ERR_NO_WAPP_FOUND`).
+async fn check_connection(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: Option<WhatsappId>,
+) -> Result<()> {
+    match connection {
+        Some(id) if ports.connections.get(scope, id).await?.is_none() => {
+            Err(ErrorCode::ERR_NO_WAPP_FOUND.into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Every queue named must be one of the company's.

@@ -234,7 +234,7 @@ fn capability_names_are_stable() {
             r#""menu:users","menu:queues","menu:files","menu:financeiro","menu:settings","#,
             r#""menu:announcements","menu:all-connections","menu:companies","page:users","#,
             r#""page:settings","settings:platform","tickets:groups","tickets:without-queue","#,
-            r#""tickets:close-pending","tickets:all-history"]"#
+            r#""tickets:close-pending","tickets:all-history","contacts:export","tags:delete"]"#
         )
     );
     let permissions: Vec<&str> = Permission::ALL.iter().map(|p| p.as_str()).collect();

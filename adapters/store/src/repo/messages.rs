@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use chatflow_core::ids::{ContactId, MessageId, TicketId, UserId, WhatsappId};
+use chatflow_core::ids::{ContactId, MessageId, ScheduleId, TicketId, UserId, WhatsappId};
 use chatflow_core::inbox::channel::InboundMessage;
 use chatflow_core::inbox::events::{InboxEvent, MessageAction};
 use chatflow_core::inbox::ingest::{EventIntent, IngestContext, IngestPlan, TicketPlan};
@@ -330,85 +330,9 @@ impl MessageRepo for Store {
     }
 
     async fn create(&self, scope: TenantScope, message: &NewMessage) -> Result<Message> {
-        let company = scope.company_id().0;
-        let kind = to_wire(&message.media_type)?;
-        crate::inbox_write_tx!(self, |tx| {
-            async {
-                let ticket: Option<(i64, Option<i64>, Option<i64>)> = sqlx::query_as(
-                    "SELECT contact_id, whatsapp_id, queue_id FROM tickets \
-                     WHERE company_id = $1 AND id = $2",
-                )
-                .bind(company)
-                .bind(message.ticket_id.0)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(db_error)?;
-                let Some((contact, whatsapp, queue)) = ticket else {
-                    return Err(Error::new(ErrorCode::ERR_NO_TICKET_FOUND));
-                };
-                let at = now();
-                let id: i64 = sqlx::query_scalar(
-                    "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
-                     external_id, user_id, queue_id, body, search_text, from_me, read, \
-                     is_private, is_forwarded, media_type, media_path, media_name, \
-                     quoted_msg_id, ack, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, TRUE, $11, $12, $13, $14, \
-                     $15, (SELECT id FROM messages WHERE company_id = $1 AND id = $16), $17, \
-                     $18, $18) RETURNING id",
-                )
-                .bind(company)
-                .bind(message.ticket_id.0)
-                .bind(contact)
-                .bind(whatsapp)
-                .bind(message.external_id.as_deref())
-                .bind(message.user_id.map(|u| u.0))
-                .bind(queue)
-                .bind(&message.body)
-                .bind(search::normalize(&message.body))
-                .bind(message.from_me)
-                .bind(message.is_private)
-                .bind(message.is_forwarded)
-                .bind(&kind)
-                .bind(message.media_path.as_deref())
-                .bind(message.media_name.as_deref())
-                .bind(message.quoted_msg_id.map(|q| q.0))
-                .bind(message.ack)
-                .bind(at)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(|e| crate::error::db_error_missing(e, ErrorCode::ERR_CREATING_MESSAGE))?;
-                if !message.is_private {
-                    let last = chatflow_core::inbox::ingest::last_message_text(
-                        &message.body,
-                        message.media_type,
-                    );
-                    sqlx::query(
-                        "UPDATE tickets SET last_message = $1, updated_at = $2 \
-                         WHERE company_id = $3 AND id = $4",
-                    )
-                    .bind(last)
-                    .bind(at)
-                    .bind(company)
-                    .bind(message.ticket_id.0)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(db_error)?;
-                }
-                let created = message_event!(tx, scope, id, MessageAction::Create)?
-                    .ok_or_else(|| Error::internal("message vanished after insert"))?;
-                let ticket = crate::load_ticket!(&mut *tx, scope, message.ticket_id)?
-                    .ok_or_else(|| Error::internal("ticket vanished"))?;
-                crate::append_events!(
-                    &mut *tx,
-                    scope,
-                    &[InboxEvent::TicketUpdate {
-                        ticket: Box::new(ticket)
-                    }]
-                )?;
-                Ok(created)
-            }
-            .await
-        })
+        self.create_message_guarded(scope, message, None)
+            .await?
+            .ok_or_else(|| Error::internal("message not stored"))
     }
 
     async fn set_sent(
@@ -825,6 +749,126 @@ enum InboundChange {
 }
 
 impl Store {
+    /// Stores an outbound message (see [`MessageRepo::create`]). With `claim` (a schedule and
+    /// its open send claim's revision) the message is tied to that claim in the same
+    /// transaction; `None`, with nothing stored, when the claim is gone or has its message.
+    pub(crate) async fn create_message_guarded(
+        &self,
+        scope: TenantScope,
+        message: &NewMessage,
+        claim: Option<(ScheduleId, i64)>,
+    ) -> Result<Option<Message>> {
+        let company = scope.company_id().0;
+        let kind = to_wire(&message.media_type)?;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let ticket: Option<(i64, Option<i64>, Option<i64>)> = sqlx::query_as(
+                    "SELECT contact_id, whatsapp_id, queue_id FROM tickets \
+                     WHERE company_id = $1 AND id = $2",
+                )
+                .bind(company)
+                .bind(message.ticket_id.0)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some((contact, whatsapp, queue)) = ticket else {
+                    return Err(Error::new(ErrorCode::ERR_NO_TICKET_FOUND));
+                };
+                if let Some((schedule, revision)) = claim {
+                    // Touching the row locks it on PostgreSQL (SQLite has one writer).
+                    let open = sqlx::query(
+                        "UPDATE schedules SET claimed_message_id = NULL \
+                         WHERE company_id = $1 AND id = $2 AND revision = $3 \
+                         AND claimed_revision = $3 AND claimed_message_id IS NULL",
+                    )
+                    .bind(company)
+                    .bind(schedule.0)
+                    .bind(revision)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?
+                    .rows_affected();
+                    if open == 0 {
+                        return Ok(None);
+                    }
+                }
+                let at = now();
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
+                     external_id, user_id, queue_id, body, search_text, from_me, read, \
+                     is_private, is_forwarded, media_type, media_path, media_name, \
+                     quoted_msg_id, ack, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, TRUE, $11, $12, $13, $14, \
+                     $15, (SELECT id FROM messages WHERE company_id = $1 AND id = $16), $17, \
+                     $18, $18) RETURNING id",
+                )
+                .bind(company)
+                .bind(message.ticket_id.0)
+                .bind(contact)
+                .bind(whatsapp)
+                .bind(message.external_id.as_deref())
+                .bind(message.user_id.map(|u| u.0))
+                .bind(queue)
+                .bind(&message.body)
+                .bind(search::normalize(&message.body))
+                .bind(message.from_me)
+                .bind(message.is_private)
+                .bind(message.is_forwarded)
+                .bind(&kind)
+                .bind(message.media_path.as_deref())
+                .bind(message.media_name.as_deref())
+                .bind(message.quoted_msg_id.map(|q| q.0))
+                .bind(message.ack)
+                .bind(at)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(|e| crate::error::db_error_missing(e, ErrorCode::ERR_CREATING_MESSAGE))?;
+                if !message.is_private {
+                    let last = chatflow_core::inbox::ingest::last_message_text(
+                        &message.body,
+                        message.media_type,
+                    );
+                    sqlx::query(
+                        "UPDATE tickets SET last_message = $1, updated_at = $2 \
+                         WHERE company_id = $3 AND id = $4",
+                    )
+                    .bind(last)
+                    .bind(at)
+                    .bind(company)
+                    .bind(message.ticket_id.0)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                }
+                if let Some((schedule, _)) = claim {
+                    sqlx::query(
+                        "UPDATE schedules SET claimed_message_id = $3 \
+                         WHERE company_id = $1 AND id = $2",
+                    )
+                    .bind(company)
+                    .bind(schedule.0)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                }
+                let created = message_event!(tx, scope, id, MessageAction::Create)?
+                    .ok_or_else(|| Error::internal("message vanished after insert"))?;
+                let ticket = crate::load_ticket!(&mut *tx, scope, message.ticket_id)?
+                    .ok_or_else(|| Error::internal("ticket vanished"))?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    &[InboxEvent::TicketUpdate {
+                        ticket: Box::new(ticket)
+                    }]
+                )?;
+                Ok(Some(created))
+            }
+            .await
+        })
+    }
+
     /// Updates one message (`set` may use `$3` for `text` and `$4` for its normalised form) and
     /// appends its `update` event.
     async fn update_message(

@@ -281,7 +281,8 @@ impl SandboxRepo for Store {
                 "INSERT INTO sandbox_outbound (company_id, whatsapp_id, to_number, external_id, \
                  content, body, ack, created_at, updated_at) \
                  SELECT w.company_id, w.id, $3, $4, $5, $6, 1, $7, $7 FROM whatsapps w \
-                 WHERE w.id = $2 AND w.company_id = $1 RETURNING {RECEIVED_COLUMNS}"
+                 WHERE w.id = $2 AND w.company_id = $1 \
+                 ON CONFLICT (whatsapp_id, external_id) DO NOTHING RETURNING {RECEIVED_COLUMNS}"
             )))
             .bind(scope.company_id().0)
             .bind(connection.0)
@@ -294,7 +295,24 @@ impl SandboxRepo for Store {
             .await
             .map_err(db_error)?
         });
-        match row {
+        if let Some(row) = row {
+            return SandboxReceived::try_from(row);
+        }
+        // Nothing inserted: the connection is not the company's, or the phone already received
+        // this external id (an idempotent resend), which is answered as it was first recorded.
+        let first: Option<ReceivedRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT {RECEIVED_COLUMNS} FROM sandbox_outbound \
+                 WHERE company_id = $1 AND whatsapp_id = $2 AND external_id = $3"
+            )))
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(external_id)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        match first {
             Some(row) => SandboxReceived::try_from(row),
             None => Err(chatflow_core::ErrorCode::ERR_NO_WAPP_FOUND.into()),
         }

@@ -4,11 +4,12 @@
 //! is never stored without its job, and a job of an older revision finds nothing to do.
 
 use async_trait::async_trait;
-use chatflow_core::ids::{ContactId, QueueId, ScheduleId, UserId, WhatsappId};
+use chatflow_core::ids::{ContactId, MessageId, QueueId, ScheduleId, UserId, WhatsappId};
+use chatflow_core::inbox::model::{Message, NewMessage};
 use chatflow_core::jobs::JobPayload;
 use chatflow_core::schedule::{
     NewSchedule, Schedule, ScheduleContact, ScheduleFilter, ScheduleRepo, ScheduleStatus,
-    SendOutcome, schedule_deleted_event, schedule_event,
+    SendClaim, SendOutcome, schedule_deleted_event, schedule_event,
 };
 use chatflow_core::{Error, ErrorCode, Result, TenantScope};
 use chrono::{DateTime, Utc};
@@ -373,7 +374,8 @@ impl ScheduleRepo for Store {
         ];
         let done = crate::on_pool!(self.pool(), |p| {
             sqlx::query(
-                "UPDATE schedules SET revision = revision + 1 \
+                "UPDATE schedules SET revision = revision + 1, claimed_revision = revision + 1, \
+                 claimed_message_id = NULL \
                  WHERE company_id = $1 AND id = $2 AND revision = $3 AND status IN ($4, $5)",
             )
             .bind(scope.company_id().0)
@@ -389,6 +391,37 @@ impl ScheduleRepo for Store {
         Ok(done == 1)
     }
 
+    async fn send_claim(&self, scope: TenantScope, id: ScheduleId) -> Result<Option<SendClaim>> {
+        let row: Option<(Option<i64>, Option<i64>)> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT claimed_revision, claimed_message_id FROM schedules \
+                 WHERE company_id = $1 AND id = $2",
+            )
+            .bind(scope.company_id().0)
+            .bind(id.0)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok(row.and_then(|(revision, message)| {
+            revision.map(|revision| SendClaim {
+                revision,
+                message_id: message.map(MessageId),
+            })
+        }))
+    }
+
+    async fn attach_send_message(
+        &self,
+        scope: TenantScope,
+        id: ScheduleId,
+        revision: i64,
+        message: &NewMessage,
+    ) -> Result<Option<Message>> {
+        self.create_message_guarded(scope, message, Some((id, revision)))
+            .await
+    }
+
     async fn record_send(
         &self,
         scope: TenantScope,
@@ -401,7 +434,8 @@ impl ScheduleRepo for Store {
             async {
                 let done = sqlx::query(
                     "UPDATE schedules SET status = $4, sent_at = $5, sends = $6, \
-                     next_send_at = $7, last_error = $8, updated_at = $9, revision = revision + 1 \
+                     next_send_at = $7, last_error = $8, updated_at = $9, revision = revision + 1, \
+                     claimed_revision = NULL, claimed_message_id = NULL \
                      WHERE company_id = $1 AND id = $2 AND revision = $3",
                 )
                 .bind(scope.company_id().0)

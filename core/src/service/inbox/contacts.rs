@@ -244,8 +244,10 @@ pub async fn import_rows(
     Ok(report)
 }
 
-/// Every contact of the company, by name, for the spreadsheet export (`GET /contacts/export`).
+/// Every contact of the company, by name, for the spreadsheet export (`GET /contacts/export`):
+/// admins only ([`Action::ExportContacts`]).
 pub async fn export(ports: &Ports, actor: &Actor) -> Result<Vec<Contact>> {
+    policy::authorize(actor, &Action::ExportContacts(actor.company_id))?;
     let all = export_all(ports, actor.scope()).await?;
     for_actor(ports, actor, all).await
 }

@@ -98,6 +98,89 @@ pub async fn send(
     ticket_id: TicketId,
     input: SendMessage,
 ) -> Result<Message> {
+    let prepared = prepare_send(ports, actor, ticket_id, input).await?;
+    let message = ports
+        .messages
+        .create(actor.scope(), &prepared.message)
+        .await?;
+    deliver_prepared(ports, actor.scope(), prepared, message).await
+}
+
+/// A send checked and ready to store ([`prepare_send`]): the message to store, and what the
+/// channel receives once it is stored (`None` for a private note).
+#[derive(Debug, Clone)]
+pub struct PreparedSend {
+    pub ticket: Ticket,
+    pub message: NewMessage,
+    pub content: Option<OutboundContent>,
+    pub quoted_external_id: Option<String>,
+}
+
+/// Sends the stored `message` of `prepared` (nothing for a private note); see [`send`].
+pub async fn deliver_prepared(
+    ports: &Ports,
+    scope: TenantScope,
+    prepared: PreparedSend,
+    message: Message,
+) -> Result<Message> {
+    match prepared.content {
+        None => Ok(message),
+        Some(content) => {
+            deliver_outbound(
+                ports,
+                scope,
+                &prepared.ticket,
+                message,
+                content,
+                prepared.quoted_external_id,
+            )
+            .await
+        }
+    }
+}
+
+/// Sends again a stored outbound message that never reached the channel (a send resumed after
+/// a crash): its body, or its file with the body as caption. The channel's idempotency key is
+/// the message's id, so a message the channel did take is not sent to the phone twice.
+pub async fn redeliver(ports: &Ports, scope: TenantScope, message: Message) -> Result<Message> {
+    let ticket = ports
+        .tickets
+        .get(scope, message.ticket_id)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NO_TICKET_FOUND))?;
+    let content = match ports.messages.media_path(scope, message.id).await? {
+        Some(path) => {
+            let bytes = ports
+                .media
+                .get(scope, &path)
+                .await?
+                .ok_or_else(|| Error::new(ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA))?;
+            let file_name = message.media_name.clone().unwrap_or_default();
+            OutboundContent::Media {
+                media: ChannelMedia {
+                    media_type: message.media_type,
+                    mime_type: crate::schedule::media_mime_type(&file_name).to_owned(),
+                    file_name,
+                    bytes,
+                },
+                caption: message.body.clone(),
+            }
+        }
+        None => OutboundContent::Text {
+            body: message.body.clone(),
+        },
+    };
+    deliver_outbound(ports, scope, &ticket, message, content, None).await
+}
+
+/// Checks a send on a ticket the actor may see and builds the message to store (the file, if
+/// any, is put in the media store); nothing is stored as a message yet.
+pub async fn prepare_send(
+    ports: &Ports,
+    actor: &Actor,
+    ticket_id: TicketId,
+    input: SendMessage,
+) -> Result<PreparedSend> {
     let scope = actor.scope();
     let ticket = visible(ports, actor, ticket_id).await?;
     let kind = match &input.media {
@@ -142,28 +225,27 @@ pub async fn send(
             .filter(|m| m.ticket_id == ticket.id),
         None => None,
     };
-    let message = ports
-        .messages
-        .create(
-            scope,
-            &NewMessage {
-                ticket_id: ticket.id,
-                body: card_body.unwrap_or_else(|| body.clone()),
-                from_me: true,
-                is_private: input.is_private,
-                is_forwarded: false,
-                media_type,
-                media_path,
-                media_name: input.media.as_ref().map(|m| m.file_name.clone()),
-                quoted_msg_id: quoted.as_ref().map(|q| q.id),
-                user_id: Some(actor.user_id),
-                external_id: None,
-                ack: 0,
-            },
-        )
-        .await?;
+    let message = NewMessage {
+        ticket_id: ticket.id,
+        body: card_body.unwrap_or_else(|| body.clone()),
+        from_me: true,
+        is_private: input.is_private,
+        is_forwarded: false,
+        media_type,
+        media_path,
+        media_name: input.media.as_ref().map(|m| m.file_name.clone()),
+        quoted_msg_id: quoted.as_ref().map(|q| q.id),
+        user_id: Some(actor.user_id),
+        external_id: None,
+        ack: 0,
+    };
     if input.is_private {
-        return Ok(message);
+        return Ok(PreparedSend {
+            ticket,
+            message,
+            content: None,
+            quoted_external_id: None,
+        });
     }
     let content = match (&input.contact_card, &input.media, kind) {
         (Some(card), _, _) => OutboundContent::Contact { card: card.clone() },
@@ -178,15 +260,12 @@ pub async fn send(
         },
         _ => OutboundContent::Text { body },
     };
-    deliver_outbound(
-        ports,
-        scope,
-        &ticket,
+    Ok(PreparedSend {
+        ticket,
         message,
-        content,
-        quoted.and_then(|q| q.external_id),
-    )
-    .await
+        content: Some(content),
+        quoted_external_id: quoted.and_then(|q| q.external_id),
+    })
 }
 
 /// Sends a stored message through the ticket's connection and records the channel's id; on
@@ -217,6 +296,7 @@ async fn deliver_outbound(
                     to: ticket.contact.number.clone(),
                     content,
                     quoted_external_id,
+                    idempotency_key: Some(message.id.0.to_string()),
                 },
             )
             .await

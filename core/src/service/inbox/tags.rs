@@ -8,6 +8,7 @@ use crate::identity::Actor;
 use crate::ids::{ContactId, TagId, TicketId};
 use crate::inbox::events::InboxEvent;
 use crate::inbox::model::{Contact, Tag};
+use crate::policy::{self, Action};
 use crate::service::Ports;
 use crate::validation;
 
@@ -131,8 +132,9 @@ pub async fn update(ports: &Ports, actor: &Actor, id: TagId, input: TagInput) ->
         .ok_or_else(|| ErrorCode::ERR_NOT_FOUND.into())
 }
 
-/// Deletes a tag (`DELETE /tags/{id}`).
+/// Deletes a tag (`DELETE /tags/{id}`): admins only ([`Action::DeleteTag`]).
 pub async fn delete(ports: &Ports, actor: &Actor, id: TagId) -> Result<()> {
+    policy::authorize(actor, &Action::DeleteTag(actor.company_id))?;
     if ports.tags.delete(actor.scope(), id).await? {
         Ok(())
     } else {

@@ -170,6 +170,14 @@ pub async fn ensure_company_queue(ports: &Ports, scope: TenantScope, queue: Queu
     }
 }
 
+/// Refuses (`ERR_NO_USER_FOUND`) a user that is not the scope's company's.
+pub async fn ensure_company_user(ports: &Ports, scope: TenantScope, user: UserId) -> Result<()> {
+    match ports.users.get(scope, user).await? {
+        Some(_) => Ok(()),
+        None => Err(Error::new(ErrorCode::ERR_NO_USER_FOUND)),
+    }
+}
+
 /// The contact's ticket that is not closed on that connection (the default one when `None`).
 pub async fn active_for(
     ports: &Ports,
@@ -248,6 +256,13 @@ pub async fn update(
 ) -> Result<Ticket> {
     let scope = actor.scope();
     let ticket = visible(ports, actor, id).await?;
+    // Foreign ids are the company's or the update is refused, as on `POST /tickets`.
+    if let Some(queue) = input.queue_id {
+        ensure_company_queue(ports, scope, queue).await?;
+    }
+    if let Some(user) = input.user_id {
+        ensure_company_user(ports, scope, user).await?;
+    }
     if let Some(on) = input.use_integration {
         ports.tickets.set_use_integration(scope, id, on).await?;
     }

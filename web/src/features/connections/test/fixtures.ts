@@ -43,6 +43,8 @@ export const ADMIN_INBOX_PERMISSIONS = [
   'connections-page:addConnection',
   'connections-page:editOrDeleteConnection',
   'contacts-page:deleteContact',
+  'contacts:export',
+  'tags:delete',
 ];
 
 export function adminAuth(permissions: string[] = ADMIN_INBOX_PERMISSIONS) {

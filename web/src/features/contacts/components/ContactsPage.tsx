@@ -76,6 +76,7 @@ export function ContactsPage() {
   const navigate = useNavigate();
   const { user } = useAuthenticatedSession();
   const canDelete = useCan('contacts-page:deleteContact');
+  const canExport = useCan('contacts:export');
   const [search, setSearch] = useState('');
   const [tagFilter, setTagFilter] = useState<Tag[]>([]);
   const debounced = useDebouncedValue(search.trim(), 500);
@@ -202,9 +203,11 @@ export function ContactsPage() {
             >
               {t('contacts.importSpreadsheet')}
             </MenuItem>
-            <MenuItem onClick={() => void onExport()} data-testid="contacts-export">
-              {t('contacts.exportSpreadsheet')}
-            </MenuItem>
+            {canExport && (
+              <MenuItem onClick={() => void onExport()} data-testid="contacts-export">
+                {t('contacts.exportSpreadsheet')}
+              </MenuItem>
+            )}
           </Menu>
           <Button variant="contained" startIcon={<AddIcon />} onClick={() => setModal({ contact: null })} data-testid="contacts-add" sx={{ flexShrink: 0 }}>
             {t('contacts.add')}

@@ -20,6 +20,7 @@ import { ConfirmDialog, ListPageHeader, PageLoader, TableStatusRows } from '../.
 import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
 import { useLoadMoreOnScroll } from '../../../lib/hooks/useNearBottom';
 import { toast, toastError } from '../../../lib/toast';
+import { useCan } from '../../../lib/session';
 import { useDeleteTag, useTags } from '../api/tags';
 import { useTagsRealtime } from '../hooks/useTagsRealtime';
 import type { Tag } from '../types';
@@ -32,6 +33,7 @@ export default function TagsPage() {
   const debounced = useDebouncedValue(search.trim(), 500);
   const tags = useTags(debounced);
   const remove = useDeleteTag();
+  const canDelete = useCan('tags:delete');
   const [modal, setModal] = useState<{ tag: Tag | null } | null>(null);
   const [toDelete, setToDelete] = useState<Tag | null>(null);
   useTagsRealtime();
@@ -82,11 +84,13 @@ export default function TagsPage() {
                         <EditIcon fontSize="small" />
                       </IconButton>
                     </Tooltip>
-                    <Tooltip title={t('common.delete')}>
-                      <IconButton size="small" onClick={() => setToDelete(tag)} aria-label={t('common.delete')} data-testid={`tags-delete-${tag.id}`}>
-                        <DeleteOutlineIcon fontSize="small" />
-                      </IconButton>
-                    </Tooltip>
+                    {canDelete && (
+                      <Tooltip title={t('common.delete')}>
+                        <IconButton size="small" onClick={() => setToDelete(tag)} aria-label={t('common.delete')} data-testid={`tags-delete-${tag.id}`}>
+                          <DeleteOutlineIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
+                    )}
                   </TableCell>
                 </TableRow>
               ))}
