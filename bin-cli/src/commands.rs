@@ -109,6 +109,12 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
             e.to_string(),
         ))
     })?;
+    let (secrets, _) = chatflow_system::configured_secrets(
+        cli.secret_key.as_deref(),
+        cli.secret_key_file.as_deref(),
+        &cli.database_url,
+    )
+    .map_err(|e| Failure::Domain(Error::internal(e.to_string())))?;
     let store = Arc::new(store.clone());
     Ok(Ports {
         clock: Arc::new(SystemClock),
@@ -120,6 +126,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         users: store.clone(),
         settings: store.clone(),
         sessions: store.clone(),
+        secrets: Arc::new(secrets),
         queues: store.clone(),
         helps: store.clone(),
         media: Arc::new(LocalMediaStore::new(cli.media_dir.clone())),
