@@ -37,7 +37,12 @@ pub struct Cli {
 
     /// The key that seals the secrets kept in the database (as the server's
     /// CHATFLOW_SECRET_KEY); without it, the key file.
-    #[arg(long, env = "CHATFLOW_SECRET_KEY", global = true, hide_env_values = true)]
+    #[arg(
+        long,
+        env = "CHATFLOW_SECRET_KEY",
+        global = true,
+        hide_env_values = true
+    )]
     pub secret_key: Option<String>,
 
     /// The key file (as the server's CHATFLOW_SECRET_KEY_FILE; by default `secret.key` next to

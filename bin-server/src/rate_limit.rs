@@ -205,7 +205,11 @@ mod tests {
         let ip = IpAddr::from([10, 0, 0, 1]);
         let now = Instant::now();
         for n in 0..3 {
-            assert!(limiter.check_login(ip, &format!("u{n}@x.test"), now).is_ok());
+            assert!(
+                limiter
+                    .check_login(ip, &format!("u{n}@x.test"), now)
+                    .is_ok()
+            );
         }
         assert!(limiter.check_login(ip, "u9@x.test", now).is_err());
     }
@@ -228,7 +232,10 @@ mod tests {
         let account = "ana@acme.test";
         for n in 1..=10u8 {
             let ip = IpAddr::from([10, 0, 1, n]);
-            assert!(limiter.check_login(ip, account, start).is_ok(), "attempt {n}");
+            assert!(
+                limiter.check_login(ip, account, start).is_ok(),
+                "attempt {n}"
+            );
             limiter.record_failure(ip, account, start);
         }
         // Ten failures: the failing addresses wait backoff(10)...
@@ -248,10 +255,7 @@ mod tests {
         assert!(limiter.check_login(fresh, account, start).is_ok());
         // Each further failure doubles the wait.
         limiter.record_failure(fresh, account, start);
-        assert_eq!(
-            limiter.check_login(fresh, account, start),
-            Err(backoff(11))
-        );
+        assert_eq!(limiter.check_login(fresh, account, start), Err(backoff(11)));
         assert_eq!(backoff(11), backoff(10) * 2);
         // Other accounts are not affected; a success clears the account.
         assert!(

@@ -395,8 +395,7 @@ pub trait SessionRepo: Send + Sync {
     async fn revoke_user(&self, scope: TenantScope, user: UserId) -> Result<()>;
     /// Revokes every session of a user but family `keep` (the user's own password change keeps
     /// the session that made it).
-    async fn revoke_user_except(&self, scope: TenantScope, user: UserId, keep: Uuid)
-    -> Result<()>;
+    async fn revoke_user_except(&self, scope: TenantScope, user: UserId, keep: Uuid) -> Result<()>;
 }
 
 /// A queue, as other entities reference it.

@@ -137,9 +137,10 @@ pub fn default_key_file(database_url: &str) -> PathBuf {
         .map(|rest| rest.split('?').next().unwrap_or(rest))
         .filter(|file| !file.is_empty() && !file.contains(":memory:"));
     match sqlite_file {
-        Some(file) => Path::new(file)
-            .parent()
-            .map_or_else(|| PathBuf::from(KEY_FILE_NAME), |dir| dir.join(KEY_FILE_NAME)),
+        Some(file) => Path::new(file).parent().map_or_else(
+            || PathBuf::from(KEY_FILE_NAME),
+            |dir| dir.join(KEY_FILE_NAME),
+        ),
         None => Path::new("data").join(KEY_FILE_NAME),
     }
 }
@@ -236,7 +237,10 @@ mod tests {
         let path = dir.path().join("nested").join(KEY_FILE_NAME);
         let (first, created) = SealedSecrets::from_key_file(&path).expect("created");
         assert!(created);
-        let mode = std::fs::metadata(&path).expect("exists").permissions().mode();
+        let mode = std::fs::metadata(&path)
+            .expect("exists")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         let sealed = first.seal("x").expect("sealed");
         let (again, created) = SealedSecrets::from_key_file(&path).expect("read");
@@ -246,7 +250,10 @@ mod tests {
         // A key file others may read is narrowed.
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         SealedSecrets::from_key_file(&path).expect("read");
-        let mode = std::fs::metadata(&path).expect("exists").permissions().mode();
+        let mode = std::fs::metadata(&path)
+            .expect("exists")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 

@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 
 use crate::app_tests;
 use crate::helpers::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Backend, MemberOptions, PASSWORD, TestApp, assert_error,
-    json_of, run,
+    ADMIN_EMAIL, ADMIN_PASSWORD, Backend, MemberOptions, PASSWORD, TestApp, assert_error, json_of,
+    run,
 };
 
 app_tests!(
@@ -52,10 +52,7 @@ async fn sign_in(app: &TestApp, email: &str, password: &str) -> (String, String)
         .await;
     let cookie = set_refresh_cookie(&response).expect("a refresh cookie");
     let body = json_of(response, StatusCode::OK).await;
-    (
-        body["token"].as_str().expect("a token").to_owned(),
-        cookie,
-    )
+    (body["token"].as_str().expect("a token").to_owned(), cookie)
 }
 
 /// `POST /auth/refresh_token` with exactly this cookie.
@@ -285,7 +282,10 @@ async fn the_signing_key_is_not_stored_in_plain_text(app: TestApp) {
     let user = app
         .ports
         .users
-        .get(TenantScope::new(claims.company_id), claims.user_id().expect("a user"))
+        .get(
+            TenantScope::new(claims.company_id),
+            claims.user_id().expect("a user"),
+        )
         .await
         .expect("read")
         .expect("the super user");
@@ -314,7 +314,11 @@ async fn stored_signing_key(app: &TestApp) -> String {
 async fn payment_keys_are_sealed_and_never_shown(app: TestApp) {
     let token = app.super_token().await;
     let saved = app
-        .put("/settings/keymp", &token, &json!({"value": "APP_USR-123456"}))
+        .put(
+            "/settings/keymp",
+            &token,
+            &json!({"value": "APP_USR-123456"}),
+        )
         .await;
     let body = json_of(saved, StatusCode::OK).await;
     assert_eq!(body["value"], SECRET_MASK);
@@ -344,7 +348,11 @@ async fn payment_keys_are_sealed_and_never_shown(app: TestApp) {
         .collect();
     assert_eq!(listed.len(), 2);
     for setting in listed {
-        let expected = if setting["key"] == "keymp" { SECRET_MASK } else { "" };
+        let expected = if setting["key"] == "keymp" {
+            SECRET_MASK
+        } else {
+            ""
+        };
         assert_eq!(setting["value"], expected, "{setting}");
     }
     // Sending the mask back keeps the secret; the code that uses it reads the plain value.
@@ -384,7 +392,11 @@ async fn concurrent_refreshes_leave_one_live_token(app: TestApp) {
         let body: Value = response.json().await.expect("JSON");
         tokens.push(body["token"].as_str().expect("a token").to_owned());
     }
-    assert_eq!(new_cookies.len(), 1, "exactly one rotation: {new_cookies:?}");
+    assert_eq!(
+        new_cookies.len(),
+        1,
+        "exactly one rotation: {new_cookies:?}"
+    );
     for token in &tokens {
         assert_signed_in(&app, token).await;
     }
@@ -532,12 +544,22 @@ fn behind_proxy_strict(config: &mut Config) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn strangers_cannot_lock_a_user_out_on_sqlite() {
-    run(Backend::Sqlite, behind_proxy, strangers_cannot_lock_a_user_out).await;
+    run(
+        Backend::Sqlite,
+        behind_proxy,
+        strangers_cannot_lock_a_user_out,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn strangers_cannot_lock_a_user_out_on_postgres() {
-    run(Backend::Postgres, behind_proxy, strangers_cannot_lock_a_user_out).await;
+    run(
+        Backend::Postgres,
+        behind_proxy,
+        strangers_cannot_lock_a_user_out,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -563,7 +585,14 @@ async fn one_address_guessing_is_throttled_on_postgres() {
 // ------------------------------------------------------------- at rest, across restarts
 
 /// A server over the SQLite file in `dir`, serving until the returned sender is dropped.
-async fn start(dir: &std::path::Path) -> (String, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>, chatflow_server::state::AppState) {
+async fn start(
+    dir: &std::path::Path,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+    chatflow_server::state::AppState,
+) {
     let mut config = Config::defaults();
     config.database_url = Secret::new(format!(
         "sqlite://{}",
@@ -630,7 +659,12 @@ async fn secrets_and_the_database_stay_private_across_restarts() {
 
     let (address, stop, server, state) = start(dir.path()).await;
     let token = super_token_at(&address).await;
-    for file in ["chatflow.db", "chatflow.db-wal", "chatflow.db-shm", "secret.key"] {
+    for file in [
+        "chatflow.db",
+        "chatflow.db-wal",
+        "chatflow.db-shm",
+        "secret.key",
+    ] {
         assert_eq!(mode_of(&data.join(file)), 0o600, "{file}");
     }
     drop(state);

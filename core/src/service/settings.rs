@@ -154,7 +154,10 @@ pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result
             } else {
                 value.to_owned()
             };
-            ports.settings.set_platform_setting(def.key, &stored).await?;
+            ports
+                .settings
+                .set_platform_setting(def.key, &stored)
+                .await?;
         }
     }
     let setting = Setting {
