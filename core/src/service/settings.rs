@@ -111,8 +111,18 @@ fn open_stored(ports: &Ports, stored: &str) -> Result<String> {
     }
 }
 
-/// What a reader is shown of a setting's value: a secret's value never leaves the server.
-fn shown(key: &str, value: String) -> String {
+/// What a setting's value is stored as: a secret's (non-empty) value is sealed.
+pub fn stored_form(ports: &Ports, def: &SettingDef, value: &str) -> Result<String> {
+    if def.secret && !value.is_empty() {
+        ports.secrets.seal(value)
+    } else {
+        Ok(value.to_owned())
+    }
+}
+
+/// What a reader is shown of a setting's value: a secret's value never leaves the server
+/// ([`SECRET_MASK`] when set, empty when not).
+pub fn shown(key: &str, value: String) -> String {
     if !settings::is_secret(key) {
         value
     } else if value.is_empty() {
