@@ -35,6 +35,21 @@ pub struct Cli {
     )]
     pub media_dir: PathBuf,
 
+    /// The key that seals the secrets kept in the database (as the server's
+    /// CHATFLOW_SECRET_KEY); without it, the key file.
+    #[arg(
+        long,
+        env = "CHATFLOW_SECRET_KEY",
+        global = true,
+        hide_env_values = true
+    )]
+    pub secret_key: Option<String>,
+
+    /// The key file (as the server's CHATFLOW_SECRET_KEY_FILE; by default `secret.key` next to
+    /// the SQLite file, else `data/secret.key`).
+    #[arg(long, env = "CHATFLOW_SECRET_KEY_FILE", global = true)]
+    pub secret_key_file: Option<PathBuf>,
+
     /// Print JSON instead of tables (errors too, on standard error).
     #[arg(long, global = true)]
     pub json: bool,

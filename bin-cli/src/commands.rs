@@ -10,6 +10,7 @@ use chatflow_core::identity::User;
 use chatflow_core::service::Ports;
 use chatflow_core::service::bootstrap::{self, SeedOptions, SeedReport};
 use chatflow_core::service::companies::{self, NewCompanyInput, Renewal};
+use chatflow_core::service::settings as settings_service;
 use chatflow_core::service::users::{self, NewUserInput};
 use chatflow_core::settings::{self, Scope, SettingDef};
 use chatflow_core::tenancy::{self, Company, Plan, SubscriptionStatus};
@@ -109,6 +110,12 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
             e.to_string(),
         ))
     })?;
+    let secrets = LazySecrets {
+        key: cli.secret_key.clone(),
+        key_file: cli.secret_key_file.clone(),
+        database_url: cli.database_url.clone(),
+        cipher: std::sync::OnceLock::new(),
+    };
     let store = Arc::new(store.clone());
     Ok(Ports {
         clock: Arc::new(SystemClock),
@@ -120,6 +127,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         users: store.clone(),
         settings: store.clone(),
         sessions: store.clone(),
+        secrets: Arc::new(secrets),
         queues: store.clone(),
         helps: store.clone(),
         media: Arc::new(LocalMediaStore::new(cli.media_dir.clone())),
@@ -151,6 +159,46 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         ),
         connections: store,
     })
+}
+
+/// The server's secret cipher, resolved (the key read, or the key file created) only when a
+/// command seals or opens a secret, so commands that do not never touch the key.
+struct LazySecrets {
+    key: Option<String>,
+    key_file: Option<std::path::PathBuf>,
+    database_url: String,
+    cipher: std::sync::OnceLock<Result<chatflow_system::SealedSecrets, String>>,
+}
+
+impl LazySecrets {
+    fn cipher(&self) -> chatflow_core::Result<&chatflow_system::SealedSecrets> {
+        self.cipher
+            .get_or_init(|| {
+                chatflow_system::configured_secrets(
+                    self.key.as_deref(),
+                    self.key_file.as_deref(),
+                    &self.database_url,
+                )
+                .map(|(cipher, _)| cipher)
+                .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| Error::internal(e.clone()))
+    }
+}
+
+impl chatflow_core::ports::SecretCipher for LazySecrets {
+    fn seal(&self, plain: &str) -> chatflow_core::Result<String> {
+        self.cipher()?.seal(plain)
+    }
+
+    fn open(&self, sealed: &str) -> chatflow_core::Result<String> {
+        self.cipher()?.open(sealed)
+    }
+
+    fn is_sealed(&self, stored: &str) -> bool {
+        stored.starts_with(chatflow_system::secrets::SEALED_PREFIX)
+    }
 }
 
 fn today(ports: &Ports) -> NaiveDate {
@@ -566,7 +614,8 @@ async fn settings_command(cli: &Cli, ports: &Ports, command: &SettingsCommand) -
                 cli,
                 &SettingLine {
                     key: def.key,
-                    value,
+                    // A secret (payment key) is shown as set or not, never printed.
+                    value: settings_service::shown(def.key, value),
                     company_id: *company,
                 },
             );
@@ -586,13 +635,19 @@ async fn settings_command(cli: &Cli, ports: &Ports, command: &SettingsCommand) -
                         .set_company_setting(TenantScope::new(*id), def.key, value)
                         .await?
                 }
-                None => ports.settings.set_platform_setting(def.key, value).await?,
+                None => {
+                    let stored = settings_service::stored_form(ports, def, value)?;
+                    ports
+                        .settings
+                        .set_platform_setting(def.key, &stored)
+                        .await?
+                }
             }
             print_setting(
                 cli,
                 &SettingLine {
                     key: def.key,
-                    value: value.clone(),
+                    value: settings_service::shown(def.key, value.clone()),
                     company_id: *company,
                 },
             );

@@ -91,9 +91,19 @@ pub struct Config {
     pub port: u16,
 
     /// The key that signs access tokens. When absent, one is generated on first start and kept
-    /// in the platform settings, so restarts keep sessions.
+    /// in the platform settings, sealed with the secret key, so restarts keep sessions.
     #[arg(long, env = "CHATFLOW_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<Secret>,
+
+    /// The key that seals the secrets kept in the database (the generated access-token key,
+    /// payment provider keys): at least 32 characters. When absent, the key file is used.
+    #[arg(long, env = "CHATFLOW_SECRET_KEY", hide_env_values = true)]
+    pub secret_key: Option<Secret>,
+
+    /// The key file used without `CHATFLOW_SECRET_KEY`; generated (mode 0600) when missing. By
+    /// default `secret.key` next to the SQLite file, else `data/secret.key`.
+    #[arg(long, env = "CHATFLOW_SECRET_KEY_FILE")]
+    pub secret_key_file: Option<PathBuf>,
 
     /// Lifetime of an access token, in seconds.
     #[arg(long, env = "CHATFLOW_ACCESS_TOKEN_TTL", default_value_t = 900)]
@@ -213,6 +223,8 @@ impl fmt::Debug for Config {
             .field("host", &self.host)
             .field("port", &self.port)
             .field("jwt_secret", &self.jwt_secret)
+            .field("secret_key", &self.secret_key)
+            .field("secret_key_file", &self.secret_key_file)
             .field("access_token_ttl", &self.access_token_ttl)
             .field("refresh_token_ttl", &self.refresh_token_ttl)
             .field("refresh_reuse_grace", &self.refresh_reuse_grace)
@@ -270,6 +282,8 @@ impl Config {
             host: IpAddr::from([0, 0, 0, 0]),
             port: 8080,
             jwt_secret: None,
+            secret_key: None,
+            secret_key_file: None,
             access_token_ttl: 900,
             refresh_token_ttl: 7 * 24 * 3600,
             refresh_reuse_grace: 10,
@@ -329,12 +343,14 @@ mod tests {
     fn secrets_are_redacted_in_debug() {
         let mut config = Config::defaults();
         config.jwt_secret = Some(Secret::new("top-secret-key"));
+        config.secret_key = Some(Secret::new("sealing-key-of-enough-characters"));
         config.admin_password = Some(Secret::new("hunter2-password"));
         config.database_url = Secret::new("postgres://app:db-password@db/chatflow");
         config.smtp_url = Some(Secret::new("smtp://mailer:smtp-password@mail.test:587"));
         let printed = format!("{config:?}");
         assert!(!printed.contains("smtp-password"), "{printed}");
         assert!(!printed.contains("top-secret-key"), "{printed}");
+        assert!(!printed.contains("sealing-key"), "{printed}");
         assert!(!printed.contains("hunter2-password"), "{printed}");
         assert!(!printed.contains("db-password"), "{printed}");
         assert!(printed.contains("postgres://[redacted]"), "{printed}");

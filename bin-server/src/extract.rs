@@ -2,8 +2,9 @@
 //!
 //! [`Json`], [`Path`] and [`Query`] wrap axum's extractors so a malformed request becomes
 //! `400 ERR_BAD_REQUEST` (or `413 ERR_PAYLOAD_TOO_LARGE`) in the one error format. [`Session`]
-//! is any signed-in user: the bearer token is verified and the user re-read from the store, so
-//! deleted users and changed profiles take effect at once. [`Tenant`] is a signed-in user whose
+//! is any signed-in user: the bearer token is verified and the user re-read from the store with
+//! the token's session, so deleted users, changed profiles, revoked sessions and blocked
+//! companies take effect at once. [`Tenant`] is a signed-in user whose
 //! company's subscription has not expired (`402 ERR_SUBSCRIPTION_EXPIRED` otherwise); handlers
 //! that stay open to expired companies (auth, settings reads, the company's own record) take a
 //! [`Session`] instead.
@@ -95,7 +96,11 @@ pub fn bearer_token(parts: &Parts) -> Option<&str> {
 }
 
 /// Resolves an access token to the user it names: `401 ERR_SESSION_EXPIRED` for a missing,
-/// invalid or orphaned token, `403 ERR_TOKEN_EXPIRED` for an expired one.
+/// invalid or orphaned token, or one whose session was revoked (sign-out, reuse detection, a
+/// password change) or whose company is blocked; `403 ERR_TOKEN_EXPIRED` for an expired one.
+///
+/// The session check rides on the one query that re-reads the user, so revocation takes effect
+/// at once at no extra round trip.
 pub async fn authenticate(state: &AppState, token: Option<&str>) -> Result<Session, ApiError> {
     let token = token.ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
     let claims = state.tokens.verify(token).map_err(|e| match e {
@@ -103,17 +108,21 @@ pub async fn authenticate(state: &AppState, token: Option<&str>) -> Result<Sessi
         TokenError::Invalid => ApiError::code(ErrorCode::ERR_SESSION_EXPIRED),
     })?;
     let user_id = claims.user_id().ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
-    let (user, company_due_date) = state
+    let signed_in = state
         .ports
         .users
-        .get_signed_in(TenantScope::new(claims.company_id), user_id)
+        .get_in_session(TenantScope::new(claims.company_id), user_id, claims.sid)
         .await?
         .ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
+    if tenancy::is_blocked(claims.company_id, signed_in.company_active) {
+        return Err(ErrorCode::ERR_SESSION_EXPIRED.into());
+    }
+    let user = signed_in.user;
     Ok(Session {
         actor: Actor::of(&user),
         user,
         claims,
-        company_due_date,
+        company_due_date: signed_in.company_due_date,
     })
 }
 

@@ -66,8 +66,8 @@ use crate::request_log::RequestSpan;
 use crate::state::{AppState, Shared};
 use crate::tokens::TokenKeys;
 
-/// The platform setting that keeps the generated access-token key across restarts.
-const JWT_SECRET_SETTING: &str = "jwtSecret";
+/// The platform setting that keeps the generated access-token key (sealed) across restarts.
+pub const JWT_SECRET_SETTING: &str = "jwtSecret";
 /// Characters of a generated access-token key (alphanumeric, about 380 bits).
 const JWT_SECRET_CHARS: usize = 64;
 
@@ -175,6 +175,19 @@ pub async fn build_with_hasher(
     let (socket_layer, io) = SocketIo::builder()
         .max_buffer_size(dispatcher::SOCKET_BUFFER)
         .build_layer();
+    let (secrets, created_key) = chatflow_system::configured_secrets(
+        config.secret_key.as_ref().map(|key| key.expose()),
+        config.secret_key_file.as_deref(),
+        config.database_url.expose(),
+    )
+    .context("invalid CHATFLOW_SECRET_KEY or CHATFLOW_SECRET_KEY_FILE")?;
+    if let Some(path) = created_key {
+        tracing::warn!(
+            file = %path.display(),
+            "generated the secret key that seals the secrets kept in the database: back it up \
+             with the database, and give every server of this database the same key"
+        );
+    }
     let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
     let realtime = Realtime::new();
     let sandbox = config.sandbox_enabled().then(|| {
@@ -201,6 +214,7 @@ pub async fn build_with_hasher(
         users: store.clone(),
         settings: store.clone(),
         sessions: store.clone(),
+        secrets: Arc::new(secrets),
         queues: store.clone(),
         helps: store.clone(),
         media: Arc::new(LocalMediaStore::new(config.media_dir.clone())),
@@ -244,6 +258,12 @@ pub async fn build_with_hasher(
     .await
     .map_err(|e| anyhow::anyhow!("first-start seeding failed: {e}"))?;
 
+    let sealed = chatflow_core::service::settings::seal_stored_secrets(&ports)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot seal the stored secrets: {e}"))?;
+    if sealed > 0 {
+        tracing::info!(sealed, "sealed secrets that were stored in plain text");
+    }
     let secret = jwt_secret(&config, &ports).await?;
     let access_ttl = chrono::Duration::seconds(
         i64::try_from(config.access_token_ttl).unwrap_or(i64::MAX / 1000),
@@ -358,8 +378,9 @@ pub fn router(state: AppState, socket_layer: SocketIoLayer, config: &Config) -> 
     .with_state(state)
 }
 
-/// The access-token key: the configured one, else the one kept in the platform settings, else
-/// a new random key stored there for the next start.
+/// The access-token key: the configured one, else the one kept (sealed) in the platform
+/// settings, else a new random key stored there, sealed, for the next start. A key stored in
+/// plain text by an earlier version is sealed in place.
 async fn jwt_secret(config: &Config, ports: &Ports) -> anyhow::Result<String> {
     if let Some(secret) = &config.jwt_secret {
         anyhow::ensure!(
@@ -373,20 +394,38 @@ async fn jwt_secret(config: &Config, ports: &Ports) -> anyhow::Result<String> {
         .platform_settings()
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    if let Some((_, secret)) = stored
+    if let Some((_, stored)) = stored
         .iter()
         .find(|(key, value)| key == JWT_SECRET_SETTING && !value.is_empty())
     {
-        return Ok(secret.clone());
+        if ports.secrets.is_sealed(stored) {
+            return ports.secrets.open(stored).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot open the stored access-token key ({e}): is this the secret key \
+                     (CHATFLOW_SECRET_KEY or its key file) the database was sealed with?"
+                )
+            });
+        }
+        store_jwt_secret(ports, stored).await?;
+        tracing::info!("sealed the access-token key kept in the platform settings");
+        return Ok(stored.clone());
     }
     let secret = ports.ids.token(JWT_SECRET_CHARS);
+    store_jwt_secret(ports, &secret).await?;
+    tracing::info!("generated a new access-token key (kept sealed in the platform settings)");
+    Ok(secret)
+}
+
+async fn store_jwt_secret(ports: &Ports, secret: &str) -> anyhow::Result<()> {
+    let sealed = ports
+        .secrets
+        .seal(secret)
+        .map_err(|e| anyhow::anyhow!("cannot seal the access-token key: {e}"))?;
     ports
         .settings
-        .set_platform_setting(JWT_SECRET_SETTING, &secret)
+        .set_platform_setting(JWT_SECRET_SETTING, &sealed)
         .await
-        .map_err(|e| anyhow::anyhow!("cannot store the access-token key: {e}"))?;
-    tracing::info!("generated a new access-token key (kept in the platform settings)");
-    Ok(secret)
+        .map_err(|e| anyhow::anyhow!("cannot store the access-token key: {e}"))
 }
 
 /// Forgets idle rate-limit keys every minute while the server lives.

@@ -64,6 +64,21 @@ pub trait PasswordHasher: Send + Sync {
     async fn verify(&self, password: &str, hash: &str) -> bool;
 }
 
+/// Encrypts secrets kept in the database (the access-token key, payment provider keys) with a
+/// key that lives outside it (authenticated encryption in the adapter).
+///
+/// A sealed value is text that says it is sealed ([`SecretCipher::is_sealed`]), so values
+/// stored before encryption existed can be told apart and sealed on the next start.
+pub trait SecretCipher: Send + Sync {
+    /// The stored form of `plain`: a fresh nonce each time, so equal secrets do not look equal.
+    fn seal(&self, plain: &str) -> Result<String>;
+    /// The plain text of a sealed value; `ERR_INTERNAL` when it was sealed with another key or
+    /// altered.
+    fn open(&self, sealed: &str) -> Result<String>;
+    /// True when `stored` is in the sealed form (whatever the key).
+    fn is_sealed(&self, stored: &str) -> bool;
+}
+
 /// A plain-text e-mail to one recipient.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboundMail {
@@ -257,6 +272,16 @@ pub struct UserChanges {
     pub default_tickets_manager_width: Option<i64>,
 }
 
+/// The user behind an access token, with what every request needs of the company.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedIn {
+    pub user: User,
+    /// The company's subscription due date.
+    pub company_due_date: chrono::NaiveDate,
+    /// The company's `status` (false: blocked).
+    pub company_active: bool,
+}
+
 /// A user with the password hash, for sign-in only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UserLogin {
@@ -277,6 +302,16 @@ pub trait UserRepo: Send + Sync {
         scope: TenantScope,
         id: UserId,
     ) -> Result<Option<(User, chrono::NaiveDate)>>;
+    /// The user of an access token, in one round trip: the user with their company's due date
+    /// and status, only while session family `family` of that user is alive (not revoked).
+    /// `None` when the user is gone or the session was revoked (sign-out, reuse detection, a
+    /// password change, deletion). Every authenticated request reads it.
+    async fn get_in_session(
+        &self,
+        scope: TenantScope,
+        id: UserId,
+        family: Uuid,
+    ) -> Result<Option<SignedIn>>;
     /// Search (lower-cased, on name and e-mail) with paging, ordered by name.
     async fn search(
         &self,
@@ -358,6 +393,9 @@ pub trait SessionRepo: Send + Sync {
     async fn revoke_family(&self, scope: TenantScope, family: Uuid) -> Result<()>;
     /// Revokes every session of a user (password change, deletion).
     async fn revoke_user(&self, scope: TenantScope, user: UserId) -> Result<()>;
+    /// Revokes every session of a user but family `keep` (the user's own password change keeps
+    /// the session that made it).
+    async fn revoke_user_except(&self, scope: TenantScope, user: UserId, keep: Uuid) -> Result<()>;
 }
 
 /// A queue, as other entities reference it.

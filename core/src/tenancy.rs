@@ -242,6 +242,12 @@ pub fn is_due_for_renewal(company_id: CompanyId, due_date: NaiveDate, today: Nai
     company_id != CompanyId::PLATFORM && due_date < today
 }
 
+/// True when a company is blocked (`status` false): its users cannot sign in, refresh or use a
+/// token they already hold. The platform's company never is.
+pub fn is_blocked(company_id: CompanyId, status: bool) -> bool {
+    !status && company_id != CompanyId::PLATFORM
+}
+
 /// Where a company's subscription stands on `today`.
 ///
 /// Company 1 is always active with due date [`PLATFORM_DUE_DATE`], whatever is stored. Others are

@@ -17,6 +17,45 @@ static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
 /// The PostgreSQL migrations, embedded at build time.
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
 
+/// Keeps a SQLite database readable by its owner only: creates `file` with mode 0600 when
+/// `create` and it is missing (SQLite then creates `-wal` and `-shm` with the same mode), and
+/// narrows the file and its journal files to 0600 when others may read them.
+fn private_database_files(file: &std::path::Path, create: bool) -> Result<()> {
+    let failed = |path: &std::path::Path, source| Error::FileMode {
+        path: path.display().to_string(),
+        source,
+    };
+    if create {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(file).map_err(|e| failed(file, e))?;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut paths = vec![file.to_owned()];
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let mut name = file.as_os_str().to_owned();
+            name.push(suffix);
+            paths.push(std::path::PathBuf::from(name));
+        }
+        for path in paths {
+            let mode = match std::fs::metadata(&path) {
+                Ok(meta) => meta.permissions().mode(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(failed(&path, e)),
+            };
+            if mode & 0o077 != 0 {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode & 0o600))
+                    .map_err(|e| failed(&path, e))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// How long a SQLite connection waits for another writer before failing.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a caller waits for a free pooled connection.
@@ -81,7 +120,9 @@ impl Store {
     /// Opens the database named by `url`.
     ///
     /// - `sqlite://path/to/file.db` (or `sqlite:path`, `sqlite::memory:`): the parent directory
-    ///   and the file are created when missing; the connection uses the WAL journal, foreign
+    ///   and the file are created when missing, the file readable by its owner only (mode 0600,
+    ///   which SQLite gives its `-wal` and `-shm` files too; wider modes of existing files are
+    ///   narrowed); the connection uses the WAL journal, foreign
     ///   keys, a busy timeout and `synchronous = NORMAL`.
     /// - `postgres://...` or `postgresql://...`: a PostgreSQL pool.
     ///
@@ -134,7 +175,9 @@ impl Store {
                     source,
                 })?;
             }
+            private_database_files(options.get_filename(), true)?;
         }
+        let file = options.get_filename().to_owned();
         let pool = SqlitePoolOptions::new()
             // WAL lets readers run beside the one writer; writers queue on the busy timeout.
             .max_connections(if in_memory { 1 } else { 8 })
@@ -142,6 +185,10 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(Error::Connect)?;
+        if !in_memory {
+            // The journal files exist now; ones left by an older version may be wider.
+            private_database_files(&file, false)?;
+        }
         Ok(Store::from_pool(DbPool::Sqlite(pool)))
     }
 

@@ -17,6 +17,14 @@ pub enum Error {
         /// The underlying I/O failure.
         source: std::io::Error,
     },
+    /// The SQLite file could not be created or kept private (mode 0600).
+    #[error("cannot keep the database file {path} private: {source}")]
+    FileMode {
+        /// The file.
+        path: String,
+        /// The underlying I/O failure.
+        source: std::io::Error,
+    },
     /// The database could not be reached or opened.
     #[error("cannot connect to the database: {0}")]
     Connect(#[source] sqlx::Error),

@@ -12,6 +12,8 @@
 //!   ([`chatflow_core::ports::EventBus`]).
 //! - [`SmtpMailer`]: e-mail through an SMTP server, configured by a URL; [`LogMailer`] when no
 //!   server is configured: it sends nothing and says so ([`chatflow_core::ports::Mailer`]).
+//! - [`SealedSecrets`]: secrets kept in the database sealed with XChaCha20-Poly1305 under a key
+//!   kept outside it ([`chatflow_core::ports::SecretCipher`]).
 //! - [`spreadsheet`]: contact spreadsheets read (xls, xlsx, csv, txt) and written (xlsx).
 //! - `fake_smtp` (feature `test-support`): a fake SMTP server that records what it receives,
 //!   for tests of any crate.
@@ -24,6 +26,7 @@ mod hasher;
 mod ids;
 mod mail;
 mod media;
+pub mod secrets;
 pub mod spreadsheet;
 
 #[cfg(any(test, feature = "test-support"))]
@@ -35,3 +38,4 @@ pub use hasher::Argon2Hasher;
 pub use ids::RandomIds;
 pub use mail::{LogMailer, MailConfigError, SMTP_TIMEOUT, SmtpMailer, configured_mailer};
 pub use media::LocalMediaStore;
+pub use secrets::{SealedSecrets, SecretKeyError, configured_secrets};

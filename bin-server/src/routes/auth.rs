@@ -2,7 +2,10 @@
 //!
 //! The refresh token travels only in the httpOnly cookie `jrt` (path `/auth`, SameSite=Lax),
 //! rotated on every use; the access token is returned in the body and sent back as a bearer
-//! token. Sign-in attempts are rate limited per client address and per account.
+//! token. Sign-in attempts are rate limited per client address, and failures per account with
+//! a growing backoff that holds back only the addresses that failed (see [`crate::rate_limit`]).
+
+use std::time::Instant;
 
 use axum::extract::State;
 use axum::http::header::{COOKIE, SET_COOKIE};
@@ -92,20 +95,37 @@ async fn login(
     ClientIp(ip): ClientIp,
     Json(credentials): Json<Credentials>,
 ) -> ApiResult<Response> {
-    if let Err(wait) = state.limiter.check(ip, &credentials.email) {
+    if let Err(wait) = state
+        .limiter
+        .check_login(ip, &credentials.email, Instant::now())
+    {
         return Err(
             ApiError::code(ErrorCode::ERR_TOO_MANY_ATTEMPTS).retry_after(retry_after_secs(wait))
         );
     }
     let now = state.ports.clock.now();
-    let grant = auth::login(
+    let grant = match auth::login(
         &state.ports,
         &credentials.email,
         &credentials.password,
         state.sessions,
         now,
     )
-    .await?;
+    .await
+    {
+        Ok(grant) => {
+            state.limiter.record_success(&credentials.email);
+            grant
+        }
+        Err(error) => {
+            if error.code == ErrorCode::ERR_INVALID_CREDENTIALS {
+                state
+                    .limiter
+                    .record_failure(ip, &credentials.email, Instant::now());
+            }
+            return Err(error.into());
+        }
+    };
     session_response(&state, grant)
 }
 
@@ -221,7 +241,13 @@ fn session_response(state: &AppState, grant: SessionGrant) -> ApiResult<Response
         .tokens
         .issue(&grant.user.user, grant.session.family, now)
         .map_err(ApiError::internal)?;
-    let cookie = set_cookie(state, &grant.refresh_token)?;
+    // A refresh that lost the race to a concurrent one sets no cookie: the family keeps one
+    // live refresh token, the winner's.
+    let cookie = grant
+        .refresh_token
+        .as_deref()
+        .map(|token| set_cookie(state, token))
+        .transpose()?;
     let body = AuthResponse {
         token,
         user: grant.user,
@@ -230,7 +256,9 @@ fn session_response(state: &AppState, grant: SessionGrant) -> ApiResult<Response
         session_id: grant.session.family,
     };
     let mut response = axum::Json(body).into_response();
-    response.headers_mut().append(SET_COOKIE, cookie);
+    if let Some(cookie) = cookie {
+        response.headers_mut().append(SET_COOKIE, cookie);
+    }
     Ok(response)
 }
 

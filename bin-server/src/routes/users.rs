@@ -157,7 +157,14 @@ async fn update_user(
     Json(changes): Json<UserUpdate>,
 ) -> ApiResult<axum::Json<UserView>> {
     Ok(axum::Json(
-        users::update(&state.ports, &tenant.actor, UserId(id), changes).await?,
+        users::update(
+            &state.ports,
+            &tenant.actor,
+            Some(tenant.claims.sid),
+            UserId(id),
+            changes,
+        )
+        .await?,
     ))
 }
 

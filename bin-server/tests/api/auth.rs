@@ -668,8 +668,8 @@ async fn version_and_health_answer(app: TestApp) {
     assert_eq!(health["status"], "ok");
 }
 
-/// The sign-in rate limit, per address and per account (behind a trusted proxy so the test can
-/// choose addresses).
+/// The sign-in rate limit per address (behind a trusted proxy so the test can choose
+/// addresses).
 async fn login_is_rate_limited(app: TestApp) {
     let company = app.company("Acme").await;
     let member = app
@@ -715,24 +715,8 @@ async fn login_is_rate_limited(app: TestApp) {
     )
     .await;
 
-    // Three attempts a minute against one account, whatever the address.
-    for ip in ["198.51.100.1", "198.51.100.2", "198.51.100.3"] {
-        let response = attempt(ip, member.email.clone()).await;
-        assert_error(
-            response,
-            StatusCode::UNAUTHORIZED,
-            "ERR_INVALID_CREDENTIALS",
-        )
-        .await;
-    }
-    let limited = attempt("198.51.100.4", member.email.to_uppercase()).await;
-    assert_error(
-        limited,
-        StatusCode::TOO_MANY_REQUESTS,
-        "ERR_TOO_MANY_ATTEMPTS",
-    )
-    .await;
-    // Even the right password waits now.
+    // Failures against one account from other addresses are held per account, with a growing
+    // backoff that never stops an address without failures (`session_hardening`).
     let right = reqwest::Client::new()
         .post(app.url("/auth/login"))
         .header("x-forwarded-for", "198.51.100.5")
@@ -740,7 +724,7 @@ async fn login_is_rate_limited(app: TestApp) {
         .send()
         .await
         .expect("sent");
-    assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(right.status(), StatusCode::OK);
 }
 
 fn limited(config: &mut chatflow_server::Config) {
@@ -759,8 +743,9 @@ async fn login_is_rate_limited_on_postgres() {
 }
 
 /// Two tabs of one browser share the cookie jar; when their access tokens expire together both
-/// refresh with the same cookie. Within the grace window both stay signed in, in one family that
-/// a later sign-out still ends; past the window the same replay is treated as theft.
+/// refresh with the same cookie. Within the grace window both stay signed in: the first rotates
+/// the cookie, the second gets an access token of the same session and no cookie (the jar holds
+/// the first one's), so the session keeps one live refresh token, which a sign-out ends.
 async fn two_tabs_refreshing_at_once_stay_signed_in(app: TestApp) {
     let company = app.company("Acme").await;
     let member = app
@@ -778,13 +763,18 @@ async fn two_tabs_refreshing_at_once_stay_signed_in(app: TestApp) {
         StatusCode::OK,
         "the sibling tab is not a thief"
     );
-    let second_cookie = refresh_cookie(&second_tab);
-    assert_ne!(first_cookie, second_cookie);
+    let sets_cookie = second_tab
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|c| c.starts_with("jrt="));
+    assert!(!sets_cookie, "no second live refresh token");
     let body = json_of(second_tab, StatusCode::OK).await;
     let token = body["token"].as_str().expect("a token").to_owned();
     assert_eq!(app.get("/auth/me", &token).await.status(), StatusCode::OK);
 
-    // Both live tokens belong to the one session: signing out ends both.
+    // The one live token belongs to the session: signing out ends it, and the access token.
     let logout = reqwest::Client::new()
         .delete(app.url("/auth/logout"))
         .header(reqwest::header::COOKIE, format!("jrt={first_cookie}"))
@@ -793,14 +783,18 @@ async fn two_tabs_refreshing_at_once_stay_signed_in(app: TestApp) {
         .await
         .expect("sent");
     assert!(logout.status().is_success(), "{}", logout.status());
-    for cookie in [&first_cookie, &second_cookie] {
-        assert_error(
-            refresh_with(&app, cookie).await,
-            StatusCode::UNAUTHORIZED,
-            "ERR_SESSION_EXPIRED",
-        )
-        .await;
-    }
+    assert_error(
+        refresh_with(&app, &first_cookie).await,
+        StatusCode::UNAUTHORIZED,
+        "ERR_SESSION_EXPIRED",
+    )
+    .await;
+    assert_error(
+        app.get("/auth/me", &token).await,
+        StatusCode::UNAUTHORIZED,
+        "ERR_SESSION_EXPIRED",
+    )
+    .await;
 }
 
 fn with_grace(config: &mut chatflow_server::Config) {

@@ -111,6 +111,7 @@ where
     config.admin_password = Some(Secret::new(ADMIN_PASSWORD));
     config.web_dir = dir.path().join("no-web");
     config.media_dir = dir.path().join("media");
+    config.secret_key_file = Some(dir.path().join("secret.key"));
     config.login_rate_per_minute = 1000;
     // Strict reuse detection unless a test asks for the grace window of two tabs.
     config.refresh_reuse_grace = 0;

@@ -20,6 +20,7 @@ mod quick_messages;
 mod realtime_seq;
 mod sandbox_phones;
 mod schedules;
+mod session_hardening;
 mod settings;
 mod sockets;
 mod tag_events;

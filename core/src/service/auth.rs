@@ -48,8 +48,11 @@ pub struct SessionGrant {
     pub subscription: Subscription,
     /// Capability names the policy grants the user (menu entries, pages, actions).
     pub permissions: Vec<String>,
-    /// The refresh token itself, for the client's cookie. It is stored nowhere.
-    pub refresh_token: String,
+    /// The refresh token itself, for the client's cookie. It is stored nowhere. `None` when a
+    /// concurrent refresh with the same token already rotated it (within the grace window): the
+    /// browser's cookie jar already holds, or is about to hold, the winner's token, so no second
+    /// live token is made and the family keeps exactly one.
+    pub refresh_token: Option<String>,
 }
 
 /// The result of [`login`].
@@ -134,7 +137,7 @@ pub async fn login(
         .get(scope)
         .await?
         .ok_or(ErrorCode::ERR_INVALID_CREDENTIALS)?;
-    if !company.status && company.id != CompanyId::PLATFORM {
+    if tenancy::is_blocked(company.id, company.status) {
         return Err(Error::with_detail(
             ErrorCode::ERR_NO_PERMISSION,
             "the company is blocked",
@@ -157,15 +160,19 @@ pub async fn login(
             }),
         })
         .await;
-    grant(ports, user, &company, session, refresh_token, now).await
+    grant(ports, user, &company, session, Some(refresh_token), now).await
 }
 
 /// Exchanges a refresh token for a new one (rotation) and a fresh view of the session.
 ///
-/// Unknown, expired or revoked tokens give `ERR_SESSION_EXPIRED`. A token that was already used
-/// revokes its whole family first (reuse detection), so the thief's and the owner's tokens both
-/// stop working — unless it was rotated within `policy.reuse_grace`, which is two tabs of one
-/// browser refreshing at once: that one gets a new token of the same family.
+/// A family has exactly one live refresh token: rotation is one compare-and-set on it (mark it
+/// used only if it still is unused and not revoked, and store its successor, in one
+/// transaction). Unknown, expired or revoked tokens, and tokens of a blocked company, give
+/// `ERR_SESSION_EXPIRED`. Of concurrent refreshes with the same token exactly one rotates; the
+/// others, within `policy.reuse_grace` of that rotation, get an access token of the same family
+/// but no refresh token (two tabs of one browser share the cookie jar, which holds the winner's
+/// token). A token presented after it was rotated and past the grace window is taken as theft:
+/// the whole family is revoked (reuse detection), and its access tokens stop working at once.
 pub async fn refresh(
     ports: &Ports,
     refresh_token: &str,
@@ -188,9 +195,12 @@ pub async fn refresh(
         .await?
         .ok_or_else(expired)?;
     let company = ports.companies.get(scope).await?.ok_or_else(expired)?;
+    if tenancy::is_blocked(company.id, company.status) {
+        return Err(expired());
+    }
     let (session, token) = new_session(ports, &user, old.family, policy, now);
     if old.used_at.is_none() && ports.sessions.rotate(scope, old.id, &session, now).await? {
-        return grant(ports, user, &company, session, token, now).await;
+        return grant(ports, user, &company, session, Some(token), now).await;
     }
     // The token was already rotated: by a sibling tab a moment ago, or by a thief. Re-read it, as
     // the rotation above may have lost a race.
@@ -209,9 +219,9 @@ pub async fn refresh(
             "refresh token reused",
         ));
     }
-    // A concurrent refresh: the family continues with one more live token.
-    ports.sessions.create(scope, &session).await?;
-    grant(ports, user, &company, session, token, now).await
+    // A concurrent refresh lost the race: an access token of the family, and no second live
+    // refresh token.
+    grant(ports, user, &company, current, None, now).await
 }
 
 /// Signs out the session a refresh token belongs to (revokes its family). Unknown tokens are
@@ -399,7 +409,7 @@ async fn grant(
     user: User,
     company: &Company,
     session: RefreshSession,
-    refresh_token: String,
+    refresh_token: Option<String>,
     now: DateTime<Utc>,
 ) -> Result<SessionGrant> {
     let permissions = permissions(ports, &Actor::of(&user), company).await?;

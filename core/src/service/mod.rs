@@ -40,6 +40,8 @@ pub struct Ports {
     pub users: Arc<dyn UserRepo>,
     pub settings: Arc<dyn SettingsRepo>,
     pub sessions: Arc<dyn SessionRepo>,
+    /// Seals and opens the secrets kept in the database.
+    pub secrets: Arc<dyn crate::ports::SecretCipher>,
     pub queues: Arc<dyn QueueRepo>,
     pub helps: Arc<dyn HelpRepo>,
     /// Stored media (avatars, attachments).

@@ -3,9 +3,12 @@
 //! The catalogue ([`crate::settings`]) says what each key is: company or platform, its default,
 //! its allowed values, whether it is public and whether it is a secret. This module adds who may
 //! do what: company keys are changed by the company's admins, platform keys by the super user;
-//! secrets (payment provider keys) are read by the super user only; public keys (appearance and
-//! `allowSignup`) by anyone, signed in or not. Every change is published to the company's
-//! sockets as `company-{id}-settings`.
+//! public keys (appearance and `allowSignup`) are read by anyone, signed in or not. Secrets
+//! (payment provider keys) are write-only: stored sealed by the [`crate::ports::SecretCipher`]
+//! port, and shown, to the super user only, as [`SECRET_MASK`] when set (empty when not); sending
+//! the mask back leaves the stored secret as it is. [`secret`] opens one for the code that uses
+//! it. Every change but a secret's is published to the company's sockets as
+//! `company-{id}-settings`.
 
 use std::collections::BTreeMap;
 
@@ -27,6 +30,9 @@ pub struct Setting {
     pub value: String,
 }
 
+/// What a secret that is set reads as; never its value.
+pub const SECRET_MASK: &str = "********";
+
 /// The name of a company's settings event.
 pub fn settings_event_name(company_id: CompanyId) -> String {
     format!("company-{company_id}-settings")
@@ -44,7 +50,10 @@ pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<Setting>> {
     }
     Ok(all
         .into_iter()
-        .map(|(key, value)| Setting { key, value })
+        .map(|(key, value)| Setting {
+            value: shown(&key, value),
+            key,
+        })
         .collect())
 }
 
@@ -58,8 +67,69 @@ pub async fn get(ports: &Ports, actor: &Actor, key: &str) -> Result<Setting> {
     let value = current_value(ports, actor.scope(), def).await?;
     Ok(Setting {
         key: def.key.to_owned(),
-        value,
+        value: shown(def.key, value),
     })
+}
+
+/// The plain value of a secret platform setting (a payment provider key), for the code that
+/// uses it; `None` when it is not set. Never for a browser.
+pub async fn secret(ports: &Ports, key: &str) -> Result<Option<String>> {
+    let def = known(key)?;
+    if !def.secret {
+        return Err(ErrorCode::ERR_NO_SETTING_FOUND.into());
+    }
+    let stored = ports.settings.platform_settings().await?;
+    let value = value_of(def, &stored);
+    if value.is_empty() {
+        return Ok(None);
+    }
+    open_stored(ports, &value).map(Some)
+}
+
+/// Seals the secret platform settings still stored in plain text (written before secrets were
+/// sealed). Hosts call it on start; it changes nothing the second time.
+pub async fn seal_stored_secrets(ports: &Ports) -> Result<usize> {
+    let stored = ports.settings.platform_settings().await?;
+    let mut sealed = 0;
+    for (key, value) in &stored {
+        if settings::is_secret(key) && !value.is_empty() && !ports.secrets.is_sealed(value) {
+            let value = ports.secrets.seal(value)?;
+            ports.settings.set_platform_setting(key, &value).await?;
+            sealed += 1;
+        }
+    }
+    Ok(sealed)
+}
+
+/// A stored secret's plain text: sealed values are opened, values from before sealing are
+/// taken as they are.
+fn open_stored(ports: &Ports, stored: &str) -> Result<String> {
+    if ports.secrets.is_sealed(stored) {
+        ports.secrets.open(stored)
+    } else {
+        Ok(stored.to_owned())
+    }
+}
+
+/// What a setting's value is stored as: a secret's (non-empty) value is sealed.
+pub fn stored_form(ports: &Ports, def: &SettingDef, value: &str) -> Result<String> {
+    if def.secret && !value.is_empty() {
+        ports.secrets.seal(value)
+    } else {
+        Ok(value.to_owned())
+    }
+}
+
+/// What a reader is shown of a setting's value: a secret's value never leaves the server
+/// ([`SECRET_MASK`] when set, empty when not).
+pub fn shown(key: &str, value: String) -> String {
+    if !settings::is_secret(key) {
+        value
+    } else if value.is_empty() {
+        String::new()
+    } else {
+        SECRET_MASK.to_owned()
+    }
 }
 
 /// Changes one setting (`PUT /settings/{key}`, `PUT /companySettings`).
@@ -84,15 +154,25 @@ pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result
                 .set_company_setting(scope, def.key, value)
                 .await?;
         }
+        // The mask a reader was shown, sent back: the secret stays as it is.
+        Scope::Platform if def.secret && value == SECRET_MASK => {}
         Scope::Platform => {
             let current = settings::to_map(&ports.settings.platform_settings().await?);
             settings::check_change(&current, def.key, value)?;
-            ports.settings.set_platform_setting(def.key, value).await?;
+            let stored = if def.secret && !value.is_empty() {
+                ports.secrets.seal(value)?
+            } else {
+                value.to_owned()
+            };
+            ports
+                .settings
+                .set_platform_setting(def.key, &stored)
+                .await?;
         }
     }
     let setting = Setting {
         key: def.key.to_owned(),
-        value: value.to_owned(),
+        value: shown(def.key, value.to_owned()),
     };
     // Secrets are not broadcast: the company's sockets include users who may not read them.
     if !def.secret {

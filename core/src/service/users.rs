@@ -386,11 +386,14 @@ pub async fn search(
 /// Changes a user of the actor's company (`PUT /users/{id}`).
 ///
 /// Self-service fields need `UpdateUser`; any real change to a privileged field also needs
-/// `UpdateUserPrivileges` (the policy keeps super users to the super user). A password change by
-/// someone else revokes the user's sessions.
+/// `UpdateUserPrivileges` (the policy keeps super users to the super user). A password change
+/// signs the user out everywhere at once (their sessions are revoked, so their access tokens stop
+/// working), except, when users change their own password, the session that made the change
+/// (`acting_session`, the access token's session id).
 pub async fn update(
     ports: &Ports,
     actor: &Actor,
+    acting_session: Option<uuid::Uuid>,
     user_id: UserId,
     changes: UserUpdate,
 ) -> Result<UserView> {
@@ -434,7 +437,7 @@ pub async fn update(
         Some(p) => Some(ports.hasher.hash(p).await?),
         None => None,
     };
-    let revoke = password_hash.is_some() && actor.user_id != user_id;
+    let revoke = password_hash.is_some();
     let user_changes = UserChanges {
         name: Some(name),
         email: Some(email),
@@ -449,7 +452,15 @@ pub async fn update(
         .await?
         .ok_or(ErrorCode::ERR_NO_USER_FOUND)?;
     if revoke {
-        ports.sessions.revoke_user(scope, user_id).await?;
+        match acting_session.filter(|_| actor.user_id == user_id) {
+            Some(keep) => {
+                ports
+                    .sessions
+                    .revoke_user_except(scope, user_id, keep)
+                    .await?;
+            }
+            None => ports.sessions.revoke_user(scope, user_id).await?,
+        }
     }
     publish_user(ports, scope, "update", &user).await;
     view(ports, scope, user).await

@@ -178,4 +178,21 @@ impl SessionRepo for Store {
         })?;
         Ok(())
     }
+
+    async fn revoke_user_except(&self, scope: TenantScope, user: UserId, keep: Uuid) -> Result<()> {
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE refresh_sessions SET revoked = TRUE \
+                 WHERE user_id = $1 AND company_id = $2 AND family <> $3",
+            )
+            .bind(user.0)
+            .bind(scope.company_id().0)
+            .bind(keep)
+            .execute(p)
+            .await
+            .map_err(db_error)
+            .map(|_| ())
+        })?;
+        Ok(())
+    }
 }

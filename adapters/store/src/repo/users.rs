@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use chatflow_core::identity::{User, UserFlags};
 use chatflow_core::ports::{
-    NewUser, Page, PageRequest, UserChanges, UserLogin, UserRepo, UserSettings,
+    NewUser, Page, PageRequest, SignedIn, UserChanges, UserLogin, UserRepo, UserSettings,
 };
 use chatflow_core::{
     CompanyId, Error, ErrorCode, QueueId, Result, TenantScope, UserId, WhatsappId,
@@ -23,6 +23,29 @@ macro_rules! user_columns {
          allow_connections, start_work, end_work, farewell_message, default_theme, default_menu, \
          whatsapp_id, profile_image, online, default_tickets_manager_width, created_at, updated_at"
     };
+}
+
+impl UserWithQueuesRow {
+    /// The user with their queues, and the company's due date.
+    fn into_signed_in(self) -> Result<(User, chrono::NaiveDate)> {
+        let due_date = self
+            .company_due_date
+            .ok_or_else(|| Error::internal("a user without a company"))?;
+        let mut queues = self
+            .queue_list
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .filter(|q| !q.is_empty())
+            .map(|q| {
+                q.trim().parse::<i64>().map(QueueId).map_err(|_| {
+                    Error::internal(format!("unreadable queue list {:?}", self.queue_list))
+                })
+            })
+            .collect::<Result<Vec<QueueId>>>()?;
+        queues.sort_by_key(|q| q.0);
+        Ok((self.user.into_user(queues)?, due_date))
+    }
 }
 
 /// Selects one user of a company: binds are the user id and the company id.
@@ -52,6 +75,42 @@ const SELECT_ONE_WITH_QUEUES_POSTGRES: &str = concat!(
      (SELECT c.due_date FROM companies c WHERE c.id = users.company_id) AS company_due_date \
      FROM users WHERE id = $1 AND company_id = $2"
 );
+
+/// The user of an access token while its session family is alive (SQLite): binds are the user
+/// id, the company id and the family. One round trip: the user, the queue ids, the company's due
+/// date and status, and the session check (`refresh_sessions (company_id, family)` index).
+const SELECT_IN_SESSION_SQLITE: &str = concat!(
+    "SELECT ",
+    user_columns!(),
+    ", (SELECT group_concat(uq.queue_id) FROM user_queues uq \
+     WHERE uq.user_id = users.id AND uq.company_id = users.company_id) AS queue_list, \
+     (SELECT c.due_date FROM companies c WHERE c.id = users.company_id) AS company_due_date, \
+     (SELECT c.status FROM companies c WHERE c.id = users.company_id) AS company_status \
+     FROM users WHERE id = $1 AND company_id = $2 \
+     AND EXISTS (SELECT 1 FROM refresh_sessions s \
+     WHERE s.company_id = $2 AND s.family = $3 AND s.user_id = $1 AND NOT s.revoked)"
+);
+
+/// The same on PostgreSQL.
+const SELECT_IN_SESSION_POSTGRES: &str = concat!(
+    "SELECT ",
+    user_columns!(),
+    ", (SELECT string_agg(uq.queue_id::text, ',') FROM user_queues uq \
+     WHERE uq.user_id = users.id AND uq.company_id = users.company_id) AS queue_list, \
+     (SELECT c.due_date FROM companies c WHERE c.id = users.company_id) AS company_due_date, \
+     (SELECT c.status FROM companies c WHERE c.id = users.company_id) AS company_status \
+     FROM users WHERE id = $1 AND company_id = $2 \
+     AND EXISTS (SELECT 1 FROM refresh_sessions s \
+     WHERE s.company_id = $2 AND s.family = $3 AND s.user_id = $1 AND NOT s.revoked)"
+);
+
+/// A user row with its queue ids, company due date and company status.
+#[derive(sqlx::FromRow)]
+struct UserInSessionRow {
+    #[sqlx(flatten)]
+    user: UserWithQueuesRow,
+    company_status: Option<bool>,
+}
 
 /// A user row with its queue ids (`"3,7"`, or `NULL` when none).
 #[derive(sqlx::FromRow)]
@@ -273,26 +332,40 @@ impl UserRepo for Store {
                 .await
                 .map_err(db_error)
         })?;
+        row.map(UserWithQueuesRow::into_signed_in).transpose()
+    }
+
+    async fn get_in_session(
+        &self,
+        scope: TenantScope,
+        id: UserId,
+        family: uuid::Uuid,
+    ) -> Result<Option<SignedIn>> {
+        let sql = match self.backend() {
+            crate::Backend::Sqlite => SELECT_IN_SESSION_SQLITE,
+            crate::Backend::Postgres => SELECT_IN_SESSION_POSTGRES,
+        };
+        let row = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as::<_, UserInSessionRow>(sql)
+                .bind(id.0)
+                .bind(scope.company_id().0)
+                .bind(family)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)
+        })?;
         let Some(row) = row else {
             return Ok(None);
         };
-        let due_date = row
-            .company_due_date
+        let company_active = row
+            .company_status
             .ok_or_else(|| Error::internal("a user without a company"))?;
-        let mut queues = row
-            .queue_list
-            .as_deref()
-            .unwrap_or_default()
-            .split(',')
-            .filter(|q| !q.is_empty())
-            .map(|q| {
-                q.trim().parse::<i64>().map(QueueId).map_err(|_| {
-                    Error::internal(format!("unreadable queue list {:?}", row.queue_list))
-                })
-            })
-            .collect::<Result<Vec<QueueId>>>()?;
-        queues.sort_by_key(|q| q.0);
-        Ok(Some((row.user.into_user(queues)?, due_date)))
+        let (user, company_due_date) = row.user.into_signed_in()?;
+        Ok(Some(SignedIn {
+            user,
+            company_due_date,
+            company_active,
+        }))
     }
 
     async fn search(

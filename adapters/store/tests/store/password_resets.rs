@@ -354,6 +354,10 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         users: store.clone(),
         settings: store.clone(),
         sessions: store.clone(),
+        secrets: Arc::new(
+            chatflow_system::SealedSecrets::from_key_text("a test key of thirty-two characters")
+                .expect("a key"),
+        ),
         queues: store.clone(),
         helps: store.clone(),
         media: Arc::new(LocalMediaStore::new(

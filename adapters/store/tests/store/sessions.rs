@@ -18,6 +18,8 @@ store_tests!(
     revoked_tokens_do_not_rotate,
     revoke_family_and_revoke_user,
     another_companys_sessions_are_out_of_reach,
+    revoke_user_except_keeps_one_family,
+    the_signed_in_user_needs_a_live_session,
 );
 
 fn t0() -> DateTime<Utc> {
@@ -277,4 +279,85 @@ async fn another_companys_sessions_are_out_of_reach(store: Store) {
         .await
         .expect_err("wrong scope");
     assert_eq!(err.code, ErrorCode::ERR_INTERNAL);
+}
+
+async fn revoke_user_except_keeps_one_family(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let owner = user(&store, a, "owner@a.test").await;
+    let (kept, ended) = (Uuid::new_v4(), Uuid::new_v4());
+    for (family, hash) in [(kept, "kept"), (ended, "ended")] {
+        SessionRepo::create(&store, a, &session(a, owner, family, hash))
+            .await
+            .expect("stored");
+    }
+    // Another company's scope reaches nothing.
+    store
+        .revoke_user_except(b, owner, kept)
+        .await
+        .expect("no-op");
+    assert!(
+        !store
+            .find_by_token_hash("ended")
+            .await
+            .expect("read")
+            .expect("found")
+            .revoked
+    );
+    store
+        .revoke_user_except(a, owner, kept)
+        .await
+        .expect("revoked");
+    let revoked = |hash: &'static str| {
+        let store = store.clone();
+        async move {
+            store
+                .find_by_token_hash(hash)
+                .await
+                .expect("read")
+                .expect("found")
+                .revoked
+        }
+    };
+    assert!(!revoked("kept").await);
+    assert!(revoked("ended").await);
+}
+
+async fn the_signed_in_user_needs_a_live_session(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let owner = user(&store, a, "owner@a.test").await;
+    let family = Uuid::new_v4();
+    SessionRepo::create(&store, a, &session(a, owner, family, "live"))
+        .await
+        .expect("stored");
+    let signed_in = store
+        .get_in_session(a, owner, family)
+        .await
+        .expect("read")
+        .expect("a live session");
+    assert_eq!(signed_in.user.id, owner);
+    assert!(signed_in.company_active);
+    // Unknown family, another company's scope: nothing.
+    assert!(
+        store
+            .get_in_session(a, owner, Uuid::new_v4())
+            .await
+            .expect("read")
+            .is_none()
+    );
+    assert!(
+        store
+            .get_in_session(b, owner, family)
+            .await
+            .expect("read")
+            .is_none()
+    );
+    // A revoked family: nothing.
+    store.revoke_family(a, family).await.expect("revoked");
+    assert!(
+        store
+            .get_in_session(a, owner, family)
+            .await
+            .expect("read")
+            .is_none()
+    );
 }
