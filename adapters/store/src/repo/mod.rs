@@ -25,6 +25,7 @@ mod quick_messages;
 mod sandbox;
 mod schedules;
 mod sessions;
+mod staged_uploads;
 mod settings;
 mod tags;
 pub(crate) mod tickets;

@@ -24,6 +24,7 @@ mod schedules;
 mod schema;
 mod services;
 mod sessions;
+mod staged_uploads;
 mod settings;
 mod tags;
 mod tickets;
