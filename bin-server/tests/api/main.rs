@@ -25,5 +25,6 @@ mod sockets;
 mod tag_events;
 mod tags;
 mod tickets;
+mod uploads;
 mod users;
 mod web;

@@ -70,6 +70,12 @@ impl Server {
         }
     }
 
+    /// The process id (for `/proc/<pid>/status`).
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// SIGKILL: no shutdown, no flush, nothing finished.
     pub fn kill(mut self) {
         self.child.kill().expect("killed");
