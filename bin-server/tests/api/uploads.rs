@@ -48,6 +48,7 @@ async fn upload(app: &TestApp, token: &str, name: &str, bytes: Vec<u8>) -> reqwe
 /// A real xlsx (from the writer) whose first sheet is replaced by `sheet`, which writes the
 /// sheet's XML into the zip entry (in pieces, so a huge sheet never sits in memory).
 fn xlsx_with_sheet(sheet: impl FnOnce(&mut dyn Write)) -> Vec<u8> {
+    let mut sheet = Some(sheet);
     let base =
         chatflow_system::spreadsheet::xlsx(&["name".to_owned()], &[]).expect("a workbook");
     let mut source = zip::ZipArchive::new(Cursor::new(base)).expect("a zip");
@@ -57,9 +58,11 @@ fn xlsx_with_sheet(sheet: impl FnOnce(&mut dyn Write)) -> Vec<u8> {
         .large_file(true);
     for i in 0..source.len() {
         let mut entry = source.by_index(i).expect("an entry");
-        let name = entry.name().to_owned();
+        let name = entry.name().expect("a name").into_owned();
         out.start_file(name.as_str(), options).expect("started");
-        if name == "xl/worksheets/sheet1.xml" {
+        if name == "xl/worksheets/sheet1.xml"
+            && let Some(sheet) = sheet.take()
+        {
             sheet(&mut out);
         } else {
             let mut bytes = Vec::new();

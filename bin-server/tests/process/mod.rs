@@ -1,6 +1,9 @@
 //! The real `chatflow-server` binary as a child process, for the tests that kill it: start it on
 //! a database, wait for `/health`, SIGKILL it; and the few calls those tests make.
 
+// Each test binary uses some of these helpers.
+#![allow(dead_code)]
+
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -71,7 +74,6 @@ impl Server {
     }
 
     /// The process id (for `/proc/<pid>/status`).
-    #[allow(dead_code)]
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -123,13 +123,13 @@ impl StagedUploadRepo for Store {
     }
 
     async fn prune_expired_across_companies(&self, now: DateTime<Utc>) -> Result<u64> {
-        let done = crate::on_pool!(self.pool(), |p| {
+        crate::on_pool!(self.pool(), |p| {
             sqlx::query("DELETE FROM staged_uploads WHERE expires_at_ms <= $1")
                 .bind(now.timestamp_millis())
                 .execute(p)
                 .await
+                .map(|done| done.rows_affected())
                 .map_err(db_error)
-        })?;
-        Ok(done.rows_affected())
+        })
     }
 }
