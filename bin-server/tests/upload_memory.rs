@@ -53,7 +53,12 @@ fn csv(columns: usize, rows: usize) -> Vec<u8> {
     out
 }
 
-async fn upload(client: &Client, server: &Server, token: &str, bytes: Vec<u8>) -> (StatusCode, Value) {
+async fn upload(
+    client: &Client,
+    server: &Server,
+    token: &str,
+    bytes: Vec<u8>,
+) -> (StatusCode, Value) {
     let part = Part::bytes(bytes).file_name("contacts.csv");
     let response = client
         .post(format!("{}/contacts/upload", server.base))

@@ -460,7 +460,10 @@ fn read_delimited(bytes: &[u8], builder: &mut Builder) -> Result<()> {
         .from_reader(text.as_bytes());
     let mut record = csv::StringRecord::new();
     let mut row: u64 = 0;
-    while reader.read_record(&mut record).map_err(|_| invalid_file())? {
+    while reader
+        .read_record(&mut record)
+        .map_err(|_| invalid_file())?
+    {
         for (column, cell) in record.iter().enumerate() {
             builder.cell(row, column as u64, cell)?;
         }
@@ -553,7 +556,10 @@ mod tests {
         sheet.write_number(1, 0, 5511999990001.0).expect("cell");
         let bytes = book.save_to_buffer().expect("saved");
         let sheet = read("a.xlsx", &bytes).expect("read");
-        assert_eq!(sheet.rows().collect::<Vec<_>>(), vec![vec!["5511999990001"]]);
+        assert_eq!(
+            sheet.rows().collect::<Vec<_>>(),
+            vec![vec!["5511999990001"]]
+        );
     }
 
     #[test]
@@ -650,7 +656,12 @@ mod tests {
     fn xls_files_are_read() {
         let bytes = xls(
             (0, 3, 0, 2),
-            &[(0, 0, "name"), (0, 1, "number"), (2, 0, "Ana"), (2, 1, "5511")],
+            &[
+                (0, 0, "name"),
+                (0, 1, "number"),
+                (2, 0, "Ana"),
+                (2, 1, "5511"),
+            ],
         );
         let sheet = read("a.xls", &bytes).expect("read");
         assert_eq!(sheet.header, strings(&["name", "number"]));
@@ -668,10 +679,7 @@ mod tests {
         let err = read("bomb.xls", &corners).expect_err("refused");
         assert_eq!(err.code, ErrorCode::ERR_PAYLOAD_TOO_LARGE);
         // Within the row and column bounds, but a grid of 50 001 x 64 from three cells.
-        let sparse = xls(
-            (0, 50_001, 0, 64),
-            &[(0, 0, "name"), (50_000, 63, "x")],
-        );
+        let sparse = xls((0, 50_001, 0, 64), &[(0, 0, "name"), (50_000, 63, "x")]);
         let err = read("sparse.xls", &sparse).expect_err("refused");
         assert_eq!(err.code, ErrorCode::ERR_PAYLOAD_TOO_LARGE);
         // Only the dimension is large.

@@ -403,11 +403,7 @@ async fn spreadsheet_field(
         }
         let name = field.file_name().unwrap_or_default().to_owned();
         let mut bytes = Vec::new();
-        while let Some(chunk) = field
-            .chunk()
-            .await
-            .map_err(crate::error::multipart_error)?
-        {
+        while let Some(chunk) = field.chunk().await.map_err(crate::error::multipart_error)? {
             if (bytes.len() + chunk.len()) as u64 > limit {
                 // Read the rest without keeping it (the body limit bounds it), so the client
                 // receives the answer rather than a connection closed mid-upload.

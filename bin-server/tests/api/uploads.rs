@@ -49,8 +49,7 @@ async fn upload(app: &TestApp, token: &str, name: &str, bytes: Vec<u8>) -> reqwe
 /// sheet's XML into the zip entry (in pieces, so a huge sheet never sits in memory).
 fn xlsx_with_sheet(sheet: impl FnOnce(&mut dyn Write)) -> Vec<u8> {
     let mut sheet = Some(sheet);
-    let base =
-        chatflow_system::spreadsheet::xlsx(&["name".to_owned()], &[]).expect("a workbook");
+    let base = chatflow_system::spreadsheet::xlsx(&["name".to_owned()], &[]).expect("a workbook");
     let mut source = zip::ZipArchive::new(Cursor::new(base)).expect("a zip");
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = SimpleFileOptions::default()
@@ -137,8 +136,10 @@ async fn spreadsheet_bombs_are_refused_and_the_server_keeps_answering(app: TestA
     // from the zip's declared sizes, before anything is inflated.
     let inflated = xlsx_with_sheet(|w| {
         w.write_all(SHEET_HEAD.as_bytes()).expect("written");
-        w.write_all(b"<sheetData><row r=\"1\"><c r=\"A1\" t=\"inlineStr\"><is><t>name</t></is></c></row>")
-            .expect("written");
+        w.write_all(
+            b"<sheetData><row r=\"1\"><c r=\"A1\" t=\"inlineStr\"><is><t>name</t></is></c></row>",
+        )
+        .expect("written");
         let spaces = vec![b' '; 1024 * 1024];
         for _ in 0..(SPREADSHEET_MAX_DECOMPRESSED_BYTES / (1024 * 1024) + 8) {
             w.write_all(&spaces).expect("written");

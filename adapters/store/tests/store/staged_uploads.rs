@@ -41,7 +41,13 @@ async fn staged_uploads_are_per_company_expire_and_are_taken_once(store: Store) 
         let token = format!("tok-b{i}");
         assert_eq!(store.staged(b, &token, now).await.expect("read"), None);
     }
-    assert!(store.staged(b, "tok-b4", now).await.expect("read").is_some());
+    assert!(
+        store
+            .staged(b, "tok-b4", now)
+            .await
+            .expect("read")
+            .is_some()
+    );
     // B neither reads nor takes A's.
     assert_eq!(store.staged(b, "tok-a", now).await.expect("read"), None);
     assert_eq!(store.take(b, "tok-a", now).await.expect("take"), None);
