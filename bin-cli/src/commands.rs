@@ -144,6 +144,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
+        staged_uploads: store.clone(),
         // The CLI runs no conversations; the clients are there for use cases that may reach
         // them, with the default OpenAI endpoint.
         assistant: Arc::new(

@@ -181,7 +181,7 @@ async fn import_file(cli: &Cli, ports: &Ports, args: &ImportArgs) -> Result<(), 
     let bar = if cli.json {
         ProgressBar::hidden()
     } else {
-        let bar = ProgressBar::new(sheet.rows.len() as u64);
+        let bar = ProgressBar::new(sheet.len() as u64);
         bar.set_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} contacts ({eta})")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -192,15 +192,7 @@ async fn import_file(cli: &Cli, ports: &Ports, args: &ImportArgs) -> Result<(), 
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    let report = contacts::import_rows(
-        ports,
-        scope,
-        &sheet.header,
-        &sheet.rows,
-        &mapping,
-        &mut progress,
-    )
-    .await;
+    let report = contacts::import_rows(ports, scope, &sheet, &mapping, &mut progress).await;
     bar.finish_and_clear();
     let report = report?;
     if cli.json {

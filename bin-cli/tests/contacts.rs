@@ -129,7 +129,7 @@ fn imports_lists_and_exports_contacts() {
     assert_eq!(done["exported"], 3);
     let bytes = std::fs::read(&export).expect("exported file");
     let sheet = chatflow_system::spreadsheet::read("export.xlsx", &bytes).expect("readable");
-    assert_eq!(sheet.rows.len(), 3);
+    assert_eq!(sheet.len(), 3);
 
     // An unreadable file is refused with the catalogue code and exit code 1.
     let bad = dir.path().join("notes.pdf");

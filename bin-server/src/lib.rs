@@ -231,6 +231,7 @@ pub async fn build_with_hasher(
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
+        staged_uploads: store.clone(),
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(
                 config.openai_base_url.clone(),
@@ -428,7 +429,8 @@ async fn store_jwt_secret(ports: &Ports, secret: &str) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("cannot store the access-token key: {e}"))
 }
 
-/// Forgets idle rate-limit keys every minute while the server lives.
+/// Forgets idle rate-limit keys and prunes expired staged contact uploads every minute while the
+/// server lives.
 fn spawn_limiter_cleanup(state: &AppState) {
     let weak = state.downgrade();
     tokio::spawn(async move {
@@ -437,7 +439,18 @@ fn spawn_limiter_cleanup(state: &AppState) {
         loop {
             tick.tick().await;
             match weak.upgrade() {
-                Some(shared) => shared.limiter.forget_idle(),
+                Some(shared) => {
+                    shared.limiter.forget_idle();
+                    let now = shared.ports.clock.now();
+                    if let Err(error) = shared
+                        .ports
+                        .staged_uploads
+                        .prune_expired_across_companies(now)
+                        .await
+                    {
+                        tracing::warn!(%error, "cannot prune expired staged uploads");
+                    }
+                }
                 None => break,
             }
         }

@@ -20,6 +20,7 @@
 //! - [`handoff`]: the integration holding a conversation after a flow handed it over (the
 //!   session remembered on the ticket, Typebot settings, what a message does to a session).
 //! - [`jobs`]: durable jobs (what, for which company, when) and their retry schedule.
+//! - [`limits`]: upload limits (file sizes per kind, spreadsheet bounds, staged uploads).
 //! - [`quick_message`]: quick messages (quick replies): who sees and edits them, validation,
 //!   their events and storage port.
 //! - [`queue`]: queues, their chatbot menus and working hours.
@@ -39,6 +40,7 @@ pub mod ids;
 pub mod inbox;
 pub mod integrations;
 pub mod jobs;
+pub mod limits;
 pub mod policy;
 pub mod ports;
 pub mod queue;

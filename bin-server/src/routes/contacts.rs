@@ -5,13 +5,10 @@
 //! Every handler hands the caller and the request to `chatflow_core::service::inbox::contacts`,
 //! which scopes each call to the caller's company: another company's ids answer 404.
 //!
-//! Import is two calls: `POST /contacts/upload` reads the file (xls, xlsx, csv, txt) and keeps its
-//! rows in memory for [`IMPORT_TTL`] under a random token bound to the caller's company;
-//! `POST /contactsImport` with that token and the column mapping imports them.
-
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+//! Import is two calls: `POST /contacts/upload` reads the file (xls, xlsx, csv, txt) within the
+//! spreadsheet limits of `chatflow_core::limits` and stages its rows in the store under a random
+//! token bound to the caller's company (`contacts::stage_upload`); `POST /contactsImport` with
+//! that token and the column mapping imports them (`contacts::import_staged`).
 
 use axum::body::Body;
 use axum::extract::State;
@@ -19,14 +16,16 @@ use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use chatflow_core::inbox::import::{ImportMapping, ImportReport, PREVIEW_ROWS};
+use chatflow_core::inbox::import::{ImportMapping, ImportReport};
 use chatflow_core::inbox::model::{Contact, ContactFilter, ContactInput, Cursor, PageStart};
+use chatflow_core::limits::{self, UploadKind};
 use chatflow_core::ports::ChannelKind;
 use chatflow_core::service::inbox::contacts;
 use chatflow_core::service::inbox::contacts::{ChatImportReport, ContactProfile};
-use chatflow_core::{CompanyId, ContactId, ErrorCode, TagId, WhatsappId};
+use chatflow_core::{ContactId, ErrorCode, TagId, WhatsappId};
 use chatflow_system::spreadsheet;
 use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -35,10 +34,9 @@ use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, Path, Query, Tenant};
 use crate::state::AppState;
 
-/// How long an uploaded file waits for its import.
-pub const IMPORT_TTL: Duration = Duration::from_secs(30 * 60);
-/// Most uploads waiting at once (the oldest are dropped first).
-const MAX_PENDING_UPLOADS: usize = 64;
+/// Spreadsheets parsed at once; more uploads wait their turn, so parsing memory stays within a
+/// few files' bounds however many arrive together.
+static PARSING: Semaphore = Semaphore::const_new(2);
 
 /// The JSON routes of this module (see [`upload_router`] for the file upload).
 pub fn router() -> OpenApiRouter<AppState> {
@@ -385,42 +383,46 @@ async fn export_contacts(State(state): State<AppState>, tenant: Tenant) -> ApiRe
 
 // ------------------------------------------------------------------- import
 
-/// A parsed upload waiting for its import.
-struct PendingUpload {
-    company: CompanyId,
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-    stored_at: Instant,
-}
-
-fn pending() -> &'static Mutex<HashMap<String, PendingUpload>> {
-    static PENDING: OnceLock<Mutex<HashMap<String, PendingUpload>>> = OnceLock::new();
-    PENDING.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-fn keep_upload(token: String, upload: PendingUpload) {
-    let mut map = pending().lock().unwrap_or_else(|p| p.into_inner());
-    map.retain(|_, u| u.stored_at.elapsed() < IMPORT_TTL);
-    while map.len() >= MAX_PENDING_UPLOADS {
-        let oldest = map
-            .iter()
-            .min_by_key(|(_, u)| u.stored_at)
-            .map(|(k, _)| k.clone());
-        match oldest {
-            Some(key) => map.remove(&key),
-            None => break,
-        };
+/// Reads the multipart field `file` chunk by chunk, refusing it (`ERR_PAYLOAD_TOO_LARGE`) as soon
+/// as it passes the spreadsheet limit.
+async fn spreadsheet_field(
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<Option<(String, Vec<u8>)>> {
+    let mut multipart = multipart.map_err(|rejection| {
+        tracing::debug!(%rejection, "unreadable multipart body");
+        bad_request()
+    })?;
+    let limit = UploadKind::Spreadsheet.max_bytes();
+    while let Some(mut field) = multipart
+        .next_field()
+        .await
+        .map_err(crate::error::multipart_error)?
+    {
+        if field.name() != Some("file") {
+            continue;
+        }
+        let name = field.file_name().unwrap_or_default().to_owned();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.chunk().await.map_err(crate::error::multipart_error)? {
+            if (bytes.len() + chunk.len()) as u64 > limit {
+                // Read the rest without keeping it (the body limit bounds it), so the client
+                // receives the answer rather than a connection closed mid-upload.
+                drop(bytes);
+                while field
+                    .chunk()
+                    .await
+                    .map_err(crate::error::multipart_error)?
+                    .is_some()
+                {}
+                return Err(
+                    limits::too_large(format!("at most {limit} bytes per spreadsheet")).into(),
+                );
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        return Ok(Some((name, bytes)));
     }
-    map.insert(token, upload);
-}
-
-/// Takes the upload of `token` if it belongs to `company` and has not expired.
-fn take_upload(token: &str, company: CompanyId) -> Option<PendingUpload> {
-    let mut map = pending().lock().unwrap_or_else(|p| p.into_inner());
-    let fits = map
-        .get(token)
-        .is_some_and(|u| u.company == company && u.stored_at.elapsed() < IMPORT_TTL);
-    if fits { map.remove(token) } else { None }
+    Ok(None)
 }
 
 /// Reads a spreadsheet (multipart field `file`: xls, xlsx, csv or txt) and answers its columns, a
@@ -434,7 +436,7 @@ fn take_upload(token: &str, company: CompanyId) -> Option<PendingUpload> {
     responses(
         (status = 200, body = UploadPreview),
         (status = 400, description = "ERR_INVALID_FILE or ERR_BAD_REQUEST", body = ErrorBody),
-        (status = 413, description = "ERR_PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status = 413, description = "ERR_PAYLOAD_TOO_LARGE: past a spreadsheet limit (file size, rows, columns, cells, cell length, decompressed size)", body = ErrorBody),
     )
 )]
 async fn upload_contacts(
@@ -442,43 +444,33 @@ async fn upload_contacts(
     tenant: Tenant,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<UploadPreview>> {
-    let mut multipart = multipart.map_err(|rejection| {
-        tracing::debug!(%rejection, "unreadable multipart body");
-        bad_request()
-    })?;
-    let mut file = None;
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(crate::error::multipart_error)?
-    {
-        if field.name() == Some("file") {
-            let name = field.file_name().unwrap_or_default().to_owned();
-            let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
-            file = Some((name, bytes));
-        }
-    }
-    let (name, bytes) = file.ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
-    let sheet = tokio::task::spawn_blocking(move || spreadsheet::read(&name, &bytes))
-        .await
-        .map_err(|e| chatflow_core::Error::internal(format!("upload task: {e}")))??;
-    let token = state.ports.ids.token(32);
-    let preview = UploadPreview {
-        columns: sheet.header.clone(),
-        rows: sheet.rows.iter().take(PREVIEW_ROWS).cloned().collect(),
-        total: sheet.rows.len(),
-        token: token.clone(),
+    let (name, bytes) = spreadsheet_field(multipart)
+        .await?
+        .ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
+    let sheet = {
+        let _turn = PARSING
+            .acquire()
+            .await
+            .map_err(|e| chatflow_core::Error::internal(format!("upload turn: {e}")))?;
+        tokio::task::spawn_blocking(move || spreadsheet::read(&name, &bytes))
+            .await
+            .map_err(|e| {
+                if e.is_panic() {
+                    // A reader that trips over a malformed file: the file is invalid.
+                    tracing::warn!("the spreadsheet reader panicked on an upload");
+                    chatflow_core::inbox::import::invalid_file()
+                } else {
+                    chatflow_core::Error::internal(format!("upload task: {e}"))
+                }
+            })??
     };
-    keep_upload(
-        token,
-        PendingUpload {
-            company: tenant.actor.company_id,
-            header: sheet.header,
-            rows: sheet.rows,
-            stored_at: Instant::now(),
-        },
-    );
-    Ok(axum::Json(preview))
+    let staged = contacts::stage_upload(&state.ports, &tenant.actor, &sheet).await?;
+    Ok(axum::Json(UploadPreview {
+        columns: staged.columns,
+        rows: staged.rows,
+        total: staged.total,
+        token: staged.token,
+    }))
 }
 
 /// Imports an uploaded spreadsheet with a column mapping: `{imported, ignored, failed, errors}`.
@@ -500,27 +492,9 @@ async fn import_contacts(
     tenant: Tenant,
     Json(body): Json<ImportBody>,
 ) -> ApiResult<axum::Json<ImportReport>> {
-    let company = tenant.actor.company_id;
-    // Check the mapping before consuming the upload, so a mistake can be corrected.
-    {
-        let map = pending().lock().unwrap_or_else(|p| p.into_inner());
-        let upload = map
-            .get(&body.token)
-            .filter(|u| u.company == company && u.stored_at.elapsed() < IMPORT_TTL)
-            .ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
-        chatflow_core::inbox::import::resolve(&upload.header, &body.mapping)?;
-    }
-    let upload = take_upload(&body.token, company)
-        .ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
-    let report = contacts::import(
-        &state.ports,
-        &tenant.actor,
-        &upload.header,
-        &upload.rows,
-        &body.mapping,
-    )
-    .await?;
-    Ok(axum::Json(report))
+    Ok(axum::Json(
+        contacts::import_staged(&state.ports, &tenant.actor, &body.token, &body.mapping).await?,
+    ))
 }
 
 /// The body of `POST /contacts/import/chats` and `POST /contacts/import`.

@@ -447,11 +447,10 @@ async fn import_xlsx_and_csv_then_export(app: TestApp) {
     let bytes = response.bytes().await.expect("bytes");
     let sheet = chatflow_system::spreadsheet::read("export.xlsx", &bytes).expect("readable");
     assert_eq!(sheet.header[0], "Nome");
-    assert_eq!(sheet.rows.len(), 5);
+    assert_eq!(sheet.len(), 5);
     assert!(
         sheet
-            .rows
-            .iter()
+            .rows()
             .any(|r| r[0] == "Eva" && r[1] == "5511966660007")
     );
 }
@@ -611,7 +610,7 @@ async fn company_b_never_reaches_company_a_contacts(app: TestApp) {
             assert_eq!(export.status(), StatusCode::OK);
             let bytes = export.bytes().await.expect("bytes");
             let sheet = chatflow_system::spreadsheet::read("x.xlsx", &bytes).expect("readable");
-            assert!(sheet.rows.is_empty(), "B exports none of A's contacts");
+            assert!(sheet.is_empty(), "B exports none of A's contacts");
         } else {
             assert_eq!(export.status(), StatusCode::FORBIDDEN);
         }

@@ -27,5 +27,6 @@ mod tag_events;
 mod tags;
 mod tickets;
 mod transport;
+mod uploads;
 mod users;
 mod web;

@@ -1,6 +1,9 @@
 //! The real `chatflow-server` binary as a child process, for the tests that kill it: start it on
 //! a database, wait for `/health`, SIGKILL it; and the few calls those tests make.
 
+// Each test binary uses some of these helpers.
+#![allow(dead_code)]
+
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -68,6 +71,11 @@ impl Server {
             assert!(Instant::now() < deadline, "the server never answered");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// The process id (for `/proc/<pid>/status`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// SIGKILL: no shutdown, no flush, nothing finished.

@@ -13,7 +13,86 @@ use crate::ports::ChannelKind;
 /// How many rows the upload preview shows.
 pub const PREVIEW_ROWS: usize = 50;
 /// The most rows one import takes.
-pub const MAX_ROWS: usize = 50_000;
+pub const MAX_ROWS: usize = crate::limits::SPREADSHEET_MAX_ROWS;
+
+/// A spreadsheet read as text: a header row and data rows, kept compactly (every cell's text in
+/// one string, with the end offset of each cell and the end of each row), so a sheet costs about
+/// its text plus eight bytes a cell. Readers bound it with [`crate::limits::SheetBudget`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sheet {
+    /// Column titles.
+    pub header: Vec<String>,
+    text: String,
+    cell_ends: Vec<u32>,
+    row_ends: Vec<u32>,
+}
+
+impl Sheet {
+    /// An empty sheet with this header.
+    pub fn new(header: Vec<String>) -> Self {
+        Sheet {
+            header,
+            ..Sheet::default()
+        }
+    }
+
+    /// A sheet of these rows (for tests and small files).
+    pub fn from_rows<S: AsRef<str>>(header: Vec<String>, rows: &[Vec<S>]) -> Self {
+        let mut sheet = Sheet::new(header);
+        for row in rows {
+            sheet.push_row(row.iter().map(AsRef::as_ref));
+        }
+        sheet
+    }
+
+    /// Appends a data row. Offsets are 32-bit: readers keep far less text than 4 GiB.
+    pub fn push_row<'a>(&mut self, cells: impl IntoIterator<Item = &'a str>) {
+        for cell in cells {
+            self.text.push_str(cell);
+            self.cell_ends.push(self.text.len() as u32);
+        }
+        self.row_ends.push(self.cell_ends.len() as u32);
+    }
+
+    /// How many data rows.
+    pub fn len(&self) -> usize {
+        self.row_ends.len()
+    }
+
+    /// Whether there is no data row.
+    pub fn is_empty(&self) -> bool {
+        self.row_ends.is_empty()
+    }
+
+    /// The data row at `index` (0-based), as long as it was in the file.
+    pub fn row(&self, index: usize) -> Option<Vec<&str>> {
+        let end = *self.row_ends.get(index)? as usize;
+        let start = match index {
+            0 => 0,
+            i => self.row_ends[i - 1] as usize,
+        };
+        let cells = self.cell_ends.get(start..end).unwrap_or_default();
+        let mut from = match start {
+            0 => 0,
+            s => self.cell_ends.get(s - 1).copied().unwrap_or(0) as usize,
+        };
+        Some(
+            cells
+                .iter()
+                .map(|&to| {
+                    let cell = self.text.get(from..to as usize).unwrap_or_default();
+                    from = to as usize;
+                    cell
+                })
+                .collect(),
+        )
+    }
+
+    /// The data rows in order.
+    pub fn rows(&self) -> impl Iterator<Item = Vec<&str>> + '_ {
+        (0..self.len()).filter_map(|i| self.row(i))
+    }
+}
 
 /// Which column (by its header text) feeds which contact field. `name` and `number` are
 /// required; one column feeds at most one field.
@@ -156,13 +235,25 @@ pub struct ImportPlan {
 
 /// Turns `rows` (header excluded) into contacts of `channel`: rows with no name or no number are
 /// ignored; rows whose fields break the contact rules fail; the rest are normalised inputs.
-pub fn plan(columns: Columns, rows: &[Vec<String>], channel: ChannelKind) -> ImportPlan {
+pub fn plan<R, S>(
+    columns: Columns,
+    rows: impl IntoIterator<Item = R>,
+    channel: ChannelKind,
+) -> ImportPlan
+where
+    R: AsRef<[S]>,
+    S: AsRef<str>,
+{
     let mut out = ImportPlan::default();
-    let cell =
-        |row: &[String], i: usize| row.get(i).map(|s| s.trim().to_owned()).unwrap_or_default();
-    for (index, row) in rows.iter().enumerate() {
+    let cell = |row: &[S], i: usize| {
+        row.get(i)
+            .map(|s| s.as_ref().trim().to_owned())
+            .unwrap_or_default()
+    };
+    for (index, row) in rows.into_iter().enumerate() {
+        let row = row.as_ref();
         let row_no = index + 1;
-        if row.iter().all(|c| c.trim().is_empty()) {
+        if row.iter().all(|c| c.as_ref().trim().is_empty()) {
             continue;
         }
         let name = cell(row, columns.name);
@@ -314,6 +405,8 @@ mod tests {
             strings(&["Caio", "5511999990005"]),
         ];
         let plan = plan(cols, &rows, ChannelKind::Whatsapp);
+        let sheet = Sheet::from_rows(Vec::new(), &rows);
+        assert_eq!(plan, super::plan(cols, sheet.rows(), ChannelKind::Whatsapp));
         assert_eq!(plan.report.ignored, 2);
         assert_eq!(plan.report.failed, 3);
         assert_eq!(
@@ -345,5 +438,21 @@ mod tests {
     fn splits_tag_cells() {
         assert_eq!(split_tags(" a ; b,, c "), vec!["a", "b", "c"]);
         assert!(split_tags("  ").is_empty());
+    }
+
+    #[test]
+    fn a_sheet_keeps_its_rows_compactly() {
+        let rows = vec![
+            strings(&["Ana", "", "ç"]),
+            strings(&[]),
+            strings(&["", "5511"]),
+        ];
+        let sheet = Sheet::from_rows(strings(&["a", "b"]), &rows);
+        assert_eq!(sheet.len(), 3);
+        assert_eq!(sheet.row(0), Some(vec!["Ana", "", "ç"]));
+        assert_eq!(sheet.row(1), Some(Vec::new()));
+        assert_eq!(sheet.row(2), Some(vec!["", "5511"]));
+        assert_eq!(sheet.row(3), None);
+        assert_eq!(sheet.rows().count(), 3);
     }
 }

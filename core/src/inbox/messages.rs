@@ -94,14 +94,16 @@ pub fn forwarded(
 /// The pause between two forwarded messages, so the channel does not see a burst.
 pub const FORWARD_SPACING_MS: u64 = 900;
 
-/// Media limits per kind, in bytes (images and audio 16 MiB, video 64 MiB, documents 100 MiB).
+/// Media limits per kind, in bytes (images and audio 16 MiB, video 64 MiB, documents 100 MiB;
+/// see [`crate::limits::UploadKind`]).
 pub fn media_limit(media_type: crate::inbox::model::MediaType) -> u64 {
     use crate::inbox::model::MediaType;
-    const MIB: u64 = 1024 * 1024;
+    use crate::limits::UploadKind;
     match media_type {
-        MediaType::Image | MediaType::Audio => 16 * MIB,
-        MediaType::Video => 64 * MIB,
-        _ => 100 * MIB,
+        MediaType::Image => UploadKind::Image.max_bytes(),
+        MediaType::Audio => UploadKind::Audio.max_bytes(),
+        MediaType::Video => UploadKind::Video.max_bytes(),
+        _ => UploadKind::Document.max_bytes(),
     }
 }
 

@@ -112,6 +112,42 @@ pub trait ContactRepo: Send + Sync {
 }
 
 /// Tags.
+/// Contact spreadsheets waiting for their import (`POST /contacts/upload`, then
+/// `POST /contactsImport`), per company: at most `keep` per company (a new one drops that
+/// company's oldest), each until its expiry, taken once.
+#[async_trait]
+pub trait StagedUploadRepo: Send + Sync {
+    /// Stages `sheet` under `token` for the scope's company until `expires_at`; in the same
+    /// transaction drops every expired upload and the company's oldest ones beyond `keep`.
+    async fn stage(
+        &self,
+        scope: TenantScope,
+        token: &str,
+        sheet: &crate::inbox::import::Sheet,
+        now: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+        keep: u32,
+    ) -> Result<()>;
+    /// The company's unexpired upload of `token`, left staged.
+    async fn staged(
+        &self,
+        scope: TenantScope,
+        token: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<crate::inbox::import::Sheet>>;
+    /// Takes (removes and answers) the company's unexpired upload of `token`; a second take of
+    /// the same token answers `None`.
+    async fn take(
+        &self,
+        scope: TenantScope,
+        token: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<crate::inbox::import::Sheet>>;
+    /// Platform-level housekeeping across companies: deletes every upload expired at `now`;
+    /// answers how many.
+    async fn prune_expired_across_companies(&self, now: DateTime<Utc>) -> Result<u64>;
+}
+
 #[async_trait]
 pub trait TagRepo: Send + Sync {
     /// Tags, optionally only kanban ones (`kanban = 1`) or only plain ones.

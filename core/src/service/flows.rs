@@ -492,15 +492,12 @@ pub enum MediaKind {
     Content,
 }
 
-/// 1 MB, as the spec's messages count ("2MB máximo").
-const MB: usize = 1024 * 1024;
-
-/// The largest image, audio and video.
-pub const IMAGE_MAX_BYTES: usize = 2 * MB;
+/// The largest image (2 MB, as the spec's messages count: "2MB máximo").
+pub const IMAGE_MAX_BYTES: usize = crate::limits::UploadKind::FlowImage.max_bytes() as usize;
 /// The largest audio.
-pub const AUDIO_MAX_BYTES: usize = 5 * MB;
+pub const AUDIO_MAX_BYTES: usize = crate::limits::UploadKind::FlowAudio.max_bytes() as usize;
 /// The largest video.
-pub const VIDEO_MAX_BYTES: usize = 20 * MB;
+pub const VIDEO_MAX_BYTES: usize = crate::limits::UploadKind::FlowVideo.max_bytes() as usize;
 
 /// The type of one upload as its name's extension or its content type says, with its limit.
 fn medium_of(file_name: &str, content_type: Option<&str>) -> Option<(MediaKind, usize)> {
@@ -549,7 +546,7 @@ pub fn check_media(
     if size > limit {
         return Err(Error::with_detail(
             ErrorCode::ERR_FLOW_MEDIA_TOO_LARGE,
-            format!("{} MB at most", limit / MB),
+            format!("{} MB at most", limit as u64 / crate::limits::MIB),
         ));
     }
     Ok(())

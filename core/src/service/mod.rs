@@ -78,4 +78,6 @@ pub struct Ports {
     pub typebot: Arc<dyn crate::integrations::TypebotClient>,
     /// Quick messages (quick replies).
     pub quick_messages: Arc<dyn crate::quick_message::QuickMessageRepo>,
+    /// Contact spreadsheets staged for import.
+    pub staged_uploads: Arc<dyn crate::inbox::ports::StagedUploadRepo>,
 }

@@ -31,7 +31,7 @@ const USER_CREATION: &str = "userCreation";
 /// Users per page of [`search`].
 pub const PAGE_SIZE: u32 = 20;
 /// The largest avatar accepted, in bytes (2 MiB).
-pub const AVATAR_MAX_BYTES: usize = 2 * 1024 * 1024;
+pub const AVATAR_MAX_BYTES: usize = crate::limits::UploadKind::Avatar.max_bytes() as usize;
 /// Work hours of a new user when the form leaves them out.
 pub const DEFAULT_START_WORK: &str = validation::DEFAULT_START_WORK;
 /// End of the working day of a new user when the form leaves it out.

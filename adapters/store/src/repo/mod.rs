@@ -26,6 +26,7 @@ mod sandbox;
 mod schedules;
 mod sessions;
 mod settings;
+mod staged_uploads;
 mod tags;
 pub(crate) mod tickets;
 mod users;

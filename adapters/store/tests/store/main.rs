@@ -25,6 +25,7 @@ mod schema;
 mod services;
 mod sessions;
 mod settings;
+mod staged_uploads;
 mod tags;
 mod tickets;
 mod users;

@@ -379,6 +379,7 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
+        staged_uploads: store.clone(),
         // Nothing listens there: a use case reaching an integration fails at once.
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(

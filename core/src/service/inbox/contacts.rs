@@ -170,15 +170,85 @@ pub async fn toggle_disable_bot(ports: &Ports, actor: &Actor, id: ContactId) -> 
     one_for_actor(ports, actor, contact).await
 }
 
-/// Imports spreadsheet rows (`POST /contactsImport`) for an acting user.
-pub async fn import(
+/// What staging an upload answers: its token, header, first rows and row count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StagedPreview {
+    /// Pass to [`import_staged`].
+    pub token: String,
+    pub columns: Vec<String>,
+    /// The first [`import::PREVIEW_ROWS`] data rows.
+    pub rows: Vec<Vec<String>>,
+    /// How many data rows the file has.
+    pub total: usize,
+}
+
+/// Stages a read spreadsheet for its import (`POST /contacts/upload`): kept in the store under a
+/// new random token bound to the actor's company for
+/// [`limits::STAGED_UPLOAD_TTL_SECONDS`](crate::limits::STAGED_UPLOAD_TTL_SECONDS), at most
+/// [`limits::STAGED_UPLOADS_PER_COMPANY`](crate::limits::STAGED_UPLOADS_PER_COMPANY) per company
+/// (the company's oldest is dropped; other companies' uploads are never touched).
+pub async fn stage_upload(
     ports: &Ports,
     actor: &Actor,
-    header: &[String],
-    rows: &[Vec<String>],
+    sheet: &import::Sheet,
+) -> Result<StagedPreview> {
+    use crate::limits::{STAGED_UPLOAD_TTL_SECONDS, STAGED_UPLOADS_PER_COMPANY};
+    if sheet.len() > import::MAX_ROWS {
+        return Err(crate::limits::too_large(format!(
+            "at most {} rows per import",
+            import::MAX_ROWS
+        )));
+    }
+    let token = ports.ids.token(32);
+    let now = ports.clock.now();
+    let expires_at = now + chrono::Duration::seconds(STAGED_UPLOAD_TTL_SECONDS);
+    ports
+        .staged_uploads
+        .stage(
+            actor.scope(),
+            &token,
+            sheet,
+            now,
+            expires_at,
+            STAGED_UPLOADS_PER_COMPANY,
+        )
+        .await?;
+    Ok(StagedPreview {
+        token,
+        columns: sheet.header.clone(),
+        rows: sheet
+            .rows()
+            .take(import::PREVIEW_ROWS)
+            .map(|row| row.into_iter().map(str::to_owned).collect())
+            .collect(),
+        total: sheet.len(),
+    })
+}
+
+/// Imports a staged upload with a column mapping (`POST /contactsImport`). A mapping mistake
+/// (`ERR_VALIDATION`) leaves the upload staged so it can be corrected; an unknown, expired, already
+/// imported or another company's token is `ERR_INVALID_FILE`.
+pub async fn import_staged(
+    ports: &Ports,
+    actor: &Actor,
+    token: &str,
     mapping: &ImportMapping,
 ) -> Result<ImportReport> {
-    import_rows(ports, actor.scope(), header, rows, mapping, &mut |_, _| {}).await
+    let scope = actor.scope();
+    let now = ports.clock.now();
+    let staged = ports
+        .staged_uploads
+        .staged(scope, token, now)
+        .await?
+        .ok_or_else(import::invalid_file)?;
+    import::resolve(&staged.header, mapping)?;
+    drop(staged);
+    let sheet = ports
+        .staged_uploads
+        .take(scope, token, now)
+        .await?
+        .ok_or_else(import::invalid_file)?;
+    import_rows(ports, scope, &sheet, mapping, &mut |_, _| {}).await
 }
 
 /// Imports rows into a company (the server's import and the CLI's): resolves the mapping
@@ -189,19 +259,19 @@ pub async fn import(
 pub async fn import_rows(
     ports: &Ports,
     scope: TenantScope,
-    header: &[String],
-    rows: &[Vec<String>],
+    sheet: &import::Sheet,
     mapping: &ImportMapping,
     progress: &mut (dyn FnMut(usize, usize) + Send),
 ) -> Result<ImportReport> {
+    let header = &sheet.header;
     let columns = import::resolve(header, mapping)?;
-    if rows.len() > import::MAX_ROWS {
-        return Err(crate::error::Error::with_detail(
-            ErrorCode::ERR_PAYLOAD_TOO_LARGE,
-            format!("at most {} rows per import", import::MAX_ROWS),
-        ));
+    if sheet.len() > import::MAX_ROWS {
+        return Err(crate::limits::too_large(format!(
+            "at most {} rows per import",
+            import::MAX_ROWS
+        )));
     }
-    let plan = import::plan(columns, rows, ChannelKind::Whatsapp);
+    let plan = import::plan(columns, sheet.rows(), ChannelKind::Whatsapp);
     let mut report = plan.report;
     let mut known_tags = ports.tags.list(scope, None).await?;
     let total = plan.contacts.len();
