@@ -217,6 +217,7 @@ pub async fn build_with_hasher(
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
+        inbound_failures: store.clone(),
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(
                 config.openai_base_url.clone(),
@@ -330,6 +331,7 @@ pub fn router(state: AppState, socket_layer: SocketIoLayer, max_body_bytes: usiz
         state.clone(),
         dispatcher::wake_after_writes,
     ))
+    .layer(middleware::from_fn(extract::reject_unstorable_uri))
     .layer(socket_layer)
     .layer(RequestBodyLimitLayer::new(max_body_bytes))
     .layer(middleware::from_fn(web::json_errors))

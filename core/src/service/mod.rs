@@ -76,4 +76,6 @@ pub struct Ports {
     pub typebot: Arc<dyn crate::integrations::TypebotClient>,
     /// Quick messages (quick replies).
     pub quick_messages: Arc<dyn crate::quick_message::QuickMessageRepo>,
+    /// Inbound events set aside because they could not be stored.
+    pub inbound_failures: Arc<dyn crate::inbox::inbound::InboundFailureRepo>,
 }

@@ -375,6 +375,7 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
+        inbound_failures: store.clone(),
         // Nothing listens there: a use case reaching an integration fails at once.
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(

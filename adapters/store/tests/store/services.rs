@@ -73,6 +73,7 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
         flows: store.clone(),
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
+        inbound_failures: store.clone(),
         // Nothing listens there: a use case reaching an integration fails at once.
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(
