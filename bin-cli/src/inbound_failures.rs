@@ -55,7 +55,9 @@ fn summary(event: &InboundEvent) -> (String, String) {
     match event {
         InboundEvent::Message(m) => ("message".into(), format!("{}: {}", m.chat, clip(&m.body))),
         InboundEvent::Edit { body, .. } => ("edit".into(), clip(body)),
-        InboundEvent::Reaction { chat, emoji, .. } => ("reaction".into(), format!("{chat}: {emoji}")),
+        InboundEvent::Reaction { chat, emoji, .. } => {
+            ("reaction".into(), format!("{chat}: {emoji}"))
+        }
         InboundEvent::MissedCall { chat, .. } => ("call".into(), chat.clone()),
         InboundEvent::Ack { external_id, .. } => ("ack".into(), external_id.clone()),
         InboundEvent::Delete { external_id } => ("delete".into(), external_id.clone()),
@@ -102,7 +104,11 @@ pub async fn run(
             println!(
                 "{} inbound failure(s){}",
                 page.count,
-                if page.has_more { "; more on the next page" } else { "" }
+                if page.has_more {
+                    "; more on the next page"
+                } else {
+                    ""
+                }
             );
             Ok(())
         }
@@ -117,7 +123,10 @@ pub async fn run(
             } else {
                 match failure {
                     None => println!("Inbound failure {id} delivered."),
-                    Some(f) => println!("Inbound failure {id} failed again: {} {}", f.error, f.detail),
+                    Some(f) => println!(
+                        "Inbound failure {id} failed again: {} {}",
+                        f.error, f.detail
+                    ),
                 }
             }
             Ok(())

@@ -90,9 +90,7 @@ pub fn json_has_nul(bytes: &[u8]) -> bool {
             0 => return true,
             b'\\' => {
                 if bytes.get(i + 1) == Some(&b'u')
-                    && bytes
-                        .get(i + 2..i + 6)
-                        .is_some_and(|hex| hex == b"0000")
+                    && bytes.get(i + 2..i + 6).is_some_and(|hex| hex == b"0000")
                 {
                     return true;
                 }

@@ -33,11 +33,10 @@ use chatflow_core::inbox::channel::{
     ChannelChat, ChannelMedia, ChannelProfile, ChannelProvider, InboundEvent, InboundMessage,
     InboundSink, Outbound,
 };
-use chatflow_core::inbox::model::{ConnectionStatus, MediaType, ProviderKind, SessionUpdate};
 use chatflow_core::inbox::inbound::retry_delay;
+use chatflow_core::inbox::model::{ConnectionStatus, MediaType, ProviderKind, SessionUpdate};
 use chatflow_core::inbox::sandbox::{
-    INBOUND_RETENTION_DAYS, SandboxChange, SandboxRepo, display_body, paired_number,
-    pairing_string,
+    INBOUND_RETENTION_DAYS, SandboxChange, SandboxRepo, display_body, paired_number, pairing_string,
 };
 use chatflow_core::ports::IdGenerator;
 use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope, WhatsappId};

@@ -674,6 +674,12 @@ async fn a_failing_connection_does_not_hold_the_others_up() {
         .collect();
     assert_eq!(bodies, vec!["first", "second"]);
     let rows = memory.inbound.lock().expect("lock");
-    assert_eq!(rows[0].attempts, 1, "tried once, then waiting for its retry time");
-    assert!(rows[1].delivered_at.is_none(), "order within a connection is kept");
+    assert_eq!(
+        rows[0].attempts, 1,
+        "tried once, then waiting for its retry time"
+    );
+    assert!(
+        rows[1].delivered_at.is_none(),
+        "order within a connection is kept"
+    );
 }

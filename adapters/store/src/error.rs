@@ -76,7 +76,10 @@ pub(crate) fn is_data_refused(error: &sqlx::Error) -> bool {
     let Some(code) = db.code() else {
         return false;
     };
-    if db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() {
+    if db
+        .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+        .is_some()
+    {
         code.starts_with("22") || code.starts_with("23")
     } else {
         // SQLite reports the (extended) result code as a number; the primary code is its low

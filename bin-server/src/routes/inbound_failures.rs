@@ -60,12 +60,8 @@ async fn list(
     Query(params): Query<PageParams>,
 ) -> ApiResult<axum::Json<InboundFailurePage>> {
     Ok(axum::Json(
-        inbound_failures::page(
-            &state.ports,
-            &tenant.actor,
-            params.page_number.unwrap_or(1),
-        )
-        .await?,
+        inbound_failures::page(&state.ports, &tenant.actor, params.page_number.unwrap_or(1))
+            .await?,
     ))
 }
 

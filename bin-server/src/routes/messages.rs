@@ -253,11 +253,9 @@ async fn send_message(
                     bytes: bytes.to_vec(),
                 });
             }
-            Some("body") => {
-                captions.push(crate::extract::storable(
-                    field.text().await.map_err(crate::error::multipart_error)?,
-                )?)
-            }
+            Some("body") => captions.push(crate::extract::storable(
+                field.text().await.map_err(crate::error::multipart_error)?,
+            )?),
             Some("signMessage") => {
                 sign = field
                     .text()

@@ -97,9 +97,7 @@ pub fn clean_event(mut event: InboundEvent) -> InboundEvent {
             clean(chat);
             clean(chat_name);
         }
-        InboundEvent::Session(SessionUpdate {
-            qrcode, number, ..
-        }) => {
+        InboundEvent::Session(SessionUpdate { qrcode, number, .. }) => {
             clean(qrcode);
             clean_opt(number);
         }
@@ -192,7 +190,8 @@ pub trait InboundFailureRepo: Send + Sync {
         attempts: u32,
     ) -> Result<i64>;
     /// The company's failures, newest first: `limit` of them after skipping `offset`.
-    async fn list(&self, scope: TenantScope, offset: u32, limit: u32) -> Result<InboundFailurePage>;
+    async fn list(&self, scope: TenantScope, offset: u32, limit: u32)
+    -> Result<InboundFailurePage>;
     /// One failure of the company.
     async fn get(&self, scope: TenantScope, id: i64) -> Result<Option<InboundFailure>>;
     /// Records another failed attempt of a kept event.
@@ -230,7 +229,8 @@ mod tests {
 
     #[test]
     fn nul_is_removed_from_every_text_field_and_kept_in_file_bytes() {
-        let InboundEvent::Message(m) = clean_event(InboundEvent::Message(message("poison \0 body")))
+        let InboundEvent::Message(m) =
+            clean_event(InboundEvent::Message(message("poison \0 body")))
         else {
             panic!("a message")
         };

@@ -90,7 +90,12 @@ impl InboundFailureRepo for Store {
         })
     }
 
-    async fn list(&self, scope: TenantScope, offset: u32, limit: u32) -> Result<InboundFailurePage> {
+    async fn list(
+        &self,
+        scope: TenantScope,
+        offset: u32,
+        limit: u32,
+    ) -> Result<InboundFailurePage> {
         let company = scope.company_id().0;
         let sql = format!(
             "SELECT {COLUMNS} FROM inbound_failures WHERE company_id = $1 \
@@ -104,11 +109,12 @@ impl InboundFailureRepo for Store {
                 .fetch_all(p)
                 .await
                 .map_err(db_error)?;
-            let count = sqlx::query_scalar("SELECT COUNT(*) FROM inbound_failures WHERE company_id = $1")
-                .bind(company)
-                .fetch_one(p)
-                .await
-                .map_err(db_error)?;
+            let count =
+                sqlx::query_scalar("SELECT COUNT(*) FROM inbound_failures WHERE company_id = $1")
+                    .bind(company)
+                    .fetch_one(p)
+                    .await
+                    .map_err(db_error)?;
             (rows, count)
         });
         let has_more = rows.len() > limit as usize;
@@ -125,7 +131,8 @@ impl InboundFailureRepo for Store {
     }
 
     async fn get(&self, scope: TenantScope, id: i64) -> Result<Option<InboundFailure>> {
-        let sql = format!("SELECT {COLUMNS} FROM inbound_failures WHERE company_id = $1 AND id = $2");
+        let sql =
+            format!("SELECT {COLUMNS} FROM inbound_failures WHERE company_id = $1 AND id = $2");
         let row: Option<FailureRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()))
                 .bind(scope.company_id().0)

@@ -97,7 +97,10 @@ async fn sandbox_queue_is_fair_records_failures_and_prunes(store: Store) {
     assert_eq!(pending[0].id, busy_rows[0]);
     assert_eq!(pending[0].attempts, 1);
     let at = pending[0].retry_at.expect("retry time");
-    assert!((at - retry_at).num_milliseconds().abs() < 1000, "{at} {retry_at}");
+    assert!(
+        (at - retry_at).num_milliseconds().abs() < 1000,
+        "{at} {retry_at}"
+    );
 
     // Delivered rows are pruned; undelivered ones and each phone's newest named row stay.
     for id in &busy_rows[..3] {

@@ -35,7 +35,10 @@ pub async fn page_in_company(
     scope: TenantScope,
     page_number: u32,
 ) -> Result<InboundFailurePage> {
-    let offset = page_number.max(1).saturating_sub(1).saturating_mul(PAGE_SIZE);
+    let offset = page_number
+        .max(1)
+        .saturating_sub(1)
+        .saturating_mul(PAGE_SIZE);
     let mut page = ports
         .inbound_failures
         .list(scope, offset, PAGE_SIZE)
