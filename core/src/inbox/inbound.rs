@@ -208,7 +208,7 @@ mod tests {
 
     fn message(body: &str) -> InboundMessage {
         InboundMessage {
-            external_id: "X\01".into(),
+            external_id: "X\0Y".into(),
             chat: "5511\0".into(),
             chat_name: "Ana\0 Maria".into(),
             is_group: false,
@@ -235,7 +235,7 @@ mod tests {
             panic!("a message")
         };
         assert_eq!(m.body, "poison  body");
-        assert_eq!(m.external_id, "X1");
+        assert_eq!(m.external_id, "XY");
         assert_eq!(m.chat, "5511");
         assert_eq!(m.chat_name, "Ana Maria");
         assert_eq!(m.participant.as_deref(), Some("p"));
