@@ -100,6 +100,9 @@ pub enum Command {
     /// A company's tickets: close all of a status.
     #[command(subcommand)]
     Tickets(crate::tickets::TicketsCommand),
+    /// A company's inbound failures: events a channel delivered that could not be stored.
+    #[command(subcommand)]
+    InboundFailures(crate::inbound_failures::InboundFailuresCommand),
     /// Flow files: validate one, or simulate a contact walking it (no database needed).
     #[command(subcommand)]
     Flow(crate::flow::FlowCommand),

@@ -91,6 +91,9 @@ async fn dispatch(cli: &Cli, store: &Store) -> Outcome {
         Command::Sandbox(command) => crate::sandbox::run(cli, store, &ports, command).await,
         Command::Contacts(command) => crate::contacts::run(cli, &ports, command).await,
         Command::Tickets(command) => crate::tickets::run(cli, &ports, command).await,
+        Command::InboundFailures(command) => {
+            crate::inbound_failures::run(cli, &ports, command).await
+        }
         Command::Flow(command) => match crate::flow_admin::admin_command(command) {
             Some(admin) => crate::flow_admin::run(cli, &ports, admin).await,
             None => crate::flow::run(cli, command),
@@ -145,6 +148,7 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
         staged_uploads: store.clone(),
+        inbound_failures: store.clone(),
         // The CLI runs no conversations; the clients are there for use cases that may reach
         // them, with the default OpenAI endpoint.
         assistant: Arc::new(

@@ -19,6 +19,7 @@ mod contacts;
 mod dev;
 mod flow;
 mod flow_admin;
+mod inbound_failures;
 mod output;
 mod sandbox;
 mod tickets;

@@ -283,7 +283,7 @@ pub async fn single_file(
         if !wanted {
             continue;
         }
-        let file_name = part.file_name().unwrap_or("file").to_owned();
+        let file_name = crate::extract::storable(part.file_name().unwrap_or("file").to_owned())?;
         let mime_type = part
             .content_type()
             .unwrap_or("application/octet-stream")

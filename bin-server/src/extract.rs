@@ -1,7 +1,11 @@
 //! Extractors: request bodies and parameters with catalogue errors, and the signed-in caller.
 //!
 //! [`Json`], [`Path`] and [`Query`] wrap axum's extractors so a malformed request becomes
-//! `400 ERR_BAD_REQUEST` (or `413 ERR_PAYLOAD_TOO_LARGE`) in the one error format. [`Session`]
+//! `400 ERR_BAD_REQUEST` (or `413 ERR_PAYLOAD_TOO_LARGE`) in the one error format. Text that no
+//! database engine stores (U+0000; Rust strings cannot hold lone surrogates, and JSON escapes of
+//! them are refused as malformed) is refused the same way wherever a request can carry it: in a
+//! JSON body ([`Json`]), in the path or query ([`reject_unstorable_uri`], a layer over every
+//! route) and in multipart text fields and file names ([`storable`]). [`Session`]
 //! is any signed-in user: the bearer token is verified and the user re-read from the store with
 //! the token's session, so deleted users, changed profiles, revoked sessions and blocked
 //! companies take effect at once. [`Tenant`] is a signed-in user whose
@@ -25,10 +29,111 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::tokens::{Claims, TokenError};
 
-/// A JSON body; unreadable JSON is `400 ERR_BAD_REQUEST`, an oversized one `413`.
-#[derive(Debug, Clone, Copy, Default, FromRequest)]
-#[from_request(via(axum::Json), rejection(ApiError))]
+/// A JSON body; unreadable JSON, a body that is not `application/json` and a string holding
+/// U+0000 are `400 ERR_BAD_REQUEST`, an oversized body `413`.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Json<T>(pub T);
+
+impl<T, S> FromRequest<S> for Json<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        if !is_json(request.headers()) {
+            tracing::debug!("a JSON body without a JSON content type");
+            return Err(ApiError::code(ErrorCode::ERR_BAD_REQUEST));
+        }
+        let bytes = axum::body::Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::code(ErrorCode::ERR_PAYLOAD_TOO_LARGE)
+                } else {
+                    tracing::debug!(%rejection, "unreadable body");
+                    ApiError::code(ErrorCode::ERR_BAD_REQUEST)
+                }
+            })?;
+        if json_has_nul(&bytes) {
+            return Err(unstorable());
+        }
+        let axum::Json(value) = axum::Json::<T>::from_bytes(&bytes)?;
+        Ok(Json(value))
+    }
+}
+
+/// `application/json` or `application/*+json`, as axum's own JSON extractor accepts.
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// Whether a JSON text holds U+0000: a raw NUL byte, or the escape `\u0000` in a string (an
+/// escaped backslash followed by `u0000` is text, not a NUL).
+pub fn json_has_nul(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            0 => return true,
+            b'\\' => {
+                if bytes.get(i + 1) == Some(&b'u')
+                    && bytes.get(i + 2..i + 6).is_some_and(|hex| hex == b"0000")
+                {
+                    return true;
+                }
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// `400 ERR_BAD_REQUEST` for text no database engine stores.
+fn unstorable() -> ApiError {
+    ApiError::from(chatflow_core::Error::with_detail(
+        ErrorCode::ERR_BAD_REQUEST,
+        "text may not contain the NUL character (U+0000)",
+    ))
+}
+
+/// A multipart text field or file name, refused (`400 ERR_BAD_REQUEST`) when it holds U+0000.
+pub fn storable(text: String) -> Result<String, ApiError> {
+    if chatflow_core::inbox::inbound::has_unstorable_text(&text) {
+        Err(unstorable())
+    } else {
+        Ok(text)
+    }
+}
+
+/// A layer over every route: a path or query string carrying U+0000 (`%00`) is `400
+/// ERR_BAD_REQUEST` before any handler or search sees it.
+pub async fn reject_unstorable_uri(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let uri = request.uri();
+    let carries_nul = |part: &str| part.contains("%00");
+    if carries_nul(uri.path()) || uri.query().is_some_and(carries_nul) {
+        return unstorable().into_response();
+    }
+    next.run(request).await
+}
 
 /// Path parameters; unreadable ones (`/users/abc`) are `400 ERR_BAD_REQUEST`.
 #[derive(Debug, Clone, Copy, Default, FromRequestParts)]
@@ -193,5 +298,20 @@ impl FromRequestParts<AppState> for ClientIp {
             .map(|ConnectInfo(addr)| addr.ip())
             .unwrap_or(IpAddr::from([0, 0, 0, 0]));
         Ok(ClientIp(peer))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_has_nul;
+
+    #[test]
+    fn nul_escapes_are_found_in_json_strings_only() {
+        assert!(json_has_nul(br#"{"body":"poison \u0000 body"}"#));
+        assert!(json_has_nul(b"{\"body\":\"a\0\"}"));
+        assert!(!json_has_nul(br#"{"body":"a literal \\u0000"}"#));
+        assert!(json_has_nul(br#"{"body":"\\\u0000"}"#));
+        assert!(!json_has_nul(br#"{"body":"\u00e9 \n \" ok"}"#));
+        assert!(!json_has_nul(br#"{"n":0}"#));
     }
 }

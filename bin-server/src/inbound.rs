@@ -2,13 +2,15 @@
 //! `chatflow_core::service::inbox::ingest::deliver` (exactly-once ingestion of messages;
 //! receipts, edits, deletions, reactions; session changes), then wakes the realtime dispatcher.
 //! It returns only once the event is committed (or known as a duplicate), so a provider
-//! acknowledges an event only after it is durable.
+//! acknowledges an event only after it is durable. Providers that queue and retry deliver with
+//! `deliver_queued`: an event that can never be stored is set aside in the company's inbound
+//! failures (logged at warn) and acknowledged, so nothing behind it waits.
 
 use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
 use chatflow_core::inbox::channel::{InboundEvent, InboundSink};
-use chatflow_core::service::inbox::ingest;
+use chatflow_core::service::inbox::ingest::{self, Handled};
 use chatflow_core::{Error, Result, TenantScope, WhatsappId};
 
 use crate::state::{AppState, Shared};
@@ -51,6 +53,42 @@ impl InboundSink for Sink {
                 connection = connection.0,
                 "automation after an inbound message failed: {e}"
             );
+        }
+        Ok(())
+    }
+
+    async fn deliver_queued(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        event: InboundEvent,
+        attempts: u32,
+    ) -> Result<()> {
+        let state = self
+            .state
+            .upgrade()
+            .ok_or_else(|| Error::internal("the server is shutting down"))?;
+        let handled =
+            ingest::deliver_or_set_aside(&state.ports, scope, connection, event, attempts).await;
+        state.realtime.wake();
+        state.jobs.wake();
+        match handled? {
+            Handled::Delivered(delivery) => {
+                if let Err(e) = delivery.automation {
+                    tracing::warn!(
+                        company = scope.company_id().0,
+                        connection = connection.0,
+                        "automation after an inbound message failed: {e}"
+                    );
+                }
+            }
+            Handled::SetAside { id, error } => tracing::warn!(
+                company = scope.company_id().0,
+                connection = connection.0,
+                failure = id,
+                attempts,
+                "an inbound event could not be stored and was set aside: {error}"
+            ),
         }
         Ok(())
     }

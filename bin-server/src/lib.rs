@@ -232,6 +232,7 @@ pub async fn build_with_hasher(
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
         staged_uploads: store.clone(),
+        inbound_failures: store.clone(),
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(
                 config.openai_base_url.clone(),
@@ -363,6 +364,7 @@ pub fn router(state: AppState, socket_layer: SocketIoLayer, config: &Config) -> 
         state.clone(),
         dispatcher::wake_after_writes,
     ))
+    .layer(middleware::from_fn(extract::reject_unstorable_uri))
     .layer(socket_layer)
     .layer(RequestBodyLimitLayer::new(max_body_bytes))
     .layer(RequestBodyTimeoutLayer::new(Duration::from_secs(

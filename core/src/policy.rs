@@ -261,6 +261,12 @@ pub enum Action {
     ViewFinance(CompanyId),
     /// Manage conversation flows (`/flowbuilders`): the administration section.
     ManageFlows(CompanyId),
+    /// See, retry and discard the inbound events that could not be stored
+    /// (`/inbound-failures`): admins.
+    ManageInboundFailures(CompanyId),
+    /// Drive the sandbox channel's simulated phones (`/sandbox/...`: scan, send as a phone, read
+    /// what phones received): admins.
+    UseSandbox(CompanyId),
 
     // ------------------------------------------------------------------ tickets
     /// See tickets without a queue: users with `allTicket` enabled.
@@ -320,6 +326,8 @@ impl Action {
             | ManageFiles(c)
             | ViewFinance(c)
             | ManageFlows(c)
+            | ManageInboundFailures(c)
+            | UseSandbox(c)
             | ViewTicketsWithoutQueue(c)
             | ViewGroupTickets(c)
             | ViewOtherQueuesHistory(c)
@@ -418,6 +426,7 @@ fn allowed(actor: &Actor, action: &Action) -> bool {
         ViewReports(_) | ListConnections(_) => true,
         ManageConnections(_) => administration,
         ManageQueues(_) | ManageFiles(_) | ViewFinance(_) | ManageFlows(_) => administration,
+        ManageInboundFailures(_) | UseSandbox(_) => admin,
 
         ViewTicketsWithoutQueue(_) => flags.all_ticket == AllTicket::Enable,
         ViewGroupTickets(_) => flags.allow_group,
@@ -620,6 +629,21 @@ mod tests {
     }
 
     #[test]
+    fn sandbox_and_inbound_failures_are_for_admins_of_the_company() {
+        let mut connections_user = user();
+        connections_user.flags.allow_connections = Toggle::Enabled;
+        for action in [
+            Action::UseSandbox(HOME),
+            Action::ManageInboundFailures(HOME),
+        ] {
+            assert!(can(&admin(), &action), "{action:?}");
+            assert!(!can(&user(), &action), "{action:?}");
+            assert!(!can(&connections_user, &action), "{action:?}");
+            assert!(!can(&admin(), &with_company(action, OTHER)), "{action:?}");
+        }
+    }
+
+    #[test]
     fn permission_wire_names() {
         for permission in Permission::ALL {
             let json = serde_json::to_string(&permission).expect("serialises");
@@ -703,6 +727,8 @@ mod tests {
             DeleteTicket(_) => DeleteTicket(company),
             HandleTicket(t) => HandleTicket(TicketTarget { company, ..t }),
             EditMessage(m) => EditMessage(MessageTarget { company, ..m }),
+            UseSandbox(_) => UseSandbox(company),
+            ManageInboundFailures(_) => ManageInboundFailures(company),
             other => other,
         }
     }

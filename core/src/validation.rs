@@ -34,6 +34,8 @@ pub const PHONE_MAX_DIGITS: usize = 11;
 pub const COMPANY_NAME_MAX_CHARS: usize = 255;
 /// Shortest ticket note.
 pub const NOTE_MIN_CHARS: usize = 2;
+/// Longest ticket note, in characters (as a message's text).
+pub const NOTE_MAX_CHARS: usize = 4096;
 /// Shortest tag name ("Tag muito curta!").
 pub const TAG_MIN_CHARS: usize = 3;
 /// Longest tag name.
@@ -318,10 +320,10 @@ pub fn validate_signup(input: &SignupInput<'_>) -> Result<()> {
     fields.finish()
 }
 
-/// Checks a ticket note: field `note`, required, at least 2 characters.
+/// Checks a ticket note: field `note`, required, 2 to 4096 characters.
 pub fn validate_ticket_note(note: &str) -> Result<()> {
     let mut fields = Fields::default();
-    fields.text("note", note, NOTE_MIN_CHARS, usize::MAX);
+    fields.text("note", note, NOTE_MIN_CHARS, NOTE_MAX_CHARS);
     fields.finish()
 }
 
@@ -812,6 +814,14 @@ mod tests {
             one("note", FieldCode::TooShort)
         );
         assert_eq!(fields_of(validate_ticket_note("ok")), vec![]);
+        assert_eq!(
+            fields_of(validate_ticket_note(&"a".repeat(NOTE_MAX_CHARS))),
+            vec![]
+        );
+        assert_eq!(
+            fields_of(validate_ticket_note(&"a".repeat(NOTE_MAX_CHARS + 1))).len(),
+            1
+        );
         assert_eq!(
             fields_of(validate_tag_name("ab")),
             one("name", FieldCode::TooShort)

@@ -33,14 +33,21 @@ use chatflow_core::inbox::channel::{
     ChannelChat, ChannelMedia, ChannelProfile, ChannelProvider, InboundEvent, InboundMessage,
     InboundSink, Outbound,
 };
+use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::inbox::model::{ConnectionStatus, MediaType, ProviderKind, SessionUpdate};
 use chatflow_core::inbox::sandbox::{
-    SandboxChange, SandboxRepo, display_body, paired_number, pairing_string,
+    INBOUND_RETENTION_DAYS, SandboxChange, SandboxRepo, display_body, paired_number, pairing_string,
 };
 use chatflow_core::ports::IdGenerator;
 use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope, WhatsappId};
 use tokio::sync::Notify;
 use tokio::time::Instant;
+
+/// Inbound rows read per connection and round.
+pub const DRAIN_PER_CONNECTION: u32 = 50;
+
+/// How often delivered inbound rows are pruned.
+const PRUNE_INTERVAL: Duration = Duration::from_secs(3600);
 
 /// Timings of the simulated network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -383,6 +390,8 @@ struct Inner {
     sink: RwLock<Option<Arc<dyn InboundSink>>>,
     sessions: Mutex<HashMap<WhatsappId, Session>>,
     wake: Notify,
+    /// When delivered inbound rows were last pruned.
+    pruned_at: Mutex<Option<Instant>>,
 }
 
 /// The sandbox provider. Cheap to clone; every clone drives the same sessions.
@@ -414,6 +423,7 @@ impl SandboxProvider {
                 sink: RwLock::new(None),
                 sessions: Mutex::new(HashMap::new()),
                 wake: Notify::new(),
+                pruned_at: Mutex::new(None),
             }),
         }
     }
@@ -487,6 +497,20 @@ impl SandboxProvider {
         self.inner.repo.received(scope, connection, to).await
     }
 
+    /// The connection's reaction to a message a phone sent, as the phone sees it (empty for
+    /// none); `None` when the phone sent no such message.
+    pub async fn reaction_to_sent(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+    ) -> Result<Option<String>> {
+        self.inner
+            .repo
+            .reaction_to_sent(scope, connection, external_id)
+            .await
+    }
+
     /// Runs one round of the background work now: QR renewal and scans, then inbound delivery.
     pub async fn tick(&self) {
         self.inner.tick_pairing().await;
@@ -508,6 +532,7 @@ async fn run(weak: Weak<Inner>) {
         };
         inner.tick_pairing().await;
         inner.drain_inbound().await;
+        inner.prune_inbound().await;
         let pause = inner.config.poll_interval;
         let woken = async {
             let notified = inner.wake.notified();
@@ -671,33 +696,80 @@ impl Inner {
     }
 
     /// Delivers what phones sent, in order per connection; a row stays undelivered (and comes
-    /// again) until the sink accepted it.
+    /// again) until the sink accepted it. Each connection's oldest [`DRAIN_PER_CONNECTION`] rows
+    /// are read, so one connection's backlog never hides another's; a row that failed waits
+    /// [`retry_delay`] before its next attempt, and the rows behind it on the same connection
+    /// wait with it while other connections go on. The sink sets aside what can never be
+    /// stored (or failed [`MAX_INBOUND_ATTEMPTS`](chatflow_core::inbox::inbound::MAX_INBOUND_ATTEMPTS)
+    /// times) and answers Ok, so such a row is marked delivered and stops holding its
+    /// connection up.
     async fn drain_inbound(&self) {
         let Ok(sink) = self.sink() else {
             return;
         };
-        let pending = match self.repo.undelivered(200).await {
+        let pending = match self.repo.undelivered(DRAIN_PER_CONNECTION).await {
             Ok(pending) => pending,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot read the sandbox's inbound messages");
                 return;
             }
         };
+        let now = chrono::Utc::now();
         let mut blocked: Vec<WhatsappId> = Vec::new();
         for row in pending {
             if blocked.contains(&row.whatsapp_id) {
                 continue;
             }
+            if row.retry_at.is_some_and(|at| at > now) {
+                blocked.push(row.whatsapp_id);
+                continue;
+            }
             let scope = TenantScope::new(row.company_id);
-            let delivered = sink.deliver(scope, row.whatsapp_id, row.event).await;
+            let attempts = u32::try_from(row.attempts.saturating_add(1)).unwrap_or(u32::MAX);
+            let delivered = sink
+                .deliver_queued(scope, row.whatsapp_id, row.event, attempts)
+                .await;
             let marked = match delivered {
                 Ok(()) => self.repo.mark_delivered(scope, row.id).await,
                 Err(e) => Err(e),
             };
             if let Err(e) = marked {
-                tracing::debug!(row = row.id, error = %e, "sandbox message not delivered yet");
+                tracing::warn!(
+                    company = row.company_id.0,
+                    connection = row.whatsapp_id.0,
+                    row = row.id,
+                    attempts,
+                    error = %e,
+                    "sandbox message not delivered; it will be retried"
+                );
                 blocked.push(row.whatsapp_id);
+                let retry_at = chrono::Utc::now() + retry_delay(attempts);
+                if let Err(e) = self
+                    .repo
+                    .mark_failed(scope, row.id, i64::from(attempts), retry_at, &e.to_string())
+                    .await
+                {
+                    tracing::warn!(row = row.id, error = %e, "cannot record a failed sandbox delivery");
+                }
             }
+        }
+    }
+
+    /// Forgets delivered inbound rows older than [`INBOUND_RETENTION_DAYS`] (at most once an
+    /// hour).
+    async fn prune_inbound(&self) {
+        {
+            let mut last = self.pruned_at.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|at| at.elapsed() < PRUNE_INTERVAL) {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        let before = chrono::Utc::now() - chrono::Duration::days(INBOUND_RETENTION_DAYS);
+        match self.repo.prune_delivered(before).await {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "pruned delivered sandbox messages"),
+            Err(e) => tracing::warn!(error = %e, "cannot prune the sandbox's delivered messages"),
         }
     }
 }
@@ -836,11 +908,17 @@ impl ChannelProvider for SandboxProvider {
     ) -> Result<()> {
         self.require_connected(connection)?;
         let change = SandboxChange::React(emoji.to_owned());
+        // A message the phone received from the connection, or one the phone sent to it.
         if self
             .inner
             .repo
             .change_received(scope, connection, external_id, &change)
             .await?
+            || self
+                .inner
+                .repo
+                .react_to_sent(scope, connection, external_id, emoji)
+                .await?
         {
             Ok(())
         } else {

@@ -105,22 +105,62 @@ impl SandboxRepo for Memory {
             event: event.clone(),
             created_at: Utc::now(),
             delivered_at: None,
+            attempts: 0,
+            retry_at: None,
         });
         Ok(Some(id))
     }
-    async fn undelivered(&self, limit: u32) -> Result<Vec<SandboxInbound>> {
+    async fn undelivered(&self, per_connection: u32) -> Result<Vec<SandboxInbound>> {
         if !*self.connected.lock().expect("lock") {
             return Ok(Vec::new());
         }
+        let mut taken: std::collections::HashMap<WhatsappId, u32> = Default::default();
         Ok(self
             .inbound
             .lock()
             .expect("lock")
             .iter()
             .filter(|r| r.delivered_at.is_none())
-            .take(limit as usize)
+            .filter(|r| {
+                let n = taken.entry(r.whatsapp_id).or_default();
+                *n += 1;
+                *n <= per_connection
+            })
             .cloned()
             .collect())
+    }
+    async fn mark_failed(
+        &self,
+        _: TenantScope,
+        id: i64,
+        attempts: i64,
+        retry_at: chrono::DateTime<Utc>,
+        _error: &str,
+    ) -> Result<()> {
+        for row in self.inbound.lock().expect("lock").iter_mut() {
+            if row.id == id {
+                row.attempts = attempts;
+                row.retry_at = Some(retry_at);
+            }
+        }
+        Ok(())
+    }
+    async fn prune_delivered(&self, before: chrono::DateTime<Utc>) -> Result<u64> {
+        let mut rows = self.inbound.lock().expect("lock");
+        let count = rows.len();
+        rows.retain(|r| r.delivered_at.is_none_or(|at| at >= before));
+        Ok((count - rows.len()) as u64)
+    }
+    async fn react_to_sent(&self, _: TenantScope, _: WhatsappId, _: &str, _: &str) -> Result<bool> {
+        Ok(false)
+    }
+    async fn reaction_to_sent(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        _: &str,
+    ) -> Result<Option<String>> {
+        Ok(None)
     }
     async fn mark_delivered(&self, _: TenantScope, id: i64) -> Result<()> {
         for row in self.inbound.lock().expect("lock").iter_mut() {
@@ -258,6 +298,11 @@ impl Recorder {
 impl InboundSink for Recorder {
     async fn deliver(&self, _: TenantScope, _: WhatsappId, event: InboundEvent) -> Result<()> {
         if matches!(event, InboundEvent::Message(_)) && *self.refuse.lock().expect("lock") {
+            return Err(ErrorCode::ERR_INTERNAL.into());
+        }
+        if let InboundEvent::Message(m) = &event
+            && m.body.starts_with("stuck")
+        {
             return Err(ErrorCode::ERR_INTERNAL.into());
         }
         self.events.lock().expect("lock").push(event);
@@ -460,7 +505,28 @@ async fn inbound_is_acknowledged_only_after_the_sink_accepted_it() {
             .all(|r| r.delivered_at.is_none()),
         "a refused message stays queued"
     );
+    {
+        let rows = memory.inbound.lock().expect("lock");
+        assert_eq!(rows[0].attempts, 1, "the failed attempt is counted");
+        let wait = rows[0].retry_at.expect("a retry time") - Utc::now();
+        assert!(wait > chrono::Duration::zero(), "{wait}");
+        assert_eq!(rows[1].attempts, 0, "the rows behind it wait untried");
+    }
+    // Before its retry time nothing is tried again.
     *sink.refuse.lock().expect("lock") = false;
+    provider.tick().await;
+    assert!(
+        memory
+            .inbound
+            .lock()
+            .expect("lock")
+            .iter()
+            .all(|r| r.delivered_at.is_none())
+    );
+    // Once it has come, the queue drains in order.
+    for row in memory.inbound.lock().expect("lock").iter_mut() {
+        row.retry_at = row.retry_at.map(|_| Utc::now());
+    }
     let task = provider.spawn();
     provider.wake();
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -577,5 +643,53 @@ async fn phones_change_only_their_own_messages() {
             .await
             .expect("asked"),
         None
+    );
+}
+
+#[tokio::test]
+async fn a_failing_connection_does_not_hold_the_others_up() {
+    let (provider, memory, sink) = provider(fast());
+    let other = WhatsappId(8);
+    for (connection, text) in [
+        (CONNECTION, "stuck"),
+        (CONNECTION, "behind"),
+        (other, "first"),
+        (other, "second"),
+    ] {
+        provider
+            .phone_send(
+                scope(),
+                connection,
+                &PhoneMessage {
+                    from: "5511".into(),
+                    body: text.into(),
+                    ..PhoneMessage::default()
+                },
+            )
+            .await
+            .expect("queued");
+    }
+    *memory.connected.lock().expect("lock") = true;
+    provider.tick().await;
+    provider.tick().await;
+    let bodies: Vec<String> = sink
+        .events
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter_map(|e| match e {
+            InboundEvent::Message(m) => Some(m.body.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bodies, vec!["first", "second"]);
+    let rows = memory.inbound.lock().expect("lock");
+    assert_eq!(
+        rows[0].attempts, 1,
+        "tried once, then waiting for its retry time"
+    );
+    assert!(
+        rows[1].delivered_at.is_none(),
+        "order within a connection is kept"
     );
 }

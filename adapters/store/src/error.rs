@@ -76,8 +76,40 @@ const CONSTRAINT_CODES: &[(&str, ErrorCode)] = &[
     ),
 ];
 
-/// Translates a sqlx failure of a repository call into a catalogue error. Database text only
-/// ever lands in the detail of `ERR_INTERNAL`, which is logged and never sent to clients.
+/// Whether the database refused the data itself, so that running the same statement again can
+/// never succeed: PostgreSQL's SQLSTATE classes 22 (data exception: a NUL in text, a value out
+/// of range, an invalid encoding) and 23 (integrity constraint violation); SQLite's constraint
+/// (19 and its extended codes), too-big (18) and datatype-mismatch (20) results. Lost
+/// connections, timeouts, locks and the like are not.
+pub(crate) fn is_data_refused(error: &sqlx::Error) -> bool {
+    let sqlx::Error::Database(db) = error else {
+        return false;
+    };
+    if !matches!(db.kind(), sqlx::error::ErrorKind::Other) {
+        // Unique, foreign-key, not-null and check violations on either engine.
+        return true;
+    }
+    let Some(code) = db.code() else {
+        return false;
+    };
+    if db
+        .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+        .is_some()
+    {
+        code.starts_with("22") || code.starts_with("23")
+    } else {
+        // SQLite reports the (extended) result code as a number; the primary code is its low
+        // byte.
+        code.parse::<i64>()
+            .is_ok_and(|c| matches!(c & 0xff, 18..=20))
+    }
+}
+
+/// Translates a sqlx failure of a repository call into a catalogue error. Data the database
+/// refuses ([`is_data_refused`]) that no constraint below names becomes `ERR_VALIDATION` (the
+/// request cannot succeed as sent; the database's words are logged, not sent). Other database
+/// text only ever lands in the detail of `ERR_INTERNAL`, which is logged and never sent to
+/// clients.
 pub(crate) fn db_error(error: sqlx::Error) -> chatflow_core::Error {
     if let sqlx::Error::Database(db) = &error
         && db.is_unique_violation()
@@ -91,6 +123,13 @@ pub(crate) fn db_error(error: sqlx::Error) -> chatflow_core::Error {
                 return chatflow_core::Error::new(*code);
             }
         }
+    }
+    if is_data_refused(&error) {
+        tracing::warn!(%error, "the database refused the data");
+        return chatflow_core::Error::with_detail(
+            ErrorCode::ERR_VALIDATION,
+            "the database cannot store this data",
+        );
     }
     chatflow_core::Error::internal(format!("database: {error}"))
 }

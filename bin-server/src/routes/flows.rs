@@ -548,6 +548,7 @@ async fn uploads(multipart: Result<Multipart, MultipartRejection>) -> ApiResult<
         let Some(file_name) = field.file_name().map(str::to_owned) else {
             continue;
         };
+        let file_name = crate::extract::storable(file_name)?;
         let content_type = field.content_type().map(str::to_owned);
         let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
         files.push(MediaUpload {

@@ -240,7 +240,8 @@ async fn send_message(
     {
         match field.name() {
             Some("medias") => {
-                let file_name = field.file_name().unwrap_or("file").to_owned();
+                let file_name =
+                    crate::extract::storable(field.file_name().unwrap_or("file").to_owned())?;
                 let mime_type = field
                     .content_type()
                     .unwrap_or("application/octet-stream")
@@ -252,9 +253,9 @@ async fn send_message(
                     bytes: bytes.to_vec(),
                 });
             }
-            Some("body") => {
-                captions.push(field.text().await.map_err(crate::error::multipart_error)?)
-            }
+            Some("body") => captions.push(crate::extract::storable(
+                field.text().await.map_err(crate::error::multipart_error)?,
+            )?),
             Some("signMessage") => {
                 sign = field
                     .text()

@@ -7,6 +7,7 @@ pub mod company_schedules;
 pub mod connections;
 pub mod contacts;
 pub mod flows;
+pub mod inbound_failures;
 pub mod messages;
 pub mod password_reset;
 pub mod queues;
@@ -98,6 +99,7 @@ pub fn api(max_body_bytes: usize) -> OpenApiRouter<AppState> {
         .merge(flows::router())
         .merge(quick_messages::router())
         .merge(schedules::router())
+        .merge(inbound_failures::router())
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT));
     let uploads = users::upload_router()
         .merge(contacts::upload_router())

@@ -1,4 +1,5 @@
-//! The sandbox channel's routes (mounted only when `CHATFLOW_SANDBOX` is on): pair a simulated
+//! The sandbox channel's routes (mounted only when `CHATFLOW_SANDBOX` is on; admins of the
+//! company only, as they act as any phone and read what any chat received): pair a simulated
 //! phone with a connection; have a simulated phone send a message (text or a file), react to,
 //! edit or delete one, or call without answer; and read what simulated phones received. At startup the sandbox delivers to the server's shared
 //! inbound sink (`crate::inbound::Sink`).
@@ -9,6 +10,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use chatflow_core::inbox::model::ProviderKind;
 use chatflow_core::inbox::sandbox::SandboxReceived;
+use chatflow_core::policy::{Action, authorize};
 use chatflow_core::service::inbox::connections;
 use chatflow_core::{ErrorCode, TenantScope, WhatsappId};
 use chatflow_sandbox::{PhoneAct, PhoneFile, PhoneMessage, SandboxProvider};
@@ -86,13 +88,15 @@ pub struct InboxParams {
     pub to: Option<String>,
 }
 
-/// The sandbox provider of this server and the caller's sandbox connection: a connection that
-/// is not the company's, or not on the sandbox, answers 404.
+/// The sandbox provider of this server and the caller's sandbox connection: a caller who is not
+/// an admin answers 403 (`ERR_NO_PERMISSION`); a connection that is not the company's, or not on
+/// the sandbox, 404.
 async fn sandbox_connection(
     state: &AppState,
     tenant: &Tenant,
     id: i64,
 ) -> ApiResult<(SandboxProvider, TenantScope, WhatsappId)> {
+    authorize(&tenant.actor, &Action::UseSandbox(tenant.actor.company_id))?;
     let provider = state
         .sandbox
         .clone()
@@ -113,6 +117,7 @@ async fn sandbox_connection(
     security(("bearer" = [])),
     responses(
         (status = 204),
+        (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
         (status = 404, body = ErrorBody),
         (status = 502, description = "ERR_WAPP_NOT_INITIALIZED: the connection is not pairing", body = ErrorBody),
     )
@@ -140,6 +145,7 @@ async fn scan(
     responses(
         (status = 200, body = PhoneSent),
         (status = 400, description = "ERR_BAD_REQUEST: no sender, no text or file, more than one of reactTo/edit/delete", body = ErrorBody),
+        (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
         (status = 404, description = "ERR_NO_WAPP_FOUND, or ERR_NOT_FOUND: the phone has no such message it may change", body = ErrorBody),
     )
 )]
@@ -215,7 +221,7 @@ fn phone_act_of(body: PhoneSend) -> ApiResult<PhoneAct> {
     params(("whatsappId" = i64, Path, description = "The connection's id")),
     request_body = PhoneCall,
     security(("bearer" = [])),
-    responses((status = 200, body = PhoneSent), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody))
+    responses((status = 200, body = PhoneSent), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody))
 )]
 async fn phone_call(
     State(state): State<AppState>,
@@ -239,7 +245,7 @@ async fn phone_call(
     tag = "sandbox",
     params(("whatsappId" = i64, Path, description = "The connection's id"), InboxParams),
     security(("bearer" = [])),
-    responses((status = 200, body = Vec<serde_json::Value>), (status = 404, body = ErrorBody))
+    responses((status = 200, body = Vec<serde_json::Value>), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody))
 )]
 async fn phone_inbox(
     State(state): State<AppState>,

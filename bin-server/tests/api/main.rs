@@ -12,6 +12,7 @@ mod contacts_from_chats;
 mod cross_company;
 mod flows;
 mod handoff;
+mod hostile_input;
 mod malformed;
 mod messages;
 mod password_reset;

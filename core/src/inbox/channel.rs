@@ -240,6 +240,22 @@ pub trait InboundSink: Send + Sync {
         connection: WhatsappId,
         event: InboundEvent,
     ) -> Result<()>;
+
+    /// [`InboundSink::deliver`] for a provider that queues events and retries; `attempts`
+    /// counts this delivery (1 for the first). `Ok` also when the event could never be stored
+    /// (or failed too often) and was set aside in the company's inbound failures
+    /// ([`crate::inbox::inbound`]): the provider acknowledges it and moves on. An error means
+    /// retrying may help (after [`crate::inbox::inbound::retry_delay`]).
+    async fn deliver_queued(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        event: InboundEvent,
+        attempts: u32,
+    ) -> Result<()> {
+        let _ = attempts;
+        self.deliver(scope, connection, event).await
+    }
 }
 
 /// Latitude/longitude carried as exact bit patterns so the content stays `Eq` and hashable.

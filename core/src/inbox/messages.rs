@@ -9,13 +9,23 @@ use crate::ids::TicketId;
 use crate::inbox::model::{Message, NewMessage};
 use crate::policy::{Action, MessageTarget, authorize};
 
+/// The longest text a user may send or edit (body or caption), in characters: what WhatsApp's
+/// own clients accept (4096).
+pub const BODY_MAX_CHARS: usize = 4096;
+
 /// The body to send: refused with `ERR_VALIDATION` when empty after trimming (a message with
-/// media may have an empty caption: pass `has_media`).
+/// media may have an empty caption: pass `has_media`) or longer than [`BODY_MAX_CHARS`].
 pub fn validate_body(body: &str, has_media: bool) -> Result<()> {
     if body.trim().is_empty() && !has_media {
         return Err(Error::with_detail(
             ErrorCode::ERR_VALIDATION,
             "the message is empty",
+        ));
+    }
+    if body.chars().count() > BODY_MAX_CHARS {
+        return Err(Error::with_detail(
+            ErrorCode::ERR_VALIDATION,
+            format!("a message holds at most {BODY_MAX_CHARS} characters"),
         ));
     }
     Ok(())
@@ -124,5 +134,20 @@ pub fn media_type_of(mime: &str) -> Option<crate::inbox::model::MediaType> {
             (!REFUSED.contains(&sub)).then_some(MediaType::Application)
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod body_tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_bounded_in_characters() {
+        assert!(validate_body(&"ş".repeat(BODY_MAX_CHARS), false).is_ok());
+        let over = validate_body(&"a".repeat(BODY_MAX_CHARS + 1), false).expect_err("refused");
+        assert_eq!(over.code, ErrorCode::ERR_VALIDATION);
+        assert!(validate_body(&"a".repeat(BODY_MAX_CHARS + 1), true).is_err());
+        assert!(validate_body(" ", false).is_err());
+        assert!(validate_body("", true).is_ok());
     }
 }

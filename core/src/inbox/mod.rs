@@ -3,6 +3,8 @@
 //! - [`model`]: entities and inputs as the API shows them.
 //! - [`channel`]: the channel port every provider implements and the inbound event type.
 //! - [`ingest`]: inbound ingestion as pure decisions.
+//! - [`inbound`]: storable and bounded text from channels, and setting aside what cannot be
+//!   stored (inbound failures).
 //! - [`visibility`]: which tickets a user sees; the inbox filter.
 //! - [`lgpd`]: number masking.
 //! - [`messages`]: message rules (validation, signing, edit/delete, forward, media limits).
@@ -19,6 +21,7 @@ pub mod connection_rules;
 pub mod contact_rules;
 pub mod events;
 pub mod import;
+pub mod inbound;
 pub mod ingest;
 pub mod lgpd;
 pub mod messages;

@@ -36,7 +36,15 @@ pub struct SandboxInbound {
     pub event: InboundEvent,
     pub created_at: DateTime<Utc>,
     pub delivered_at: Option<DateTime<Utc>>,
+    /// Failed deliveries so far.
+    pub attempts: i64,
+    /// After a failed delivery: not before this time (the connection's later rows wait too).
+    pub retry_at: Option<DateTime<Utc>>,
 }
+
+/// How long delivered rows of the sandbox's inbound queue are kept (7 days); the newest row of
+/// each phone stays, so the connection's chats and the phones' names are not forgotten.
+pub const INBOUND_RETENTION_DAYS: i64 = 7;
 
 /// A message a simulated phone received from a connection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,11 +123,41 @@ pub trait SandboxRepo: Send + Sync {
         connection: WhatsappId,
         event: &InboundEvent,
     ) -> Result<Option<i64>>;
-    /// Platform-level: the oldest undelivered inbound rows of connections whose status is
-    /// CONNECTED, in order.
-    async fn undelivered(&self, limit: u32) -> Result<Vec<SandboxInbound>>;
+    /// Platform-level: the oldest `per_connection` undelivered inbound rows of each connection
+    /// whose status is CONNECTED, in order (one connection's backlog never hides another's).
+    async fn undelivered(&self, per_connection: u32) -> Result<Vec<SandboxInbound>>;
     /// Marks an inbound row delivered (after the sink returned Ok).
     async fn mark_delivered(&self, scope: TenantScope, id: i64) -> Result<()>;
+    /// Records a failed delivery of an inbound row: its attempts so far, when to try again and
+    /// why it failed.
+    async fn mark_failed(
+        &self,
+        scope: TenantScope,
+        id: i64,
+        attempts: i64,
+        retry_at: DateTime<Utc>,
+        error: &str,
+    ) -> Result<()>;
+    /// Platform-level: forgets inbound rows delivered before `before`, except each phone's
+    /// newest row of a connection (its chat and name); returns how many were removed.
+    async fn prune_delivered(&self, before: DateTime<Utc>) -> Result<u64>;
+    /// The connection reacts to a message phone sent (empty removes); `false` when the
+    /// phone sent no such message.
+    async fn react_to_sent(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        emoji: &str,
+    ) -> Result<bool>;
+    /// The connection's reaction to a message a phone sent (empty for none); `None` when
+    /// unknown.
+    async fn reaction_to_sent(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+    ) -> Result<Option<String>>;
     /// Records a message a phone received, with ack 1. The same `external_id` on the connection
     /// again changes nothing and answers the first record (an idempotent resend).
     async fn record_received(

@@ -80,4 +80,6 @@ pub struct Ports {
     pub quick_messages: Arc<dyn crate::quick_message::QuickMessageRepo>,
     /// Contact spreadsheets staged for import.
     pub staged_uploads: Arc<dyn crate::inbox::ports::StagedUploadRepo>,
+    /// Inbound events set aside because they could not be stored.
+    pub inbound_failures: Arc<dyn crate::inbox::inbound::InboundFailureRepo>,
 }

@@ -15,6 +15,7 @@ pub(crate) mod contacts;
 pub(crate) mod events;
 mod flows;
 mod helps;
+mod inbound_failures;
 mod jobs;
 pub(crate) mod list_cache;
 pub(crate) mod messages;

@@ -40,6 +40,8 @@ struct InboundRow {
     event: String,
     created_at: DateTime<Utc>,
     delivered_at: Option<DateTime<Utc>>,
+    attempts: i64,
+    retry_at: Option<DateTime<Utc>>,
 }
 
 impl TryFrom<InboundRow> for SandboxInbound {
@@ -54,6 +56,8 @@ impl TryFrom<InboundRow> for SandboxInbound {
             })?,
             created_at: row.created_at,
             delivered_at: row.delivered_at,
+            attempts: row.attempts,
+            retry_at: row.retry_at,
         })
     }
 }
@@ -100,6 +104,8 @@ impl TryFrom<ReceivedRow> for SandboxReceived {
 /// carries (messages only: a call is nothing a phone can edit or delete), as kept in
 /// `sandbox_inbound`'s columns.
 fn inbound_keys(event: &InboundEvent) -> (String, String, bool, Option<String>) {
+    // The columns hold what every engine stores (no U+0000); the event keeps the text as sent.
+    let event = &chatflow_core::inbox::inbound::clean_event(event.clone());
     match event {
         InboundEvent::Message(m) => (
             m.chat.clone(),
@@ -231,20 +237,111 @@ impl SandboxRepo for Store {
         })
     }
 
-    async fn undelivered(&self, limit: u32) -> Result<Vec<SandboxInbound>> {
+    async fn undelivered(&self, per_connection: u32) -> Result<Vec<SandboxInbound>> {
         let rows: Vec<InboundRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(
-                "SELECT i.id, i.company_id, i.whatsapp_id, i.event, i.created_at, i.delivered_at \
-                 FROM sandbox_inbound i JOIN whatsapps w ON w.id = i.whatsapp_id \
-                 WHERE i.delivered_at IS NULL AND w.status = 'CONNECTED' \
-                 ORDER BY i.id LIMIT $1",
+                "SELECT id, company_id, whatsapp_id, event, created_at, delivered_at, attempts, \
+                 retry_at FROM ( \
+                   SELECT i.id, i.company_id, i.whatsapp_id, i.event, i.created_at, \
+                     i.delivered_at, i.attempts, i.retry_at, \
+                     ROW_NUMBER() OVER (PARTITION BY i.whatsapp_id ORDER BY i.id) AS place \
+                   FROM sandbox_inbound i JOIN whatsapps w ON w.id = i.whatsapp_id \
+                   WHERE i.delivered_at IS NULL AND w.status = 'CONNECTED' \
+                 ) pending WHERE place <= $1 ORDER BY id",
             )
-            .bind(i64::from(limit))
+            .bind(i64::from(per_connection))
             .fetch_all(p)
             .await
             .map_err(db_error)?
         });
         rows.into_iter().map(SandboxInbound::try_from).collect()
+    }
+
+    async fn mark_failed(
+        &self,
+        scope: TenantScope,
+        id: i64,
+        attempts: i64,
+        retry_at: DateTime<Utc>,
+        error: &str,
+    ) -> Result<()> {
+        let error = chatflow_core::inbox::inbound::storable_text(error);
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE sandbox_inbound SET attempts = $3, retry_at = $4, last_error = $5 \
+                 WHERE company_id = $1 AND id = $2 AND delivered_at IS NULL",
+            )
+            .bind(scope.company_id().0)
+            .bind(id)
+            .bind(attempts)
+            .bind(retry_at)
+            .bind(&error)
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(())
+    }
+
+    async fn prune_delivered(&self, before: DateTime<Utc>) -> Result<u64> {
+        let removed = crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "DELETE FROM sandbox_inbound WHERE delivered_at IS NOT NULL AND delivered_at < $1 \
+                 AND id NOT IN (SELECT MAX(k.id) FROM sandbox_inbound k \
+                   WHERE k.chat <> '' AND k.chat_name <> '' GROUP BY k.whatsapp_id, k.chat)",
+            )
+            .bind(before)
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(removed)
+    }
+
+    async fn react_to_sent(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+        emoji: &str,
+    ) -> Result<bool> {
+        let done = crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE sandbox_inbound SET reaction = $4 \
+                 WHERE company_id = $1 AND whatsapp_id = $2 AND external_id = $3",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(external_id)
+            .bind(emoji)
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(done > 0)
+    }
+
+    async fn reaction_to_sent(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+    ) -> Result<Option<String>> {
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar(
+                "SELECT reaction FROM sandbox_inbound \
+                 WHERE company_id = $1 AND whatsapp_id = $2 AND external_id = $3 LIMIT 1",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(external_id)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)
+        })
     }
 
     async fn mark_delivered(&self, scope: TenantScope, id: i64) -> Result<()> {

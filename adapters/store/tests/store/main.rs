@@ -13,6 +13,7 @@ mod companies;
 mod connections;
 mod contacts;
 mod flows;
+mod inbound;
 mod inbox_lists;
 mod jobs;
 mod password_resets;

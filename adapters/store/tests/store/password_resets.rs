@@ -380,6 +380,7 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         flow_campaigns: store.clone(),
         quick_messages: store.clone(),
         staged_uploads: store.clone(),
+        inbound_failures: store.clone(),
         // Nothing listens there: a use case reaching an integration fails at once.
         assistant: Arc::new(
             chatflow_integrations::HttpAssistant::new(

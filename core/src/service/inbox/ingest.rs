@@ -7,6 +7,11 @@
 //! ([`crate::service::automation::on_inbound`]: flows and queue routing) after its commit; what
 //! the automation fails at is reported in [`Delivery::automation`] and never undoes the message.
 //!
+//! Every event is first made storable ([`crate::inbox::inbound::clean_event`]: no U+0000 in any
+//! text field) and checked ([`crate::inbox::inbound::check_event`]). Providers that queue events
+//! deliver through [`deliver_or_set_aside`]: an event that fails for good, or too often, is kept
+//! in the company's inbound failures and counts as handled, so nothing behind it waits.
+//!
 //! A media attachment is stored with the media port before the message's transaction; a
 //! replayed delivery of the same message therefore may leave an unreferenced copy of the file
 //! (never a second message).
@@ -14,6 +19,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{TenantScope, WhatsappId};
 use crate::inbox::channel::{InboundEvent, InboundMessage};
+use crate::inbox::inbound::{self, check_event, clean_event};
 use crate::inbox::ingest::decide;
 use crate::inbox::model::{Connection, MediaType};
 use crate::inbox::ports::IngestOutcome;
@@ -38,6 +44,8 @@ pub async fn deliver(
     connection_id: WhatsappId,
     event: InboundEvent,
 ) -> Result<Delivery> {
+    let event = clean_event(event);
+    check_event(&event)?;
     if let InboundEvent::Message(message) = &event {
         let connection = ports
             .connections
@@ -79,6 +87,43 @@ pub async fn deliver(
             outcome,
             automation: Ok(()),
         })
+}
+
+/// What [`deliver_or_set_aside`] did with an event.
+#[derive(Debug)]
+pub enum Handled {
+    /// Delivered (or recognised as a duplicate).
+    Delivered(Delivery),
+    /// Kept in the inbound failures with this id, with the error that stopped it.
+    SetAside { id: i64, error: Error },
+}
+
+/// [`deliver`] for providers that retry: `attempts` counts this delivery (1 for the first). When
+/// it fails for good, or for the [`inbound::MAX_INBOUND_ATTEMPTS`]th time
+/// ([`inbound::set_aside_now`]), the event is kept in the company's inbound failures and the
+/// answer is `Ok` (the provider acknowledges it); a failure retrying may fix is returned, for
+/// the provider to retry after [`inbound::retry_delay`]. Failing to keep it returns the
+/// original error.
+pub async fn deliver_or_set_aside(
+    ports: &Ports,
+    scope: TenantScope,
+    connection_id: WhatsappId,
+    event: InboundEvent,
+    attempts: u32,
+) -> Result<Handled> {
+    let kept = event.clone();
+    match deliver(ports, scope, connection_id, event).await {
+        Ok(delivery) => Ok(Handled::Delivered(delivery)),
+        Err(error) if inbound::set_aside_now(&error, attempts) => {
+            let id = ports
+                .inbound_failures
+                .set_aside(scope, connection_id, &kept, &error, attempts)
+                .await
+                .map_err(|_| error.clone())?;
+            Ok(Handled::SetAside { id, error })
+        }
+        Err(error) => Err(error),
+    }
 }
 
 async fn other_event(

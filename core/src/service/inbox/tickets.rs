@@ -467,6 +467,15 @@ pub async fn add_note(
             "the note is empty",
         ));
     }
+    if note.trim().chars().count() > crate::validation::NOTE_MAX_CHARS {
+        return Err(Error::with_detail(
+            ErrorCode::ERR_VALIDATION,
+            format!(
+                "a note holds at most {} characters",
+                crate::validation::NOTE_MAX_CHARS
+            ),
+        ));
+    }
     visible(ports, actor, ticket).await?;
     ports
         .tickets
