@@ -38,6 +38,7 @@ import { useConnections, useDeleteConnection, useRestartAll, useSessionAction, t
 import { useConnectionsRealtime } from '../hooks/useConnectionsRealtime';
 import { formatTableDate, type Connection } from '../types';
 import { ConnectionModal } from './ConnectionModal';
+import { InboundFailures } from './InboundFailures';
 import { QrCodeDialog } from './QrCodeDialog';
 
 const WIDE_ONLY = { display: { xs: 'none', sm: 'table-cell' } } as const;
@@ -64,6 +65,8 @@ export default function ConnectionsPage() {
   const canAdd = useCan('connections-page:addConnection');
   const canEdit = useCan('connections-page:editOrDeleteConnection');
   const canSession = useCan('connections-page:actionButtons');
+  // Inbound failures are for admins: the capability of administering users' privileges is the admins' one.
+  const canSeeInboundFailures = useCan('user-modal:editProfile');
   const session = useSessionAction();
   const restart = useRestartAll();
   const remove = useDeleteConnection();
@@ -138,7 +141,8 @@ export default function ConnectionsPage() {
         <Typography variant="h5" component="h1">
           {t('connections.title')}
         </Typography>
-        <Stack direction="row" spacing={1}>
+        <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
+          {canSeeInboundFailures && <InboundFailures connections={connections.data ?? []} />}
           {canSession && (
             <Button
               variant="outlined"
