@@ -6,7 +6,7 @@ import { authFixture } from '../../../test/fixtures';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
-import { ADMIN_INBOX_PERMISSIONS, adminAuth, connectionFixture } from '../test/fixtures';
+import { ADMIN_INBOX_PERMISSIONS, adminAuth, connectionFixture, inboundFailureFixture } from '../test/fixtures';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
@@ -371,5 +371,119 @@ describe('/connections', () => {
     list = [connectionFixture(1)];
     act(() => lastSocket().serverEmit('company-1-whatsapp', { action: 'update', seq: 3, whatsapp: connectionFixture(1) }));
     await waitFor(() => expect(screen.getByTestId('menu-connections-badge')).toHaveAttribute('data-alert', 'false'));
+  });
+});
+
+describe('/connections inbound failures', () => {
+  /** A stateful `/inbound-failures`: 20 a page, newest first, like the server. */
+  function failuresServer(initial: ReturnType<typeof inboundFailureFixture>[], routes: Record<string, MockHandler> = {}, auth: unknown = adminAuth()) {
+    let failures = initial;
+    const api = server(() => [connectionFixture(1), connectionFixture(2)], {
+      'GET /inbound-failures': ({ query }) => {
+        const page = Number(query.get('pageNumber') ?? '1');
+        return { failures: failures.slice((page - 1) * 20, page * 20), count: failures.length, hasMore: failures.length > page * 20 };
+      },
+      'DELETE /inbound-failures/:id': ({ path }) => {
+        const id = Number(path.split('/')[2]);
+        failures = failures.filter((f) => f.id !== id);
+        return undefined;
+      },
+      ...routes,
+    }, auth);
+    return { api, set: (next: typeof failures) => (failures = next), get: () => failures };
+  }
+
+  it('hides the button without the admin capability, and when there is none', async () => {
+    const { api } = failuresServer([inboundFailureFixture(1)], {}, adminAuth(ADMIN_INBOX_PERMISSIONS.filter((p) => p !== 'user-modal:editProfile')));
+    const { unmount } = renderApp('/connections');
+    await screen.findByTestId('connections-row-1');
+    expect(screen.queryByTestId('inbound-failures-open')).not.toBeInTheDocument();
+    expect(api.find('GET', '/inbound-failures')).toHaveLength(0);
+    unmount();
+
+    const empty = failuresServer([]);
+    renderApp('/connections');
+    await screen.findByTestId('connections-row-1');
+    await waitFor(() => expect(empty.api.find('GET', '/inbound-failures')).toHaveLength(1));
+    // the answer (count 0) is in
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(screen.queryByTestId('inbound-failures-open')).not.toBeInTheDocument();
+  });
+
+  it('lists a failure with its connection, summary, translated error, detail and attempts, and loads more pages', async () => {
+    const many = Array.from({ length: 21 }, (_, i) => inboundFailureFixture(30 - i, { whatsappId: 2 }));
+    many[0] = inboundFailureFixture(30, {
+      whatsappId: 2,
+      attempts: 3,
+      event: { ...inboundFailureFixture(30).event, body: '', media: { mediaType: 'document', fileName: 'nota.pdf', mimeType: 'application/pdf', bytes: '' } },
+    });
+    many[1] = inboundFailureFixture(29, { event: { type: 'ack', externalId: 'x', ack: 3 }, error: 'ERR_INTERNAL', detail: 'database busy' });
+    failuresServer(many);
+    renderApp('/connections');
+    const user = userEvent.setup();
+    const open = await screen.findByTestId('inbound-failures-open');
+    expect(open).toHaveTextContent('Mensagens não armazenadas (21)');
+    await user.click(open);
+    const row = await screen.findByTestId('inbound-failure-30');
+    expect(row).toHaveTextContent('Conexão 2');
+    expect(row).toHaveTextContent('04/03/26 15:07');
+    expect(within(row).getByTestId('inbound-failure-summary-30')).toHaveTextContent('Mensagem de Maria (5511988887777): nota.pdf');
+    expect(within(row).getByTestId('inbound-failure-error-30')).toHaveTextContent('Verifique os campos destacados.');
+    expect(within(row).getByTestId('inbound-failure-error-30')).toHaveTextContent('body: too long');
+    expect(within(row).getByTestId('inbound-failure-attempts-30')).toHaveTextContent('3');
+    const ack = screen.getByTestId('inbound-failure-29');
+    expect(within(ack).getByTestId('inbound-failure-summary-29')).toHaveTextContent('Confirmação de entrega');
+    expect(within(ack).getByTestId('inbound-failure-error-29')).toHaveTextContent('Erro interno do servidor');
+    expect(within(ack).getByTestId('inbound-failure-error-29')).toHaveTextContent('database busy');
+    expect(screen.getByTestId('inbound-failure-11')).toHaveTextContent('Olá, preciso de ajuda 11');
+    expect(screen.queryByTestId('inbound-failure-10')).not.toBeInTheDocument();
+    await user.click(screen.getByTestId('inbound-failures-more'));
+    expect(await screen.findByTestId('inbound-failure-10')).toBeInTheDocument();
+    expect(screen.queryByTestId('inbound-failures-more')).not.toBeInTheDocument();
+  });
+
+  it('retries: a delivered row leaves the list with a toast, a failing one is updated', async () => {
+    const state = failuresServer([inboundFailureFixture(2), inboundFailureFixture(1)], {
+      'POST /inbound-failures/:id/retry': ({ path }) => {
+        const id = Number(path.split('/')[2]);
+        if (id === 2) {
+          state.set(state.get().filter((f) => f.id !== 2));
+          return { delivered: true, failure: null };
+        }
+        const again = inboundFailureFixture(1, { attempts: 2, error: 'ERR_INTERNAL', detail: 'still busy' });
+        state.set(state.get().map((f) => (f.id === 1 ? again : f)));
+        return { delivered: false, failure: again };
+      },
+    });
+    renderApp('/connections');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('inbound-failures-open'));
+    await user.click(await screen.findByTestId('inbound-failure-retry-2'));
+    await waitFor(() => expect(screen.queryByTestId('inbound-failure-2')).not.toBeInTheDocument());
+    expect(await screen.findByText('Mensagem armazenada com sucesso!')).toBeInTheDocument();
+    expect(state.api.find('POST', '/inbound-failures/2/retry')).toHaveLength(1);
+    await waitFor(() => expect(screen.getByTestId('inbound-failures-open')).toHaveTextContent('(1)'));
+
+    await user.click(screen.getByTestId('inbound-failure-retry-1'));
+    await waitFor(() => expect(screen.getByTestId('inbound-failure-attempts-1')).toHaveTextContent('2'));
+    expect(screen.getByTestId('inbound-failure-error-1')).toHaveTextContent('still busy');
+    expect(screen.getByTestId('inbound-failure-1')).toBeInTheDocument();
+  });
+
+  it('discards after confirmation and the button goes when none is left', async () => {
+    const { api } = failuresServer([inboundFailureFixture(5)]);
+    renderApp('/connections');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('inbound-failures-open'));
+    await user.click(await screen.findByTestId('inbound-failure-discard-5'));
+    expect(await screen.findByText('Descartar esta mensagem?')).toBeInTheDocument();
+    expect(api.find('DELETE', '/inbound-failures/5')).toHaveLength(0);
+    await user.click(screen.getByTestId('inbound-failures-discard-dialog-confirm'));
+    await waitFor(() => expect(api.find('DELETE', '/inbound-failures/5')).toHaveLength(1));
+    await waitFor(() => expect(screen.queryByTestId('inbound-failure-5')).not.toBeInTheDocument());
+    expect(await screen.findByText('Mensagem descartada.')).toBeInTheDocument();
+    expect(screen.getByTestId('inbound-failures-empty')).toBeInTheDocument();
+    await user.click(screen.getByTestId('inbound-failures-close'));
+    await waitFor(() => expect(screen.queryByTestId('inbound-failures-open')).not.toBeInTheDocument());
   });
 });

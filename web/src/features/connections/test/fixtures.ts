@@ -50,3 +50,31 @@ export const ADMIN_INBOX_PERMISSIONS = [
 export function adminAuth(permissions: string[] = ADMIN_INBOX_PERMISSIONS) {
   return authFixture({ permissions });
 }
+
+/** An inbound failure (core/src/inbox/inbound.rs `InboundFailure`): by default a text message kept after a validation error. */
+export function inboundFailureFixture(id: number, overrides: Record<string, unknown> = {}) {
+  return {
+    id,
+    whatsappId: 1,
+    event: {
+      type: 'message',
+      externalId: `ext${id}`,
+      chat: '5511988887777@s.whatsapp.net',
+      chatName: 'Maria',
+      isGroup: false,
+      participant: null,
+      fromMe: false,
+      body: `Olá, preciso de ajuda ${id}`,
+      mediaType: 'chat',
+      media: null,
+      quotedExternalId: null,
+      timestamp: '2026-03-04T15:07:00Z',
+    },
+    error: 'ERR_VALIDATION',
+    detail: 'body: too long',
+    attempts: 1,
+    createdAt: '2026-03-04T15:07:00',
+    updatedAt: '2026-03-04T15:07:00',
+    ...overrides,
+  };
+}
