@@ -87,8 +87,10 @@ async fn contact_uploads_keep_the_server_memory_bounded() {
     assert!(large.len() >= 20_000_000 && large.len() < 20 * 1024 * 1024 - 4096);
     let at_bound = csv(19, 50_000);
     eprintln!(
-        "start: VmRSS {} MiB, VmHWM {} MiB",
+        "start: VmRSS {} MiB (anonymous {} MiB, file-backed {} MiB), VmHWM {} MiB",
         memory_mib(pid, "VmRSS"),
+        memory_mib(pid, "RssAnon"),
+        memory_mib(pid, "RssFile"),
         memory_mib(pid, "VmHWM")
     );
     for round in 1..=3 {
@@ -101,8 +103,10 @@ async fn contact_uploads_keep_the_server_memory_bounded() {
         assert_eq!(body["columns"].as_array().map(Vec::len), Some(19));
         eprintln!(
             "after round {round} (one 20 MB CSV refused, one of 950 019 cells staged): \
-             VmRSS {} MiB, VmHWM {} MiB",
+             VmRSS {} MiB (anonymous {} MiB, file-backed {} MiB), VmHWM {} MiB",
             memory_mib(pid, "VmRSS"),
+            memory_mib(pid, "RssAnon"),
+            memory_mib(pid, "RssFile"),
             memory_mib(pid, "VmHWM")
         );
     }

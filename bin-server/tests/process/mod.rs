@@ -42,6 +42,7 @@ impl Server {
             .env("CHATFLOW_SANDBOX", "true")
             .env("CHATFLOW_WEB_DIR", dir.join("no-web"))
             .env("CHATFLOW_MEDIA_DIR", dir.join("media"))
+            .env("CHATFLOW_SECRET_KEY_FILE", dir.join("secret.key"))
             .env("CHATFLOW_ADMIN_EMAIL", admin.0)
             .env("CHATFLOW_ADMIN_PASSWORD", admin.1)
             .env("RUST_LOG", "error")
