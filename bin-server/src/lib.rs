@@ -300,14 +300,16 @@ pub async fn build_with_hasher(
         .await
         .map_err(|e| anyhow::anyhow!("cannot start the realtime dispatcher: {e}"))?;
     dispatcher::spawn_pruner(realtime.clone(), state.ports.clone());
+    spawn_limiter_cleanup(&state);
+    // The channels' sessions come back first, so a job due while the server was down (a
+    // scheduled message) finds its connection up instead of failing as not initialised.
+    routes::sandbox::start(&state).await;
     jobs::spawn(
         state.ports.clone(),
         state.jobs.clone(),
         &realtime,
         chrono::TimeDelta::seconds(i64::try_from(config.job_lease).unwrap_or(120).max(1)),
     );
-    spawn_limiter_cleanup(&state);
-    routes::sandbox::start(&state).await;
 
     let router = router(state.clone(), socket_layer, &config);
     let limits = listen::Limits {

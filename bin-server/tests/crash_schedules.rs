@@ -325,40 +325,14 @@ async fn due_schedules_survive_kills(dir: &Path, url: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn due_schedules_survive_kills_on_sqlite() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
-    due_schedules_survive_kills(dir.path(), &url).await;
+    process::on_sqlite(|dir, url| async move { due_schedules_survive_kills(&dir, &url).await })
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn due_schedules_survive_kills_on_postgres() {
-    let Ok(server) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
-        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the PostgreSQL half");
-        return;
-    };
-    use sqlx::Connection as _;
-    let name = format!("chatflow_schedules_{}", std::process::id());
-    let mut admin = sqlx::PgConnection::connect(&server)
-        .await
-        .expect("PostgreSQL answers");
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name}"
-    )))
-    .execute(&mut admin)
-    .await
-    .expect("dropped");
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut admin)
-        .await
-        .expect("created");
-    let (prefix, _) = server.rsplit_once('/').expect("a database URL");
-    let url = format!("{prefix}/{name}");
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    due_schedules_survive_kills(dir.path(), &url).await;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&mut admin)
-    .await
-    .expect("dropped");
+    process::on_postgres("chatflow_schedules", |dir, url| async move {
+        due_schedules_survive_kills(&dir, &url).await
+    })
+    .await;
 }

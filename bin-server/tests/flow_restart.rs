@@ -225,40 +225,16 @@ async fn the_interval_resumes_after_a_kill(dir: &Path, database_url: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flow_interval_resumes_after_a_kill_on_sqlite() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
-    the_interval_resumes_after_a_kill(dir.path(), &url).await;
+    process::on_sqlite(
+        |dir, url| async move { the_interval_resumes_after_a_kill(&dir, &url).await },
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flow_interval_resumes_after_a_kill_on_postgres() {
-    let Ok(server) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
-        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the PostgreSQL half");
-        return;
-    };
-    use sqlx::Connection as _;
-    let name = format!("chatflow_restart_{}", std::process::id());
-    let mut admin = sqlx::PgConnection::connect(&server)
-        .await
-        .expect("PostgreSQL answers");
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name}"
-    )))
-    .execute(&mut admin)
-    .await
-    .expect("dropped");
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut admin)
-        .await
-        .expect("created");
-    let (prefix, _) = server.rsplit_once('/').expect("a database URL");
-    let url = format!("{prefix}/{name}");
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    the_interval_resumes_after_a_kill(dir.path(), &url).await;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&mut admin)
-    .await
-    .expect("dropped");
+    process::on_postgres("chatflow_restart", |dir, url| async move {
+        the_interval_resumes_after_a_kill(&dir, &url).await
+    })
+    .await;
 }

@@ -123,3 +123,52 @@ pub async fn call(client: &Client, method: Method, url: String, token: &str, bod
     assert!(status.is_success(), "{url}: {status} {text}");
     serde_json::from_str(&text).unwrap_or(Value::Null)
 }
+
+/// Runs `test` with a fresh temporary directory and a SQLite database in it.
+pub async fn on_sqlite<F, Fut>(test: F)
+where
+    F: FnOnce(std::path::PathBuf, String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    test(dir.path().to_path_buf(), url).await;
+}
+
+/// Runs `test` with a fresh temporary directory and a new PostgreSQL database (named from
+/// `prefix`) on the server of `CHATFLOW_TEST_POSTGRES_URL`, dropped afterwards.
+pub async fn on_postgres<F, Fut>(prefix: &str, test: F)
+where
+    F: FnOnce(std::path::PathBuf, String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let Ok(server) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
+        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the PostgreSQL half");
+        return;
+    };
+    use sqlx::Connection as _;
+    let name = format!("{prefix}_{}", std::process::id());
+    let mut admin = sqlx::PgConnection::connect(&server)
+        .await
+        .expect("PostgreSQL answers");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name}"
+    )))
+    .execute(&mut admin)
+    .await
+    .expect("dropped");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut admin)
+        .await
+        .expect("created");
+    let (base, _) = server.rsplit_once('/').expect("a database URL");
+    let url = format!("{base}/{name}");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    test(dir.path().to_path_buf(), url).await;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+    )))
+    .execute(&mut admin)
+    .await
+    .expect("dropped");
+}
