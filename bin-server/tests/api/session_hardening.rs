@@ -65,6 +65,16 @@ async fn refresh(app: &TestApp, cookie: &str) -> reqwest::Response {
         .expect("sent")
 }
 
+/// The refresh cookie no longer renews the session: `401 ERR_SESSION_EXPIRED`.
+async fn assert_refresh_refused(app: &TestApp, cookie: &str) {
+    assert_error(
+        refresh(app, cookie).await,
+        StatusCode::UNAUTHORIZED,
+        "ERR_SESSION_EXPIRED",
+    )
+    .await;
+}
+
 async fn assert_signed_out(app: &TestApp, token: &str) {
     assert_error(
         app.get("/auth/me", token).await,
@@ -125,21 +135,11 @@ async fn an_access_token_fails_after_reuse_detection(app: TestApp) {
     assert_signed_in(&app, &second_token).await;
 
     // The first cookie replayed (no grace window in the test configuration): theft.
-    assert_error(
-        refresh(&app, &first_cookie).await,
-        StatusCode::UNAUTHORIZED,
-        "ERR_SESSION_EXPIRED",
-    )
-    .await;
+    assert_refresh_refused(&app, &first_cookie).await;
     // Every access token of the family stops working at once, and so does the live cookie.
     assert_signed_out(&app, &first_token).await;
     assert_signed_out(&app, &second_token).await;
-    assert_error(
-        refresh(&app, &second_cookie).await,
-        StatusCode::UNAUTHORIZED,
-        "ERR_SESSION_EXPIRED",
-    )
-    .await;
+    assert_refresh_refused(&app, &second_cookie).await;
 }
 
 async fn an_access_token_fails_after_an_admin_changes_the_password(app: TestApp) {
@@ -171,12 +171,7 @@ async fn an_access_token_fails_after_an_admin_changes_the_password(app: TestApp)
     assert_eq!(changed.status(), StatusCode::OK);
     assert_signed_out(&app, &token).await;
     assert_signed_out(&app, &other_token).await;
-    assert_error(
-        refresh(&app, &cookie).await,
-        StatusCode::UNAUTHORIZED,
-        "ERR_SESSION_EXPIRED",
-    )
-    .await;
+    assert_refresh_refused(&app, &cookie).await;
     // The admin's own session is untouched; the member signs in with the new password.
     assert_signed_in(&app, &admin_token).await;
     let (token, _) = sign_in(&app, &member.email, "Brand-new-pass-2").await;
@@ -203,12 +198,7 @@ async fn changing_ones_own_password_signs_out_the_other_sessions(app: TestApp) {
     assert_eq!(changed.status(), StatusCode::OK);
     assert_signed_in(&app, &token).await;
     assert_signed_out(&app, &other_token).await;
-    assert_error(
-        refresh(&app, &other_cookie).await,
-        StatusCode::UNAUTHORIZED,
-        "ERR_SESSION_EXPIRED",
-    )
-    .await;
+    assert_refresh_refused(&app, &other_cookie).await;
     assert_eq!(refresh(&app, &cookie).await.status(), StatusCode::OK);
 }
 
@@ -407,18 +397,8 @@ async fn concurrent_refreshes_leave_one_live_token(app: TestApp) {
     assert_eq!(current.status(), StatusCode::OK);
     let latest = set_refresh_cookie(&current).expect("rotated");
     // ...the old cookie is refused now, as theft, which ends the session.
-    assert_error(
-        refresh(&app, &cookie).await,
-        StatusCode::UNAUTHORIZED,
-        "ERR_SESSION_EXPIRED",
-    )
-    .await;
-    assert_error(
-        refresh(&app, &latest).await,
-        StatusCode::UNAUTHORIZED,
-        "ERR_SESSION_EXPIRED",
-    )
-    .await;
+    assert_refresh_refused(&app, &cookie).await;
+    assert_refresh_refused(&app, &latest).await;
     assert_signed_out(&app, &tokens[0]).await;
 }
 
