@@ -18,7 +18,7 @@ import {
 } from '@mui/material';
 import ReportProblemOutlinedIcon from '@mui/icons-material/ReportProblemOutlined';
 import { useTranslation } from 'react-i18next';
-import { ConfirmDialog } from '../../../components/ui';
+import { ConfirmDialog, TableStatusRows } from '../../../components/ui';
 import { useLoadMoreOnScroll } from '../../../lib/hooks/useNearBottom';
 import { translateError } from '../../../lib/i18n/errors';
 import { toast, toastError } from '../../../lib/toast';
@@ -127,20 +127,7 @@ function InboundFailuresDialog({ connections, onClose }: { connections: Connecti
                   </TableCell>
                 </TableRow>
               ))}
-              {failures.isError && (
-                <TableRow>
-                  <TableCell colSpan={6} align="center" data-testid="inbound-failures-error">
-                    {translateError(failures.error, t)}
-                  </TableCell>
-                </TableRow>
-              )}
-              {failures.isSuccess && rows.length === 0 && (
-                <TableRow>
-                  <TableCell colSpan={6} align="center" data-testid="inbound-failures-empty">
-                    {t('connections.inboundFailures.empty')}
-                  </TableCell>
-                </TableRow>
-              )}
+              <TableStatusRows query={failures} rowCount={rows.length} empty={t('connections.inboundFailures.empty')} colSpan={6} testId="inbound-failures" />
             </TableBody>
           </Table>
           {(failures.isPending || failures.isFetchingNextPage) && (
