@@ -56,6 +56,12 @@ impl Failure {
     }
 }
 
+/// Makes ring the process's TLS crypto provider (reqwest is built without one of its own); a
+/// provider already installed is kept.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// A reqwest client with the options, shared by the adapters.
 #[derive(Debug, Clone)]
 pub(crate) struct Http {
@@ -69,6 +75,7 @@ impl Http {
     /// The client verifies servers with the system's CA certificates; on a system without any
     /// (a bare container) it falls back to the bundled Mozilla roots rather than refusing to start.
     pub(crate) fn new(service: &'static str, options: HttpOptions) -> chatflow_core::Result<Self> {
+        install_crypto_provider();
         let builder = || {
             reqwest::Client::builder()
                 .connect_timeout(options.connect_timeout)
@@ -289,6 +296,7 @@ mod tests {
 
     #[test]
     fn a_client_can_always_be_built_from_the_bundled_roots() {
+        install_crypto_provider();
         let roots = bundled_roots();
         assert!(roots.len() > 100, "{} roots", roots.len());
         reqwest::Client::builder()

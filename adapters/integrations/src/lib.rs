@@ -21,7 +21,7 @@ mod http;
 mod typebot;
 
 pub use assistant::HttpAssistant;
-pub use http::HttpOptions;
+pub use http::{HttpOptions, install_crypto_provider};
 pub use typebot::HttpTypebot;
 
 #[doc(no_inline)]
