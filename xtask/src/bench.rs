@@ -197,6 +197,10 @@ pub fn bench(mut args: BenchArgs) -> Result<()> {
         args.automation_phones = args.automation_phones.min(100);
     }
     let root = project_root();
+    if !args.no_build {
+        // The servers serve the web app and the flow bench runs the WASM module.
+        crate::build_app(false, &mut crate::util::Steps::new(0))?;
+    }
     if args.only == Only::Flows {
         return flow::run(Duration::from_secs(args.seconds));
     }

@@ -5,7 +5,9 @@
 //! `bench` starts a release server on a fresh database and prints the numbers we report.
 
 mod bench;
+mod first_run;
 mod fuzz;
+mod prepare;
 mod util;
 mod wasm;
 
@@ -44,6 +46,9 @@ enum Command {
         /// Skip everything in web/ (typecheck, lint, unit tests, build, e2e).
         #[arg(long)]
         no_web: bool,
+        /// Skip the check that `cargo xtask run` works from a clean clone of HEAD.
+        #[arg(long)]
+        no_first_run: bool,
     },
     /// Measure throughput, latency, memory and start-up time of a release server, and the
     /// inbox on seeded SQLite and PostgreSQL databases.
@@ -52,6 +57,8 @@ enum Command {
     Wasm,
     /// Run the API fuzz check of `test` alone: schemathesis against a fresh debug server.
     Fuzz,
+    /// Run the first-run check of `test` alone: `cargo xtask run` in a clean clone of HEAD.
+    FirstRun,
 }
 
 fn main() -> Result<()> {
@@ -61,10 +68,15 @@ fn main() -> Result<()> {
             release,
             rebuild_web,
         } => run(release, rebuild_web),
-        Command::Test { no_e2e, no_web } => test(!no_web, !no_e2e && !no_web),
+        Command::Test {
+            no_e2e,
+            no_web,
+            no_first_run,
+        } => test(!no_web, !no_e2e && !no_web, !no_first_run),
         Command::Bench(args) => bench::bench(args),
-        Command::Wasm => wasm::build(&project_root()),
+        Command::Wasm => wasm::build(&project_root(), &mut util::Steps::new(0)),
         Command::Fuzz => fuzz::run(&project_root()),
+        Command::FirstRun => first_run::check(&project_root()),
     }
 }
 
@@ -72,70 +84,84 @@ fn web_dir() -> PathBuf {
     project_root().join("web")
 }
 
-/// Installs the web app's packages when `node_modules` is missing or older than the lockfile.
-fn ensure_node_modules() -> Result<()> {
+/// The web app built into `web/dist` with the core's WASM module: prepares the machine, binds
+/// the module (files rewritten only when they change), and builds the app when `force` or when
+/// a source of it is newer than the built app.
+pub fn build_app(force: bool, steps: &mut util::Steps) -> Result<()> {
+    let root = project_root();
+    prepare::prepare(&root, prepare::Needs::ALL, steps)?;
+    wasm::build(&root, steps)?;
     let web = web_dir();
-    let modules = web.join("node_modules");
-    let lock = web.join("package-lock.json");
-    let stale = match (modules.metadata(), lock.metadata()) {
-        (Ok(m), Ok(l)) => match (m.modified(), l.modified()) {
-            (Ok(m), Ok(l)) => l > m,
-            _ => false,
-        },
-        (Err(_), _) => true,
-        _ => false,
-    };
-    if stale {
-        run_step(
-            "web: npm ci",
-            cmd("npm", &["ci", "--no-audit", "--no-fund"]).current_dir(&web),
-        )?;
-    }
-    Ok(())
-}
-
-fn build_web(force: bool) -> Result<()> {
-    let web = web_dir();
-    if force || !web.join("dist").join("index.html").exists() {
-        if force
-            || !wasm::pkg_dir(&project_root())
-                .join("chatflow_wasm.js")
-                .exists()
-        {
-            wasm::build(&project_root())?;
-        }
-        ensure_node_modules()?;
-        run_step(
-            "web: build",
+    if force || web_is_stale(&web) {
+        steps.run(
+            "web: build (TypeScript, Vite)",
             cmd("npm", &["run", "build"]).current_dir(&web),
         )?;
     }
     Ok(())
 }
 
+/// True when `web/dist/index.html` is missing or older than a source of the app.
+fn web_is_stale(web: &std::path::Path) -> bool {
+    let Some(built) = util::modified(&web.join("dist").join("index.html")) else {
+        return true;
+    };
+    let sources = [
+        "src",
+        "public",
+        "index.html",
+        "package-lock.json",
+        "vite.config.ts",
+        "tsconfig.json",
+        "tsconfig.app.json",
+    ];
+    sources
+        .iter()
+        .filter_map(|source| util::newest_modified(&web.join(source)))
+        .any(|newest| newest > built)
+}
+
 fn run(release: bool, rebuild_web: bool) -> Result<()> {
-    build_web(rebuild_web)?;
     let root = project_root();
-    let mut args = vec!["run", "--package", "chatflow-server"];
+    // prepare (0 to 2 installs) + wasm (build, bind) + web build (when stale) + server build.
+    let mut steps = util::Steps::new(if rebuild_web || web_is_stale(&web_dir()) {
+        4
+    } else {
+        3
+    });
+    build_app(rebuild_web, &mut steps)?;
+    let profile = if release { "release" } else { "debug" };
+    let mut build = vec!["build", "--package", "chatflow-server"];
     if release {
-        args.push("--release");
+        build.push("--release");
     }
-    let mut command = cmd("cargo", &args);
+    steps.run(
+        &format!("server: cargo build ({profile}; a first build takes several minutes)"),
+        cmd("cargo", &build).current_dir(&root),
+    )?;
+    let binary = util::target_dir(&root)
+        .join(profile)
+        .join("chatflow-server");
+    let mut command = std::process::Command::new(&binary);
     command.current_dir(&root);
     if std::env::var_os("CHATFLOW_WEB_DIR").is_none() {
         command.env("CHATFLOW_WEB_DIR", web_dir().join("dist"));
     }
     println!(
-        "Starting Chatflow on http://localhost:{} (Ctrl-C to stop)",
+        "\nStarting Chatflow on http://localhost:{} (Ctrl-C to stop)",
         util::env_or("PORT", "8080")
     );
-    let status = command.status().context("starting cargo run")?;
+    let status = command
+        .status()
+        .with_context(|| format!("starting {}", binary.display()))?;
     anyhow::ensure!(status.success(), "the server exited with {status}");
     Ok(())
 }
 
-fn test(web: bool, e2e: bool) -> Result<()> {
+fn test(web: bool, e2e: bool, first_run: bool) -> Result<()> {
     let root = project_root();
+    let mut steps = util::Steps::new(0);
+    prepare::prepare(&root, prepare::Needs { wasm: true, web }, &mut steps)?;
     let postgres = util::postgres_test_url();
     match &postgres {
         Some(url) => println!("PostgreSQL answers: store and server tests also run on {url}"),
@@ -167,7 +193,7 @@ fn test(web: bool, e2e: bool) -> Result<()> {
         tests.env("CHATFLOW_TEST_POSTGRES_URL", url);
     }
     run_step("rust tests", &mut tests)?;
-    wasm::build(&root)?;
+    wasm::build(&root, &mut steps)?;
     for example in ["example-ticket-lifecycle", "example-flow-run"] {
         run_step(
             &format!("example runs: {example}"),
@@ -181,7 +207,6 @@ fn test(web: bool, e2e: bool) -> Result<()> {
     fuzz::run(&root)?;
 
     if web {
-        ensure_node_modules()?;
         let dir = web_dir();
         run_step(
             "web: typecheck",
@@ -196,6 +221,9 @@ fn test(web: bool, e2e: bool) -> Result<()> {
     }
     if e2e {
         util::e2e(&root)?;
+    }
+    if first_run {
+        first_run::check(&root)?;
     }
     println!("\nAll checks passed.");
     Ok(())

@@ -30,17 +30,65 @@ pub fn env_or(name: &str, default: &str) -> String {
 
 /// Runs one step, printing its name and duration; fails on a non-zero exit.
 pub fn run_step(name: &str, command: &mut Command) -> Result<()> {
-    println!("\n==> {name}");
-    let started = Instant::now();
-    let status = command
-        .status()
-        .with_context(|| format!("{name}: could not start {command:?}"))?;
-    let took = started.elapsed().as_secs_f64();
-    if !status.success() {
-        bail!("{name} failed ({status}) after {took:.1} s");
+    Steps::new(0).run(name, command)
+}
+
+/// Numbered steps, each printed as `==> [2/5] name` with its duration when it ends, so a long
+/// first run shows which step it is in and how far it has come.
+pub struct Steps {
+    done: usize,
+    total: usize,
+}
+
+impl Steps {
+    /// `total` steps are planned; 0 prints no numbers.
+    pub fn new(total: usize) -> Self {
+        Self { done: 0, total }
     }
-    println!("<== {name}: ok in {took:.1} s");
-    Ok(())
+
+    /// Plans `more` steps than announced (found on the way, such as a first install).
+    pub fn add(&mut self, more: usize) {
+        if self.total > 0 {
+            self.total += more;
+        }
+    }
+
+    fn header(&mut self, name: &str) {
+        self.done += 1;
+        if self.total > 0 {
+            println!("\n==> [{}/{}] {name}", self.done, self.total.max(self.done));
+        } else {
+            println!("\n==> {name}");
+        }
+    }
+
+    /// Runs `command` as the next step; fails on a non-zero exit.
+    pub fn run(&mut self, name: &str, command: &mut Command) -> Result<()> {
+        self.timed(name, || {
+            let status = command
+                .status()
+                .with_context(|| format!("{name}: could not start {command:?}"))?;
+            if !status.success() {
+                bail!("{name} failed ({status})");
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs `work` as the next step.
+    pub fn timed<T>(&mut self, name: &str, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.header(name);
+        let started = Instant::now();
+        let result = work();
+        let took = started.elapsed().as_secs_f64();
+        match result {
+            Ok(value) => {
+                println!("<== {name}: ok in {took:.1} s");
+                Ok(value)
+            }
+            Err(e) => Err(e.context(format!("{name} failed after {took:.1} s"))),
+        }
+    }
 }
 
 /// The PostgreSQL URL store and server tests should use: the caller's
@@ -219,5 +267,45 @@ pub fn e2e(root: &Path) -> Result<()> {
             .env("CHROMIUM_PATH", &chromium),
     )?;
     drop(server);
+    Ok(())
+}
+
+/// The modification time of `path`, when it exists.
+pub fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    path.metadata().ok()?.modified().ok()
+}
+
+/// The newest modification time of `path` or of any file under it (a directory is walked).
+pub fn newest_modified(path: &Path) -> Option<std::time::SystemTime> {
+    let own = modified(path);
+    if !path.is_dir() {
+        return own;
+    }
+    std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|entry| entry.ok())
+        .filter_map(|entry| newest_modified(&entry.path()))
+        .chain(own)
+        .max()
+}
+
+/// Copies every file of `from` into `to` whose content differs (or is missing there), so an
+/// unchanged output keeps its modification time and nothing downstream rebuilds.
+pub fn sync_dir(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        if source.is_dir() {
+            sync_dir(&source, &target)?;
+            continue;
+        }
+        let bytes = std::fs::read(&source)?;
+        if std::fs::read(&target).ok().as_deref() != Some(bytes.as_slice()) {
+            std::fs::write(&target, bytes)
+                .with_context(|| format!("writing {}", target.display()))?;
+        }
+    }
     Ok(())
 }

@@ -1,36 +1,32 @@
 //! `cargo xtask wasm`: the core compiled to WebAssembly for the web app (crate `web/wasm`),
-//! bound with wasm-bindgen into `web/src/wasm-pkg`, and the CLI's transcript of the sample flow
+//! bound with the wasm-bindgen library (`wasm-bindgen-cli-support`, linked into xtask at the
+//! version the crate pins) into `web/src/wasm-pkg`, and the CLI's transcript of the sample flow
 //! that the web app's Vitest compares with the WASM module's.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::util::{cmd, run_step, target_dir};
+use crate::prepare;
+use crate::util::{Steps, TempDir, cmd, sync_dir, target_dir};
 
 /// Where the bound module goes (ignored by git; rebuilt by `cargo xtask wasm`).
 pub fn pkg_dir(root: &Path) -> PathBuf {
     root.join("web").join("src").join("wasm-pkg")
 }
 
-/// The wasm-bindgen version the crate pins, read from Cargo.lock (the CLI must match it).
-pub fn bindgen_version(root: &Path) -> Result<String> {
-    let lock = std::fs::read_to_string(root.join("Cargo.lock")).context("reading Cargo.lock")?;
-    let mut lines = lock.lines();
-    while let Some(line) = lines.next() {
-        if line.trim() == "name = \"wasm-bindgen\""
-            && let Some(version) = lines.next()
-            && let Some(v) = version.trim().strip_prefix("version = \"")
-        {
-            return Ok(v.trim_end_matches('"').to_owned());
-        }
-    }
-    bail!("wasm-bindgen is not in Cargo.lock")
-}
-
-/// Builds `web/wasm` for wasm32 (release) and binds it into [`pkg_dir`].
-pub fn build(root: &Path) -> Result<()> {
-    run_step(
+/// Builds `web/wasm` for wasm32 (release) and binds it into [`pkg_dir`] with the
+/// wasm-bindgen library linked into xtask (no separate tool to install).
+pub fn build(root: &Path, steps: &mut Steps) -> Result<()> {
+    prepare::prepare(
+        root,
+        prepare::Needs {
+            wasm: true,
+            web: false,
+        },
+        steps,
+    )?;
+    steps.run(
         "wasm: the core for wasm32 (web/wasm)",
         cmd(
             "cargo",
@@ -45,34 +41,26 @@ pub fn build(root: &Path) -> Result<()> {
         )
         .current_dir(root),
     )?;
-    let wanted = bindgen_version(root)?;
-    let found = std::process::Command::new("wasm-bindgen")
-        .arg("--version")
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    if !found.ends_with(&wanted) {
-        bail!(
-            "wasm-bindgen {wanted} is needed (found {:?}): cargo install wasm-bindgen-cli --version {wanted}",
-            found
-        );
-    }
     let wasm = target_dir(root)
         .join("wasm32-unknown-unknown")
         .join("release")
         .join("chatflow_wasm.wasm");
     let out = pkg_dir(root);
-    let out_arg = out.to_string_lossy().into_owned();
-    let wasm_arg = wasm.to_string_lossy().into_owned();
-    run_step(
-        "wasm: bind for the web app",
-        cmd(
-            "wasm-bindgen",
-            &["--target", "web", "--out-dir", &out_arg, &wasm_arg],
-        )
-        .current_dir(root),
-    )
+    steps.timed("wasm: bind for the web app (wasm-bindgen)", || {
+        // Generated apart, then copied where it changed: an unchanged module keeps its files'
+        // times, so the web app is not rebuilt for nothing.
+        let fresh = TempDir::new("chatflow-wasm-pkg")?;
+        wasm_bindgen_cli_support::Bindgen::new()
+            .input_path(&wasm)
+            .web(true)?
+            .typescript(true)
+            // As the command-line tool does: `init()` may be called without a path and
+            // fetches the .wasm file next to the script.
+            .omit_default_module_path(false)
+            .generate(&fresh.0)
+            .with_context(|| format!("binding {}", wasm.display()))?;
+        sync_dir(&fresh.0, &out)
+    })
 }
 
 /// Writes the CLI's `--json` transcript of `examples/flow-run/flows/welcome.json` with the
@@ -114,4 +102,36 @@ pub fn cli_transcript(root: &Path, cli: &Path) -> Result<()> {
     std::fs::write(pkg_dir(root).join("cli-transcript.json"), &output.stdout)?;
     println!("wrote the CLI transcript of welcome.json for the WASM comparison");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The version `Cargo.lock` records for `package` (the first entry of that name).
+    fn locked_version(root: &Path, package: &str) -> Result<String> {
+        let lock =
+            std::fs::read_to_string(root.join("Cargo.lock")).context("reading Cargo.lock")?;
+        let mut lines = lock.lines();
+        let wanted = format!("name = \"{package}\"");
+        while let Some(line) = lines.next() {
+            if line.trim() == wanted
+                && let Some(version) = lines.next()
+                && let Some(v) = version.trim().strip_prefix("version = \"")
+            {
+                return Ok(v.trim_end_matches('"').to_owned());
+            }
+        }
+        bail!("{package} is not in Cargo.lock")
+    }
+
+    /// The bindings library must be the exact version of the `wasm-bindgen` crate the module is
+    /// built with, or the generated glue does not match the module.
+    #[test]
+    fn the_bindings_library_matches_the_crate_it_binds() {
+        let root = crate::util::project_root();
+        let crate_version = locked_version(&root, "wasm-bindgen").expect("wasm-bindgen");
+        let library = locked_version(&root, "wasm-bindgen-cli-support").expect("cli-support");
+        assert_eq!(crate_version, library);
+    }
 }
