@@ -209,8 +209,7 @@ impl FirstRun {
         self.drain();
         let (email, password) = printed_credentials(&self.seen)
             .context("the first start printed no sign-in details (e-mail and password)")?;
-        let runtime = tokio::runtime::Runtime::new().context("starting tokio")?;
-        runtime.block_on(sign_in_and_load(port, &email, &password))
+        sign_in_and_load(port, &email, &password)
     }
 
     /// Stops the whole process group: politely, then for good.
@@ -252,29 +251,22 @@ fn printed_credentials(lines: &[String]) -> Option<(String, String)> {
     Some((value("e-mail:")?, value("password:")?))
 }
 
-async fn sign_in_and_load(port: u16, email: &str, password: &str) -> Result<()> {
+fn sign_in_and_load(port: u16, email: &str, password: &str) -> Result<()> {
     let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
-    let answer: serde_json::Value = client
-        .post(format!("{base}/auth/login"))
-        .json(&serde_json::json!({"email": email, "password": password}))
-        .send()
-        .await?
-        .error_for_status()
+    let answer: serde_json::Value = ureq::post(format!("{base}/auth/login"))
+        .send_json(serde_json::json!({"email": email, "password": password}))
         .context("signing in with the printed details")?
-        .json()
-        .await?;
+        .body_mut()
+        .read_json()?;
     if answer.get("token").and_then(|t| t.as_str()).is_none() {
         bail!("the sign-in answer has no token: {answer}");
     }
-    let page = client
-        .get(format!("{base}/"))
+    let html = ureq::get(format!("{base}/"))
         .header("accept", "text/html")
-        .send()
-        .await?
-        .error_for_status()
-        .context("loading /")?;
-    let html = page.text().await?;
+        .call()
+        .context("loading /")?
+        .body_mut()
+        .read_to_string()?;
     if !html.contains("<div id=\"root\">") || !html.contains("<script") {
         bail!(
             "/ is not the web app's HTML: {}",

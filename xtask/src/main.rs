@@ -2,21 +2,14 @@
 //!
 //! `run` builds what is missing (the web app) and starts the server on SQLite.
 //! `test` runs every check the project promises, in the order a failure is cheapest to find.
-//! `bench` starts a release server on a fresh database and prints the numbers we report.
-
-mod bench;
-mod first_run;
-mod fuzz;
-mod prepare;
-mod util;
-mod wasm;
-
-use std::path::PathBuf;
+//! `bench` starts a release server on a fresh database and prints the numbers we report; it and
+//! the API fuzz run live in the `xtask-bench` crate, which this one runs with cargo.
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use util::{cmd, project_root, run_step};
+use xtask::util::{self, cmd, project_root, run_step};
+use xtask::{build_app, first_run, prepare, wasm, web_dir, web_is_stale};
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "Chatflow project commands")]
@@ -51,8 +44,13 @@ enum Command {
         no_first_run: bool,
     },
     /// Measure throughput, latency, memory and start-up time of a release server, and the
-    /// inbox on seeded SQLite and PostgreSQL databases.
-    Bench(bench::BenchArgs),
+    /// inbox on seeded SQLite and PostgreSQL databases (`cargo xtask bench --help` lists the
+    /// options of `xtask-bench`).
+    Bench {
+        /// The benchmark's options, passed to `xtask-bench bench`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Build the core for the browser (web/wasm → web/src/wasm-pkg) with wasm-bindgen.
     Wasm,
     /// Run the API fuzz check of `test` alone: schemathesis against a fresh debug server.
@@ -73,52 +71,39 @@ fn main() -> Result<()> {
             no_web,
             no_first_run,
         } => test(!no_web, !no_e2e && !no_web, !no_first_run),
-        Command::Bench(args) => bench::bench(args),
+        Command::Bench { args } => bench(&args),
         Command::Wasm => wasm::build(&project_root(), &mut util::Steps::new(0)),
-        Command::Fuzz => fuzz::run(&project_root()),
+        Command::Fuzz => fuzz(),
         Command::FirstRun => first_run::check(&project_root()),
     }
 }
 
-fn web_dir() -> PathBuf {
-    project_root().join("web")
-}
-
-/// The web app built into `web/dist` with the core's WASM module: prepares the machine, binds
-/// the module (files rewritten only when they change), and builds the app when `force` or when
-/// a source of it is newer than the built app.
-pub fn build_app(force: bool, steps: &mut util::Steps) -> Result<()> {
-    let root = project_root();
-    prepare::prepare(&root, prepare::Needs::ALL, steps)?;
-    wasm::build(&root, steps)?;
-    let web = web_dir();
-    if force || web_is_stale(&web) {
-        steps.run(
-            "web: build (TypeScript, Vite)",
-            cmd("npm", &["run", "build"]).current_dir(&web),
-        )?;
-    }
+/// Runs `xtask-bench` (built in the same profile as xtask) with `args`.
+fn xtask_bench(args: &[&str]) -> Result<()> {
+    let mut command = cmd(
+        "cargo",
+        &["run", "--quiet", "--package", "xtask-bench", "--"],
+    );
+    command.args(args).current_dir(project_root());
+    let status = command.status().context("starting xtask-bench")?;
+    anyhow::ensure!(status.success(), "xtask-bench {args:?} failed ({status})");
     Ok(())
 }
 
-/// True when `web/dist/index.html` is missing or older than a source of the app.
-fn web_is_stale(web: &std::path::Path) -> bool {
-    let Some(built) = util::modified(&web.join("dist").join("index.html")) else {
-        return true;
-    };
-    let sources = [
-        "src",
-        "public",
-        "index.html",
-        "package-lock.json",
-        "vite.config.ts",
-        "tsconfig.json",
-        "tsconfig.app.json",
-    ];
-    sources
-        .iter()
-        .filter_map(|source| util::newest_modified(&web.join(source)))
-        .any(|newest| newest > built)
+fn bench(args: &[String]) -> Result<()> {
+    let wants_help = args.iter().any(|a| a == "--help" || a == "-h");
+    let no_build = args.iter().any(|a| a == "--no-build");
+    if !wants_help && !no_build {
+        // The servers serve the web app and the flow bench runs the WASM module.
+        build_app(false, &mut util::Steps::new(0))?;
+    }
+    let mut all = vec!["bench"];
+    all.extend(args.iter().map(String::as_str));
+    xtask_bench(&all)
+}
+
+fn fuzz() -> Result<()> {
+    xtask_bench(&["fuzz"])
 }
 
 fn run(release: bool, rebuild_web: bool) -> Result<()> {
@@ -204,7 +189,7 @@ fn test(web: bool, e2e: bool, first_run: bool) -> Result<()> {
         &root,
         &util::target_dir(&root).join("debug").join("chatflow"),
     )?;
-    fuzz::run(&root)?;
+    fuzz()?;
 
     if web {
         let dir = web_dir();

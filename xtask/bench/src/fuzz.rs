@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use chatflow_system::fake_smtp::FakeSmtpServer;
 
-use crate::util::{cmd, env_or, run_step, start_server, target_dir};
+use xtask::util::{cmd, env_or, run_step, start_server, target_dir};
 
 /// The schemathesis release the check is written against.
 const SCHEMATHESIS_VERSION: &str = "4.32.5";
@@ -119,7 +119,7 @@ pub fn run(root: &Path) -> Result<()> {
         &server.admin_password,
     )?;
     let base = format!("http://127.0.0.1:{}", server.port);
-    let report = crate::util::TempDir::new("chatflow-fuzz")?;
+    let report = xtask::util::TempDir::new("chatflow-fuzz")?;
     let mut command = cmd(&st.to_string_lossy(), &["run"]);
     command
         .arg(format!("{base}/api-docs/openapi.json"))

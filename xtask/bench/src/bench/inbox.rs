@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::{BenchArgs, load, print_rss, succeeded};
-use crate::util::{TempDir, cmd, postgres_test_url, run_step, start_server};
+use xtask::util::{TempDir, cmd, postgres_test_url, run_step, start_server};
 
 /// The admin `start_server` signs in with; `chatflow migrate` seeds the same one.
 const ADMIN_EMAIL: &str = "admin@chatflow.test";

@@ -16,7 +16,7 @@ use chatflow_core::routing::{
 use chatflow_core::ticket::TicketStatus;
 use chrono::{TimeZone, Utc};
 
-use crate::util::{cmd, project_root};
+use xtask::util::{cmd, project_root};
 
 /// The sample flow and its case (the replies the web test and the CLI use too).
 struct Sample {

@@ -32,7 +32,7 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::{BenchArgs, print_rss, succeeded};
-use crate::util::{cmd, postgres_test_url, start_server};
+use xtask::util::{cmd, postgres_test_url, start_server};
 
 /// The company the scenario runs in (the platform's own, where the seeded admin lives).
 const COMPANY: i64 = 1;

@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: numbers for the closing notes, measured in one run on this machine.
+//! `cargo xtask bench` (`xtask-bench bench`): numbers for the closing notes, measured in one run on this machine.
 //!
 //! Each scenario starts from a release server on a fresh database. The load generator runs in
 //! this process on the same machine, so absolute numbers include its own CPU use; ratios between
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use crate::util::{cmd, project_root, run_step, start_server, target_dir};
+use xtask::util::{cmd, project_root, run_step, start_server, target_dir};
 
 mod automation;
 mod flow;
@@ -197,10 +197,6 @@ pub fn bench(mut args: BenchArgs) -> Result<()> {
         args.automation_phones = args.automation_phones.min(100);
     }
     let root = project_root();
-    if !args.no_build {
-        // The servers serve the web app and the flow bench runs the WASM module.
-        crate::build_app(false, &mut crate::util::Steps::new(0))?;
-    }
     if args.only == Only::Flows {
         return flow::run(Duration::from_secs(args.seconds));
     }
