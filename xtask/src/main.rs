@@ -5,6 +5,7 @@
 //! `bench` starts a release server on a fresh database and prints the numbers we report.
 
 mod bench;
+mod dist;
 mod fuzz;
 mod util;
 mod wasm;
@@ -52,6 +53,16 @@ enum Command {
     Wasm,
     /// Run the API fuzz check of `test` alone: schemathesis against a fresh debug server.
     Fuzz,
+    /// Build the release archive: dist/chatflow-<version>-<target>.tar.gz (server with the web
+    /// app embedded, CLI, README, sample configuration and systemd unit).
+    Dist {
+        /// Embed the web app already built in this folder instead of building web/.
+        #[arg(long, value_name = "DIR")]
+        web_dist: Option<PathBuf>,
+        /// Then unpack the archive and check its server as `cargo xtask test` does.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn main() -> Result<()> {
@@ -65,6 +76,7 @@ fn main() -> Result<()> {
         Command::Bench(args) => bench::bench(args),
         Command::Wasm => wasm::build(&project_root()),
         Command::Fuzz => fuzz::run(&project_root()),
+        Command::Dist { web_dist, check } => dist::run(&project_root(), web_dist.as_deref(), check),
     }
 }
 
@@ -193,6 +205,7 @@ fn test(web: bool, e2e: bool) -> Result<()> {
             "web: build",
             cmd("npm", &["run", "build"]).current_dir(&dir),
         )?;
+        dist::check(&root)?;
     }
     if e2e {
         util::e2e(&root)?;

@@ -139,12 +139,23 @@ impl Drop for TempDir {
 /// Starts `binary` on a free port with a fresh SQLite database and waits until `/health`
 /// answers 200. Returns the server and the time from spawn to the first 200.
 pub fn start_server(binary: &Path, extra_env: &[(&str, &str)]) -> Result<(Server, Duration)> {
-    let data = TempDir::new("chatflow-xtask")?;
+    let web_dist = project_root().join("web").join("dist");
+    let mut command = Command::new(binary);
+    command.env("CHATFLOW_WEB_DIR", &web_dist);
+    launch(command, TempDir::new("chatflow-xtask")?, extra_env)
+}
+
+/// Like [`start_server`], for a prepared `command` (its program, working directory and own
+/// variables): adds the port, a fresh SQLite database and media directory in `data` (removed
+/// with the server) and the admin's credentials.
+pub fn launch(
+    mut command: Command,
+    data: TempDir,
+    extra_env: &[(&str, &str)],
+) -> Result<(Server, Duration)> {
     let port = free_port()?;
     let admin_email = "admin@chatflow.test".to_owned();
     let admin_password = "Adm1n!Chatflow".to_owned();
-    let web_dist = project_root().join("web").join("dist");
-    let mut command = Command::new(binary);
     command
         .env(
             "DATABASE_URL",
@@ -152,7 +163,6 @@ pub fn start_server(binary: &Path, extra_env: &[(&str, &str)]) -> Result<(Server
         )
         .env("CHATFLOW_HOST", "127.0.0.1")
         .env("PORT", port.to_string())
-        .env("CHATFLOW_WEB_DIR", &web_dist)
         .env("CHATFLOW_MEDIA_DIR", data.0.join("media"))
         .env("CHATFLOW_ADMIN_EMAIL", &admin_email)
         .env("CHATFLOW_ADMIN_PASSWORD", &admin_password)
@@ -165,7 +175,7 @@ pub fn start_server(binary: &Path, extra_env: &[(&str, &str)]) -> Result<(Server
     let started = Instant::now();
     let child = command
         .spawn()
-        .with_context(|| format!("starting {}", binary.display()))?;
+        .with_context(|| format!("starting {}", command.get_program().to_string_lossy()))?;
     let mut server = Server {
         child,
         port,

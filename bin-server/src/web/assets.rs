@@ -21,7 +21,8 @@ use std::collections::HashMap;
 
 use axum::body::{Body, Bytes};
 use axum::http::header::{
-    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY,
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG,
+    IF_NONE_MATCH, VARY,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -208,12 +209,12 @@ pub fn respond(file: &AssetFile, path: &str, request: &HeaderMap, head: bool) ->
     if let Some(token) = encoding.token() {
         headers.insert(CONTENT_ENCODING, HeaderValue::from_static(token));
     }
-    let body = if head {
-        Body::empty()
-    } else {
-        Body::from(body)
-    };
-    (StatusCode::OK, headers, body).into_response()
+    if head {
+        // The length the body would have, without it.
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
+        return (StatusCode::OK, headers).into_response();
+    }
+    (StatusCode::OK, headers, Body::from(body)).into_response()
 }
 
 /// The app embedded into the binary at build time (feature `embed-web`), from the folder

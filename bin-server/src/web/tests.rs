@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use axum::body::{Bytes, to_bytes};
 use axum::http::header::{
-    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, VARY, X_CONTENT_TYPE_OPTIONS,
+    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, VARY,
+    X_CONTENT_TYPE_OPTIONS,
 };
 use axum::http::{HeaderMap, Request as HttpRequest};
 use axum::routing::get;
@@ -281,6 +282,7 @@ async fn head_answers_the_headers_without_the_body() {
     assert!(answer.body.is_empty());
     assert_eq!(answer.header(CONTENT_ENCODING), "gzip");
     assert_eq!(answer.header(CACHE_CONTROL), IMMUTABLE);
+    assert_eq!(answer.header(CONTENT_LENGTH), SCRIPT_GZ.len().to_string());
 }
 
 #[tokio::test]
