@@ -452,12 +452,27 @@ mod tests {
             if env == "CHATFLOW_CONFIG" {
                 continue;
             }
-            let Some((_, value)) = lines.iter().find(|(key, _)| *key == env) else {
+            let Some((_, raw)) = lines.iter().find(|(key, _)| *key == env) else {
                 panic!("{env} is missing from {}", path.display());
             };
-            let value = value.trim_matches('"');
+            // The value as the server reads it once the line is uncommented.
+            let line = format!("{env}={raw}\n");
+            let value = dotenvy::from_read_iter(line.as_bytes())
+                .next()
+                .and_then(Result::ok)
+                .map(|(_, value)| value)
+                .unwrap_or_else(|| panic!("{env}: {raw} does not parse as a KEY=VALUE line"));
             if let Some(default) = arg.get_default_values().first() {
-                assert_eq!(Some(value), default.to_str(), "the default of {env}");
+                assert_eq!(
+                    Some(value.as_str()),
+                    default.to_str(),
+                    "the default of {env}"
+                );
+            }
+            if let (false, Some(flag)) = (value.is_empty(), arg.get_long()) {
+                let flag = format!("--{flag}");
+                let parsed = Config::try_parse_from(["chatflow-server", &flag, &value]);
+                assert!(parsed.is_ok(), "{env}={value} is refused: {parsed:?}");
             }
         }
         for (key, _) in &lines {

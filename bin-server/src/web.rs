@@ -75,6 +75,8 @@ pub fn embedded() -> Option<WebApp> {
 /// has no `index.html`), else the app embedded into the binary, else `web/dist` when it holds a
 /// built app, else none (the API alone).
 pub fn resolve(configured: Option<&Path>) -> Option<WebApp> {
+    // `CHATFLOW_WEB_DIR=` (an empty value, as in an edited sample file) is not a directory.
+    let configured = configured.filter(|dir| !dir.as_os_str().is_empty());
     let app = match configured {
         Some(dir) => app_dir(dir).map(WebApp::Dir),
         None => embedded().or_else(|| app_dir(Path::new(DEFAULT_WEB_DIR)).map(WebApp::Dir)),

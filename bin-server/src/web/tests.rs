@@ -328,6 +328,11 @@ fn a_configured_directory_wins_and_needs_an_index() {
 /// feature there is none (and tests run in `bin-server/`, which has no `web/dist`).
 #[test]
 fn without_a_directory_the_embedded_app_if_any() {
+    assert_eq!(
+        format!("{:?}", resolve(Some(Path::new("")))),
+        format!("{:?}", resolve(None)),
+        "an empty CHATFLOW_WEB_DIR is no directory"
+    );
     let app = resolve(None);
     #[cfg(feature = "embed-web")]
     {
