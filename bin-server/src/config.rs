@@ -132,9 +132,11 @@ pub struct Config {
     #[arg(long, env = "CHATFLOW_ADMIN_PASSWORD", hide_env_values = true)]
     pub admin_password: Option<Secret>,
 
-    /// The built web app, served on the same port with a fallback to its index.html.
-    #[arg(long, env = "CHATFLOW_WEB_DIR", default_value = "web/dist")]
-    pub web_dir: PathBuf,
+    /// A built web app on disk, served on the same port with a fallback to its index.html, in
+    /// place of the app embedded in the binary (development). Without it: the embedded app, else
+    /// `web/dist` when it holds one, else the API alone.
+    #[arg(long, env = "CHATFLOW_WEB_DIR")]
+    pub web_dir: Option<PathBuf>,
 
     /// Where uploaded media (avatars, attachments) are stored.
     #[arg(long, env = "CHATFLOW_MEDIA_DIR", default_value = "data/media")]
@@ -290,7 +292,7 @@ impl Config {
             job_lease: 120,
             admin_email: None,
             admin_password: None,
-            web_dir: PathBuf::from("web/dist"),
+            web_dir: None,
             media_dir: PathBuf::from("data/media"),
             max_body_bytes: 20 * 1024 * 1024,
             login_rate_per_minute: 10,
@@ -423,6 +425,63 @@ mod tests {
         assert_eq!(config.config_file.as_deref(), Some(file.as_path()));
         let missing = Config::load_from(["chatflow-server", "--config", "/no/such/file.env"]);
         assert!(missing.is_err());
+    }
+
+    /// The sample configuration shipped in the release archive names every setting, each with
+    /// the default the server really has.
+    #[test]
+    fn the_sample_configuration_lists_every_setting_with_its_default() {
+        use clap::CommandFactory;
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("packaging")
+            .join("chatflow.env.example");
+        let sample = std::fs::read_to_string(&path).expect("packaging/chatflow.env.example");
+        let lines: Vec<(&str, &str)> = sample
+            .lines()
+            .filter_map(|line| line.strip_prefix("# ")?.split_once('='))
+            .filter(|(key, _)| {
+                !key.is_empty() && key.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+            })
+            .collect();
+        let command = Config::command();
+        for arg in command.get_arguments() {
+            let Some(env) = arg.get_env().and_then(|e| e.to_str()) else {
+                continue;
+            };
+            if env == "CHATFLOW_CONFIG" {
+                continue;
+            }
+            let Some((_, raw)) = lines.iter().find(|(key, _)| *key == env) else {
+                panic!("{env} is missing from {}", path.display());
+            };
+            // The value as the server reads it once the line is uncommented.
+            let line = format!("{env}={raw}\n");
+            let value = dotenvy::from_read_iter(line.as_bytes())
+                .next()
+                .and_then(Result::ok)
+                .map(|(_, value)| value)
+                .unwrap_or_else(|| panic!("{env}: {raw} does not parse as a KEY=VALUE line"));
+            if let Some(default) = arg.get_default_values().first() {
+                assert_eq!(
+                    Some(value.as_str()),
+                    default.to_str(),
+                    "the default of {env}"
+                );
+            }
+            if let (false, Some(flag)) = (value.is_empty(), arg.get_long()) {
+                let flag = format!("--{flag}");
+                let parsed = Config::try_parse_from(["chatflow-server", &flag, &value]);
+                assert!(parsed.is_ok(), "{env}={value} is refused: {parsed:?}");
+            }
+        }
+        for (key, _) in &lines {
+            let known = *key == "RUST_LOG"
+                || command
+                    .get_arguments()
+                    .any(|arg| arg.get_env().is_some_and(|e| e == *key));
+            assert!(known, "{key} in the sample is not a setting of the server");
+        }
     }
 
     #[test]

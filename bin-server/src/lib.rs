@@ -17,7 +17,8 @@
 //! - [`realtime`]: socket.io rooms and client events (`sync` replay).
 //! - [`dispatcher`]: tails the event log and emits to the sockets that may see each event.
 //! - [`jobs`]: the durable job worker (claims due jobs, runs them through the core).
-//! - [`web`]: the built web app, SPA fallback and JSON 404/405/413.
+//! - [`web`]: the web app (on disk or embedded in the binary), SPA fallback and JSON
+//!   404/405/413.
 //! - [`state`]: what handlers share.
 
 pub mod config;
@@ -276,10 +277,7 @@ pub async fn build_with_hasher(
     let reuse_grace = chrono::Duration::seconds(
         i64::try_from(config.refresh_reuse_grace).unwrap_or(i64::MAX / 1000),
     );
-    let web_dir = web::app_dir(&config.web_dir);
-    if web_dir.is_none() {
-        tracing::info!(dir = %config.web_dir.display(), "no built web app found: serving the API only");
-    }
+    let web = web::resolve(config.web_dir.as_deref());
     let state = AppState::new(Shared {
         ports,
         tokens: TokenKeys::new(secret.as_bytes(), access_ttl),
@@ -290,7 +288,7 @@ pub async fn build_with_hasher(
         limiter: LoginLimiter::new(config.login_rate_per_minute),
         cookie_secure: config.cookie_secure,
         trust_proxy: config.trust_proxy,
-        web_dir,
+        web,
         realtime: realtime.clone(),
         sandbox,
         jobs: jobs::JobWaker::default(),
@@ -357,12 +355,8 @@ pub fn router(state: AppState, socket_layer: SocketIoLayer, config: &Config) -> 
             }),
         )
         .method_not_allowed_fallback(web::method_not_allowed);
-    let app = web::with_fallback(api, state.web_dir.as_deref());
+    let app = web::with_app(api, state.web.as_ref());
     app.layer(middleware::from_fn_with_state(
-        state.clone(),
-        web::spa_navigation,
-    ))
-    .layer(middleware::from_fn_with_state(
         state.clone(),
         dispatcher::wake_after_writes,
     ))

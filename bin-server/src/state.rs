@@ -1,7 +1,6 @@
 //! The state every handler shares: the core's ports and the server's own machinery.
 
 use std::ops::Deref;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use chatflow_core::service::Ports;
@@ -24,8 +23,8 @@ pub struct Shared {
     pub cookie_secure: bool,
     /// Read the client address from `X-Forwarded-For`.
     pub trust_proxy: bool,
-    /// The built web app's directory, when there is one.
-    pub web_dir: Option<PathBuf>,
+    /// The web app served with the API (on disk or embedded), when there is one.
+    pub web: Option<crate::web::WebApp>,
     /// The realtime dispatcher's handle (wake it after writes, sequence numbers emitted).
     pub realtime: crate::dispatcher::Realtime,
     /// The sandbox channel, when `CHATFLOW_SANDBOX` is on.
@@ -42,7 +41,7 @@ impl std::fmt::Debug for Shared {
             .field("limiter", &self.limiter)
             .field("cookie_secure", &self.cookie_secure)
             .field("trust_proxy", &self.trust_proxy)
-            .field("web_dir", &self.web_dir)
+            .field("web", &self.web)
             .finish_non_exhaustive()
     }
 }

@@ -1,13 +1,22 @@
 //! The built web app on the same port as the API, and the JSON answers for unknown routes.
 //!
+//! The app comes from one of two places ([`WebApp`], chosen by [`resolve`]): a directory on disk
+//! (`CHATFLOW_WEB_DIR`, for development: a rebuilt app is served without restarting the server),
+//! or the copy embedded into the binary at build time (the `embed-web` feature of release
+//! builds, see [`assets`]), so one file is a whole installation. Both behave alike:
+//!
 //! A browser navigation (a `GET` whose `Accept` names `text/html`) to any path outside the API
 //! description and socket.io gets the app's `index.html`, so client-side routes such as
 //! `/settings` or `/users` survive a reload even where an API route shares the path. Other
 //! requests that match no route look for a file of the app (scripts, styles, images), and get a
-//! `404 ERR_NOT_FOUND` JSON body when there is none. Without a built app, unknown routes are
-//! always JSON 404s.
+//! `404 ERR_NOT_FOUND` JSON body when there is none. Without an app, unknown routes are always
+//! JSON 404s. `index.html` is never cached; the embedded app adds long-lived caching of its
+//! hashed files and precompressed answers ([`assets`]).
+
+pub mod assets;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
@@ -15,17 +24,74 @@ use axum::extract::{Request, State};
 use axum::handler::HandlerWithoutStateExt;
 use axum::http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use chatflow_core::ErrorCode;
 use tower_http::services::ServeDir;
 
 use crate::error::{ErrorBody, message_of, response_for};
-use crate::state::AppState;
+
+pub use assets::{AssetFile, AssetSource};
+
+/// Where a web app found without `CHATFLOW_WEB_DIR` is looked for when the binary carries none.
+pub const DEFAULT_WEB_DIR: &str = "web/dist";
+
+/// The web app the server serves.
+#[derive(Clone)]
+pub enum WebApp {
+    /// A built app in a directory on disk, read on each request.
+    Dir(PathBuf),
+    /// An app held in memory: the one embedded into the binary, or a test's.
+    Memory(Arc<dyn AssetSource>),
+}
+
+impl std::fmt::Debug for WebApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WebApp::Dir(dir) => f.debug_tuple("Dir").field(dir).finish(),
+            WebApp::Memory(_) => f.write_str("Memory"),
+        }
+    }
+}
 
 /// The built app's directory, when it holds an `index.html`.
 pub fn app_dir(dir: &Path) -> Option<PathBuf> {
     dir.join("index.html").is_file().then(|| dir.to_path_buf())
+}
+
+/// The app embedded into this binary, when it was built with the `embed-web` feature.
+pub fn embedded() -> Option<WebApp> {
+    #[cfg(feature = "embed-web")]
+    {
+        Some(WebApp::Memory(Arc::new(assets::embedded::Embedded)))
+    }
+    #[cfg(not(feature = "embed-web"))]
+    {
+        None
+    }
+}
+
+/// The app to serve: the directory configured with `CHATFLOW_WEB_DIR` when one is (none when it
+/// has no `index.html`), else the app embedded into the binary, else `web/dist` when it holds a
+/// built app, else none (the API alone).
+pub fn resolve(configured: Option<&Path>) -> Option<WebApp> {
+    // `CHATFLOW_WEB_DIR=` (an empty value, as in an edited sample file) is not a directory.
+    let configured = configured.filter(|dir| !dir.as_os_str().is_empty());
+    let app = match configured {
+        Some(dir) => app_dir(dir).map(WebApp::Dir),
+        None => embedded().or_else(|| app_dir(Path::new(DEFAULT_WEB_DIR)).map(WebApp::Dir)),
+    };
+    match &app {
+        Some(WebApp::Dir(dir)) => {
+            tracing::info!(dir = %dir.display(), "serving the web app from disk")
+        }
+        Some(WebApp::Memory(_)) => tracing::info!("serving the web app embedded in the binary"),
+        None => tracing::info!(
+            dir = %configured.unwrap_or(Path::new(DEFAULT_WEB_DIR)).display(),
+            "no built web app found: serving the API only"
+        ),
+    }
+    app
 }
 
 /// Paths a browser navigation never turns into the app.
@@ -33,42 +99,69 @@ fn is_machine_path(path: &str) -> bool {
     path.starts_with("/api-docs") || path.starts_with("/socket.io")
 }
 
-/// Serves `index.html` for browser navigations (see the module notes).
-pub async fn spa_navigation(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Some(dir) = state.web_dir.as_deref() else {
-        return next.run(request).await;
-    };
+/// True for a browser navigation (see the module notes).
+fn is_navigation(request: &Request) -> bool {
     let wants_html = request
         .headers()
         .get(ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("text/html"));
-    let navigation = matches!(*request.method(), Method::GET | Method::HEAD)
+    matches!(*request.method(), Method::GET | Method::HEAD)
         && wants_html
         && !is_machine_path(request.uri().path())
-        && !looks_like_file(request.uri().path());
-    if !navigation {
+        && !looks_like_file(request.uri().path())
+}
+
+/// Serves `index.html` for browser navigations (see the module notes).
+pub async fn spa_navigation(State(app): State<WebApp>, request: Request, next: Next) -> Response {
+    if !is_navigation(&request) {
         return next.run(request).await;
     }
-    match tokio::fs::read(dir.join("index.html")).await {
-        Ok(bytes) => {
-            let mut response = Body::from(bytes).into_response();
-            let headers = response.headers_mut();
-            headers.insert(
-                CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            );
-            headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            response
-        }
-        Err(e) => {
-            tracing::warn!("cannot read the web app's index.html: {e}");
-            next.run(request).await
-        }
+    match app {
+        WebApp::Dir(dir) => match tokio::fs::read(dir.join("index.html")).await {
+            Ok(bytes) => {
+                let mut response = Body::from(bytes).into_response();
+                let headers = response.headers_mut();
+                headers.insert(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("text/html; charset=utf-8"),
+                );
+                headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+                response
+            }
+            Err(e) => {
+                tracing::warn!("cannot read the web app's index.html: {e}");
+                next.run(request).await
+            }
+        },
+        WebApp::Memory(source) => match source.file("index.html") {
+            Some(index) => assets::respond(
+                &index,
+                "index.html",
+                request.headers(),
+                request.method() == Method::HEAD,
+            ),
+            None => next.run(request).await,
+        },
+    }
+}
+
+/// Answers a request no route matched from the app held in memory: its file at that path
+/// (`index.html` for a directory), else the JSON 404.
+async fn memory_file(source: Arc<dyn AssetSource>, request: Request) -> Response {
+    let head = request.method() == Method::HEAD;
+    if !(head || request.method() == Method::GET) {
+        return not_found().await;
+    }
+    let raw = request.uri().path().trim_start_matches('/');
+    let decoded = percent_encoding::percent_decode_str(raw).decode_utf8_lossy();
+    let mut path = decoded.into_owned();
+    if path.is_empty() || path.ends_with('/') {
+        path.push_str("index.html");
+    }
+    match source.file(&path) {
+        Some(file) => assets::respond(&file, &path, request.headers(), head),
+        None => not_found().await,
     }
 }
 
@@ -94,17 +187,28 @@ pub async fn method_not_allowed() -> Response {
     (StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response()
 }
 
-/// Adds the fallback for unmatched requests: the app's files when built, else JSON 404s.
-pub fn with_fallback(router: Router<AppState>, dir: Option<&Path>) -> Router<AppState> {
-    match dir {
-        Some(dir) => {
+/// Adds the web app to `router`: its files for requests no route matches (else JSON 404s) and
+/// `index.html` for browser navigations. Without an app, unknown routes are JSON 404s.
+pub fn with_app<S>(router: Router<S>, app: Option<&WebApp>) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    let Some(app) = app else {
+        return router.fallback(not_found);
+    };
+    let router = match app {
+        WebApp::Dir(dir) => {
             let files = ServeDir::new(dir)
                 .call_fallback_on_method_not_allowed(true)
                 .fallback(not_found.into_service());
             router.fallback_service(files)
         }
-        None => router.fallback(not_found),
-    }
+        WebApp::Memory(source) => {
+            let source = source.clone();
+            router.fallback(move |request: Request| memory_file(source, request))
+        }
+    };
+    router.layer(middleware::from_fn_with_state(app.clone(), spa_navigation))
 }
 
 /// Replaces non-JSON error bodies produced below the router (the body-size limit's plain-text
@@ -166,16 +270,4 @@ pub fn panic_response(_panic: Box<dyn std::any::Any + Send + 'static>) -> Respon
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn files_and_machine_paths() {
-        assert!(looks_like_file("/assets/index-abc.js"));
-        assert!(!looks_like_file("/settings"));
-        assert!(!looks_like_file("/tickets/3f2a"));
-        assert!(is_machine_path("/api-docs/openapi.json"));
-        assert!(is_machine_path("/socket.io/"));
-        assert!(!is_machine_path("/users"));
-    }
-}
+mod tests;

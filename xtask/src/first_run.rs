@@ -4,12 +4,18 @@
 //! print the generated sign-in details, answer `/health`, accept those details at
 //! `/auth/login` and serve the web app's HTML at `/`.
 //!
-//! The clone and its build directory are kept under the cache directory
-//! (`$CHATFLOW_CACHE_DIR/first-run`, default `~/.cache/chatflow`) and reset and cleaned of every
-//! untracked file before each check, so only what changed since the last check is rebuilt. The
-//! clone builds in its own target directory: sharing the project's would let the two checkouts
-//! take each other's compiled crates (cargo keys workspace crates by their path relative to the
-//! workspace, and reads the source times of whichever checkout built them last).
+//! The clone is kept under the cache directory (`$CHATFLOW_CACHE_DIR/first-run`, default
+//! `~/.cache/chatflow`) and reset and cleaned of every untracked file before each check. It
+//! shares this checkout's target directory, as the issue that asked for the check allows, so a
+//! check costs seconds rather than a second cold build. Cargo keys a workspace crate by its path
+//! relative to the workspace and remembers the source files (absolute paths) of the checkout that
+//! built it last; so that the clone never becomes the owner of a crate this checkout uses (which
+//! would hide later edits here from cargo), this checkout first builds everything the clone's
+//! run needs (xtask is built already, the WASM module by `test`, the debug server here), and the
+//! clone finds it all fresh. What the check proves is therefore the first run's own path: the
+//! prepare step, the packages from the lockfile, the WASM bindings and the web build from a clean
+//! tree, and the first start on no data with its printed sign-in; the Rust sources it runs are
+//! this checkout's, which in CI are HEAD's.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
@@ -57,8 +63,12 @@ fn cache_dir() -> PathBuf {
 pub fn check(root: &Path) -> Result<()> {
     let base = cache_dir();
     let clone = base.join("clone");
-    let target = base.join("target");
+    let target = crate::util::target_dir(root);
     std::fs::create_dir_all(&base).with_context(|| format!("creating {}", base.display()))?;
+    run_step(
+        "first run: the debug server built in this checkout (the clone reuses it)",
+        cmd("cargo", &["build", "--package", "chatflow-server"]).current_dir(root),
+    )?;
     let head = git_output(root, &["rev-parse", "HEAD"])?;
     clean_clone(root, &clone, &head)?;
 

@@ -5,11 +5,13 @@
 //! `bench` starts a release server on a fresh database and prints the numbers we report; it and
 //! the API fuzz run live in the `xtask-bench` crate, which this one runs with cargo.
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use xtask::util::{self, cmd, project_root, run_step};
-use xtask::{build_app, first_run, prepare, wasm, web_dir, web_is_stale};
+use xtask::{build_app, dist, first_run, prepare, wasm, web_dir, web_is_stale};
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "Chatflow project commands")]
@@ -57,6 +59,16 @@ enum Command {
     Fuzz,
     /// Run the first-run check of `test` alone: `cargo xtask run` in a clean clone of HEAD.
     FirstRun,
+    /// Build the release archive: dist/chatflow-<version>-<target>.tar.gz (server with the web
+    /// app embedded, CLI, README, sample configuration and systemd unit).
+    Dist {
+        /// Embed the web app already built in this folder instead of building web/.
+        #[arg(long, value_name = "DIR")]
+        web_dist: Option<PathBuf>,
+        /// Then unpack the archive and check its server as `cargo xtask test` does.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn main() -> Result<()> {
@@ -75,6 +87,7 @@ fn main() -> Result<()> {
         Command::Wasm => wasm::build(&project_root(), &mut util::Steps::new(0)),
         Command::Fuzz => fuzz(),
         Command::FirstRun => first_run::check(&project_root()),
+        Command::Dist { web_dist, check } => dist::run(&project_root(), web_dist.as_deref(), check),
     }
 }
 
@@ -203,6 +216,7 @@ fn test(web: bool, e2e: bool, first_run: bool) -> Result<()> {
             "web: build",
             cmd("npm", &["run", "build"]).current_dir(&dir),
         )?;
+        dist::check(&root)?;
     }
     if e2e {
         util::e2e(&root)?;

@@ -66,6 +66,7 @@ pub fn prepare(root: &Path, needs: Needs, steps: &mut Steps) -> Result<()> {
     if missing.is_empty() {
         return Ok(());
     }
+    steps.add(missing.len());
     let list: Vec<&str> = missing.iter().map(Missing::describe).collect();
     println!(
         "prepare: installing {}; a first run on a fresh machine takes several minutes (later runs reuse it)",

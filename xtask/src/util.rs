@@ -8,12 +8,24 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-/// The repository root (the parent of this crate).
+/// The repository root: the nearest directory holding `Cargo.lock` above the manifest
+/// directory `cargo run` names at run time (the checkout the command was started in, even when
+/// another checkout sharing the target directory built the binary), else above this crate's.
 pub fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let started = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    started
+        .iter()
+        .chain(std::iter::once(&built))
+        .find_map(|dir| workspace_of(dir))
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The nearest ancestor of `dir` (itself included) that holds `Cargo.lock`.
+fn workspace_of(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|candidate| candidate.join("Cargo.lock").is_file())
+        .map(Path::to_path_buf)
 }
 
 /// A command with arguments.
@@ -187,12 +199,23 @@ impl Drop for TempDir {
 /// Starts `binary` on a free port with a fresh SQLite database and waits until `/health`
 /// answers 200. Returns the server and the time from spawn to the first 200.
 pub fn start_server(binary: &Path, extra_env: &[(&str, &str)]) -> Result<(Server, Duration)> {
-    let data = TempDir::new("chatflow-xtask")?;
+    let web_dist = project_root().join("web").join("dist");
+    let mut command = Command::new(binary);
+    command.env("CHATFLOW_WEB_DIR", &web_dist);
+    launch(command, TempDir::new("chatflow-xtask")?, extra_env)
+}
+
+/// Like [`start_server`], for a prepared `command` (its program, working directory and own
+/// variables): adds the port, a fresh SQLite database and media directory in `data` (removed
+/// with the server) and the admin's credentials.
+pub fn launch(
+    mut command: Command,
+    data: TempDir,
+    extra_env: &[(&str, &str)],
+) -> Result<(Server, Duration)> {
     let port = free_port()?;
     let admin_email = "admin@chatflow.test".to_owned();
     let admin_password = "Adm1n!Chatflow".to_owned();
-    let web_dist = project_root().join("web").join("dist");
-    let mut command = Command::new(binary);
     command
         .env(
             "DATABASE_URL",
@@ -200,7 +223,6 @@ pub fn start_server(binary: &Path, extra_env: &[(&str, &str)]) -> Result<(Server
         )
         .env("CHATFLOW_HOST", "127.0.0.1")
         .env("PORT", port.to_string())
-        .env("CHATFLOW_WEB_DIR", &web_dist)
         .env("CHATFLOW_MEDIA_DIR", data.0.join("media"))
         .env("CHATFLOW_ADMIN_EMAIL", &admin_email)
         .env("CHATFLOW_ADMIN_PASSWORD", &admin_password)
@@ -213,7 +235,7 @@ pub fn start_server(binary: &Path, extra_env: &[(&str, &str)]) -> Result<(Server
     let started = Instant::now();
     let child = command
         .spawn()
-        .with_context(|| format!("starting {}", binary.display()))?;
+        .with_context(|| format!("starting {}", command.get_program().to_string_lossy()))?;
     let mut server = Server {
         child,
         port,

@@ -109,7 +109,7 @@ where
     config.port = 0;
     config.admin_email = Some(ADMIN_EMAIL.to_owned());
     config.admin_password = Some(Secret::new(ADMIN_PASSWORD));
-    config.web_dir = dir.path().join("no-web");
+    config.web_dir = Some(dir.path().join("no-web"));
     config.media_dir = dir.path().join("media");
     config.secret_key_file = Some(dir.path().join("secret.key"));
     config.login_rate_per_minute = 1000;

@@ -582,7 +582,7 @@ async fn start(
     config.port = 0;
     config.admin_email = Some(ADMIN_EMAIL.to_owned());
     config.admin_password = Some(Secret::new(ADMIN_PASSWORD));
-    config.web_dir = dir.join("no-web");
+    config.web_dir = Some(dir.join("no-web"));
     config.media_dir = dir.join("media");
     config.login_rate_per_minute = 1000;
     let hasher = Arc::new(Argon2Hasher::with_params(8, 1, 1).expect("cheap argon2"));

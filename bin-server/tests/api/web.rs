@@ -70,7 +70,7 @@ fn with_web_app(config: &mut chatflow_server::Config) {
     std::fs::create_dir_all(dir.join("assets")).expect("web dir");
     std::fs::write(dir.join("index.html"), INDEX).expect("index.html");
     std::fs::write(dir.join("assets").join("app.js"), "console.log('hi')").expect("app.js");
-    config.web_dir = dir;
+    config.web_dir = Some(dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
