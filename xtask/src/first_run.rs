@@ -5,17 +5,14 @@
 //! `/auth/login` and serve the web app's HTML at `/`.
 //!
 //! The clone is kept under the cache directory (`$CHATFLOW_CACHE_DIR/first-run`, default
-//! `~/.cache/chatflow`) and reset and cleaned of every untracked file before each check. It
-//! shares this checkout's target directory, as the issue that asked for the check allows, so a
-//! check costs seconds rather than a second cold build. Cargo keys a workspace crate by its path
-//! relative to the workspace and remembers the source files (absolute paths) of the checkout that
-//! built it last; so that the clone never becomes the owner of a crate this checkout uses (which
-//! would hide later edits here from cargo), this checkout first builds everything the clone's
-//! run needs (xtask is built already, the WASM module by `test`, the debug server here), and the
-//! clone finds it all fresh. What the check proves is therefore the first run's own path: the
-//! prepare step, the packages from the lockfile, the WASM bindings and the web build from a clean
-//! tree, and the first start on no data with its printed sign-in; the Rust sources it runs are
-//! this checkout's, which in CI are HEAD's.
+//! `~/.cache/chatflow`) and reset and cleaned of every untracked file before each check; it
+//! builds its own workspace crates from its own sources. When this checkout is clean (nothing
+//! uncommitted or untracked: always so in CI), the clone shares this checkout's target
+//! directory, so a check compiles only the workspace crates and reuses every dependency. When
+//! it is not, the clone builds in a target directory of its own next to it (a first check there
+//! compiles everything): cargo keys a workspace crate by its path relative to the workspace and
+//! checks the source times of whichever checkout asks, so HEAD's crates built by the clone would
+//! look fresh to this checkout and hide its older uncommitted edits from cargo.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
@@ -63,12 +60,17 @@ fn cache_dir() -> PathBuf {
 pub fn check(root: &Path) -> Result<()> {
     let base = cache_dir();
     let clone = base.join("clone");
-    let target = crate::util::target_dir(root);
     std::fs::create_dir_all(&base).with_context(|| format!("creating {}", base.display()))?;
-    run_step(
-        "first run: the debug server built in this checkout (the clone reuses it)",
-        cmd("cargo", &["build", "--package", "chatflow-server"]).current_dir(root),
-    )?;
+    let changes = git_output(root, &["status", "--porcelain"])?;
+    let target = if changes.is_empty() {
+        crate::util::target_dir(root)
+    } else {
+        println!(
+            "first run: this checkout has uncommitted changes, so the clone builds in its own target directory ({})",
+            base.join("target").display()
+        );
+        base.join("target")
+    };
     let head = git_output(root, &["rev-parse", "HEAD"])?;
     clean_clone(root, &clone, &head)?;
 
