@@ -5,6 +5,7 @@
 //! `bench` starts a release server on a fresh database and prints the numbers we report.
 
 mod bench;
+mod engines;
 mod fuzz;
 mod util;
 mod wasm;
@@ -44,6 +45,11 @@ enum Command {
         /// Skip everything in web/ (typecheck, lint, unit tests, build, e2e).
         #[arg(long)]
         no_web: bool,
+        /// Fail unless PostgreSQL answers (CHATFLOW_TEST_POSTGRES_URL or 127.0.0.1:5432) and
+        /// every PostgreSQL test runs on it, none skipped. Also on when CI or
+        /// CHATFLOW_REQUIRE_POSTGRES is set (not to `false` or `0`).
+        #[arg(long)]
+        require_postgres: bool,
     },
     /// Measure throughput, latency, memory and start-up time of a release server, and the
     /// inbox on seeded SQLite and PostgreSQL databases.
@@ -61,7 +67,11 @@ fn main() -> Result<()> {
             release,
             rebuild_web,
         } => run(release, rebuild_web),
-        Command::Test { no_e2e, no_web } => test(!no_web, !no_e2e && !no_web),
+        Command::Test {
+            no_e2e,
+            no_web,
+            require_postgres,
+        } => test(!no_web, !no_e2e && !no_web, require_postgres),
         Command::Bench(args) => bench::bench(args),
         Command::Wasm => wasm::build(&project_root()),
         Command::Fuzz => fuzz::run(&project_root()),
@@ -134,13 +144,9 @@ fn run(release: bool, rebuild_web: bool) -> Result<()> {
     Ok(())
 }
 
-fn test(web: bool, e2e: bool) -> Result<()> {
+fn test(web: bool, e2e: bool, require_postgres: bool) -> Result<()> {
     let root = project_root();
-    let postgres = util::postgres_test_url();
-    match &postgres {
-        Some(url) => println!("PostgreSQL answers: store and server tests also run on {url}"),
-        None => println!("No PostgreSQL on 127.0.0.1:5432: tests run on SQLite only"),
-    }
+    let engines = engines::Engines::prepare(require_postgres, &root)?;
 
     run_step(
         "fmt",
@@ -163,10 +169,8 @@ fn test(web: bool, e2e: bool) -> Result<()> {
     )?;
     let mut tests = cmd("cargo", &["test", "--workspace"]);
     tests.current_dir(&root);
-    if let Some(url) = &postgres {
-        tests.env("CHATFLOW_TEST_POSTGRES_URL", url);
-    }
-    run_step("rust tests", &mut tests)?;
+    engines.configure(&mut tests)?;
+    let engine_count = engines.report(run_step("rust tests", &mut tests))?;
     wasm::build(&root)?;
     for example in ["example-ticket-lifecycle", "example-flow-run"] {
         run_step(
@@ -197,6 +201,6 @@ fn test(web: bool, e2e: bool) -> Result<()> {
     if e2e {
         util::e2e(&root)?;
     }
-    println!("\nAll checks passed.");
+    println!("\nAll checks passed.\n{engine_count}");
     Ok(())
 }
