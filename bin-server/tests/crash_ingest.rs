@@ -90,7 +90,7 @@ async fn partly_stored(db: &SqlitePool, connection: i64, at_least: i64) -> Optio
 async fn a_server_killed_mid_ingest_loses_and_duplicates_nothing() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let database_url = process::sqlite_url(dir.path());
-    let client = Client::new();
+    let client = process::client();
     let server = Server::start(
         dir.path(),
         &database_url,

@@ -59,7 +59,7 @@ impl Server {
             admin_email: admin.0.to_owned(),
             admin_password: admin.1.to_owned(),
         };
-        let client = Client::new();
+        let client = client();
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let health = client.get(format!("{}/health", server.base)).send().await;
@@ -105,6 +105,13 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A new HTTP client. reqwest is built without a TLS provider of its own (rustls on ring, as
+/// the server installs it): this test process installs it before building one.
+pub fn client() -> Client {
+    chatflow_integrations::install_crypto_provider();
+    Client::new()
 }
 
 /// Calls `url` with the bearer `token` (and `body` as JSON unless it is null); panics unless the
