@@ -19,10 +19,7 @@ struct Cli {
 impl Cli {
     fn sqlite() -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let database_url = format!(
-            "sqlite://{}",
-            dir.path().join("data").join("chatflow.db").display()
-        );
+        let database_url = common::sqlite_url(&dir.path().join("data"));
         Self { dir, database_url }
     }
 

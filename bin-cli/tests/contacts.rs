@@ -1,6 +1,8 @@
 //! `chatflow contacts ...` run for real against a temporary SQLite file: importing an xlsx and a
 //! csv, listing with a search, exporting, and refusing an unreadable file.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -39,7 +41,7 @@ fn strings(cells: &[&str]) -> Vec<String> {
 #[test]
 fn imports_lists_and_exports_contacts() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    let url = common::sqlite_url(dir.path());
     json(dir.path(), &url, &["migrate"]);
 
     let header = strings(&["Cliente", "Celular", "Email"]);

@@ -2,6 +2,8 @@
 //! through a file and standard output, renaming on import, and the refusals (another format,
 //! an unknown flow or company).
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -48,7 +50,7 @@ fn file() -> Value {
 #[test]
 fn flows_round_trip_through_files() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    let url = common::sqlite_url(dir.path());
     ok(chatflow(dir.path(), &url, &["migrate"]), "migrate");
     let source = dir.path().join("in.json");
     std::fs::write(&source, file().to_string()).expect("written");
@@ -128,7 +130,7 @@ fn flows_round_trip_through_files() {
 #[test]
 fn refusals_name_their_code() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    let url = common::sqlite_url(dir.path());
     ok(chatflow(dir.path(), &url, &["migrate"]), "migrate");
     let mut other = file();
     other["format"] = json!("something-else");

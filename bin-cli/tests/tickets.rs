@@ -354,7 +354,7 @@ async fn exercise(url: String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_all_and_phone_acts_on_sqlite() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    let url = common::sqlite_url(dir.path());
     exercise(url).await;
 }
 

@@ -26,11 +26,6 @@ const ADMIN_PASSWORD: &str = "Crash-password-1";
 const MESSAGES: usize = 200;
 const PHONES: usize = 5;
 
-/// The SQLite file under `dir`.
-fn database_url(dir: &Path) -> String {
-    format!("sqlite://{}", dir.join("chatflow.db").display())
-}
-
 async fn wait_for_status(client: &Client, server: &Server, token: &str, id: i64, status: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -94,10 +89,11 @@ async fn partly_stored(db: &SqlitePool, connection: i64, at_least: i64) -> Optio
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_mid_ingest_loses_and_duplicates_nothing() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let client = Client::new();
+    let database_url = process::sqlite_url(dir.path());
+    let client = process::client();
     let server = Server::start(
         dir.path(),
-        &database_url(dir.path()),
+        &database_url,
         (ADMIN_EMAIL, ADMIN_PASSWORD),
         &[],
     )
@@ -170,7 +166,7 @@ async fn a_server_killed_mid_ingest_loses_and_duplicates_nothing() {
     // Restarted on the same file, it resumes; killed once more if there is work left.
     let server = Server::start(
         dir.path(),
-        &database_url(dir.path()),
+        &database_url,
         (ADMIN_EMAIL, ADMIN_PASSWORD),
         &[],
     )
@@ -180,7 +176,7 @@ async fn a_server_killed_mid_ingest_loses_and_duplicates_nothing() {
         eprintln!("killed again with {again} stored");
         let _server = Server::start(
             dir.path(),
-            &database_url(dir.path()),
+            &database_url,
             (ADMIN_EMAIL, ADMIN_PASSWORD),
             &[],
         )

@@ -159,7 +159,7 @@ async fn round(
     number: usize,
     offset: Duration,
 ) -> (Server, bool) {
-    let client = Client::new();
+    let client = process::client();
     let token = server.login(&client).await;
     let base = server.base.clone();
     let phones: Vec<String> = (0..PER_ROUND)
@@ -296,7 +296,7 @@ async fn round(
 }
 
 async fn due_schedules_survive_kills(dir: &Path, url: &str) {
-    let client = Client::new();
+    let client = process::client();
     let server = start(dir, url).await;
     let token = server.login(&client).await;
     let line = connected_line(&client, &server, &token).await;

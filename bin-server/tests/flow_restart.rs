@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use process::{Server, call};
-use reqwest::{Client, Method, StatusCode};
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 const ADMIN_EMAIL: &str = "restart@chatflow.test";
@@ -50,7 +50,7 @@ fn bodies(received: &Value) -> Vec<String> {
 }
 
 async fn the_interval_resumes_after_a_kill(dir: &Path, database_url: &str) {
-    let client = Client::new();
+    let client = process::client();
     let server = Server::start(
         dir,
         database_url,

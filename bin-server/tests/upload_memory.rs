@@ -78,10 +78,10 @@ async fn upload(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn contact_uploads_keep_the_server_memory_bounded() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    let url = process::sqlite_url(dir.path());
     let server = Server::start(dir.path(), &url, (ADMIN_EMAIL, ADMIN_PASSWORD), &[]).await;
     let pid = server.pid();
-    let client = Client::new();
+    let client = process::client();
     let token = server.login(&client).await;
 
     // 32 one-character cells a row, 64 bytes a row: 20 000 064 bytes.

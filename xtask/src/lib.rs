@@ -5,6 +5,7 @@
 //! this light part before the server.
 
 pub mod dist;
+pub mod engines;
 pub mod first_run;
 pub mod prepare;
 pub mod util;

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use xtask::util::{self, cmd, project_root, run_step};
-use xtask::{build_app, dist, first_run, prepare, wasm, web_dir, web_is_stale};
+use xtask::{build_app, dist, engines, first_run, prepare, wasm, web_dir, web_is_stale};
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "Chatflow project commands")]
@@ -44,6 +44,11 @@ enum Command {
         /// Skip the check that `cargo xtask run` works from a clean clone of HEAD.
         #[arg(long)]
         no_first_run: bool,
+        /// Fail unless PostgreSQL answers (CHATFLOW_TEST_POSTGRES_URL or 127.0.0.1:5432) and
+        /// every PostgreSQL test runs on it, none skipped. Also on when CI or
+        /// CHATFLOW_REQUIRE_POSTGRES is set (not to `false` or `0`).
+        #[arg(long)]
+        require_postgres: bool,
     },
     /// Measure throughput, latency, memory and start-up time of a release server, and the
     /// inbox on seeded SQLite and PostgreSQL databases (`cargo xtask bench --help` lists the
@@ -82,7 +87,8 @@ fn main() -> Result<()> {
             no_e2e,
             no_web,
             no_first_run,
-        } => test(!no_web, !no_e2e && !no_web, !no_first_run),
+            require_postgres,
+        } => test(!no_web, !no_e2e && !no_web, !no_first_run, require_postgres),
         Command::Bench { args } => bench(&args),
         Command::Wasm => wasm::build(&project_root(), &mut util::Steps::new(0)),
         Command::Fuzz => fuzz(),
@@ -156,15 +162,13 @@ fn run(release: bool, rebuild_web: bool) -> Result<()> {
     Ok(())
 }
 
-fn test(web: bool, e2e: bool, first_run: bool) -> Result<()> {
+fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result<()> {
     let root = project_root();
+    // First, before anything slow: a required PostgreSQL that does not answer fails at once.
+    let engines = engines::Engines::prepare(require_postgres, &root)?;
+    // The prepare step comes where it is needed: the wasm32 target with the WASM build, the
+    // web app's packages before the web checks.
     let mut steps = util::Steps::new(0);
-    prepare::prepare(&root, prepare::Needs { wasm: true, web }, &mut steps)?;
-    let postgres = util::postgres_test_url();
-    match &postgres {
-        Some(url) => println!("PostgreSQL answers: store and server tests also run on {url}"),
-        None => println!("No PostgreSQL on 127.0.0.1:5432: tests run on SQLite only"),
-    }
 
     run_step(
         "fmt",
@@ -187,10 +191,8 @@ fn test(web: bool, e2e: bool, first_run: bool) -> Result<()> {
     )?;
     let mut tests = cmd("cargo", &["test", "--workspace"]);
     tests.current_dir(&root);
-    if let Some(url) = &postgres {
-        tests.env("CHATFLOW_TEST_POSTGRES_URL", url);
-    }
-    run_step("rust tests", &mut tests)?;
+    engines.configure(&mut tests)?;
+    let engine_count = engines.report(run_step("rust tests", &mut tests))?;
     wasm::build(&root, &mut steps)?;
     for example in ["example-ticket-lifecycle", "example-flow-run"] {
         run_step(
@@ -205,6 +207,14 @@ fn test(web: bool, e2e: bool, first_run: bool) -> Result<()> {
     fuzz()?;
 
     if web {
+        prepare::prepare(
+            &root,
+            prepare::Needs {
+                wasm: false,
+                web: true,
+            },
+            &mut steps,
+        )?;
         let dir = web_dir();
         run_step(
             "web: typecheck",
@@ -224,6 +234,6 @@ fn test(web: bool, e2e: bool, first_run: bool) -> Result<()> {
     if first_run {
         first_run::check(&root)?;
     }
-    println!("\nAll checks passed.");
+    println!("\nAll checks passed.\n{engine_count}");
     Ok(())
 }

@@ -103,6 +103,9 @@ impl Steps {
     }
 }
 
+/// The local PostgreSQL server tests use when `CHATFLOW_TEST_POSTGRES_URL` is unset.
+pub const LOCAL_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
 /// The PostgreSQL URL store and server tests should use: the caller's
 /// `CHATFLOW_TEST_POSTGRES_URL`, or the local server when 127.0.0.1:5432 answers.
 pub fn postgres_test_url() -> Option<String> {
@@ -112,7 +115,7 @@ pub fn postgres_test_url() -> Option<String> {
     let addr: SocketAddr = ([127, 0, 0, 1], 5432).into();
     TcpStream::connect_timeout(&addr, Duration::from_millis(500))
         .ok()
-        .map(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+        .map(|_| LOCAL_POSTGRES_URL.to_owned())
 }
 
 /// A free TCP port on the loopback interface.

@@ -17,6 +17,8 @@
 //! - [`spreadsheet`]: contact spreadsheets read (xls, xlsx, csv, txt) and written (xlsx).
 //! - `fake_smtp` (feature `test-support`): a fake SMTP server that records what it receives,
 //!   for tests of any crate.
+//! - `test_engines` (feature `test-support`): whether a test that wants PostgreSQL runs, is
+//!   skipped or fails, and the log of which engine each test ran on, for every suite.
 //!
 //! Hosts build these once and hand them to the core's use cases as trait objects.
 
@@ -31,6 +33,8 @@ pub mod spreadsheet;
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake_smtp;
+#[cfg(feature = "test-support")]
+pub use chatflow_test_engines as test_engines;
 
 pub use clock::SystemClock;
 pub use events::{BroadcastBus, LogBus};

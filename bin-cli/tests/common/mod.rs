@@ -1,18 +1,32 @@
-//! Shared by the CLI test files: a throwaway PostgreSQL database for one test.
+//! Shared by the CLI test files: the database a test runs the CLI on, a SQLite file or a
+//! throwaway PostgreSQL database, each logged by `chatflow_system::test_engines`.
+
+// Each test binary uses some of these helpers.
+#![allow(dead_code)]
 
 use std::future::Future;
+use std::path::Path;
 use std::str::FromStr;
+
+use chatflow_system::test_engines;
+
+/// The URL of the SQLite file `chatflow.db` in `dir` (which need not exist yet), for the running
+/// test (logged as a SQLite run).
+pub fn sqlite_url(dir: &Path) -> String {
+    test_engines::record_sqlite();
+    format!("sqlite://{}", dir.join("chatflow.db").display())
+}
 
 /// Runs `exercise` with the URL of a new, empty PostgreSQL database named `{prefix}_{hex}` on
 /// the server of `CHATFLOW_TEST_POSTGRES_URL`, and drops the database afterwards, also when the
-/// exercise fails. Skips (with a note) when that variable is not set.
+/// exercise fails. Whether it runs, is skipped or fails is
+/// [`test_engines::postgres_or_skip`]'s call.
 pub async fn on_throwaway_postgres<F, Fut>(prefix: &str, exercise: F)
 where
     F: FnOnce(String) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let Ok(server_url) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
-        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the CLI on PostgreSQL");
+    let Some(server_url) = test_engines::postgres_or_skip() else {
         return;
     };
     let server = sqlx::postgres::PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");

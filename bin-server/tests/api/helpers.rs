@@ -2,7 +2,8 @@
 //!
 //! [`app_tests!`] declares each test twice: on a new SQLite file and, when
 //! `CHATFLOW_TEST_POSTGRES_URL` is set, on a new uniquely named PostgreSQL database that is
-//! dropped afterwards. Fixtures (plans, companies, users) go through the same ports and use
+//! dropped afterwards (without it the PostgreSQL twin is skipped and logged as skipped, or fails
+//! when `CHATFLOW_REQUIRE_POSTGRES=1`: `chatflow_system::test_engines`). Fixtures (plans, companies, users) go through the same ports and use
 //! cases the server uses.
 
 use std::future::Future;
@@ -17,15 +18,13 @@ use chatflow_core::service::users::{self, NewUserInput};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
 use chatflow_core::{CompanyId, PlanId, TenantScope, UserId};
 use chatflow_server::config::{Config, Secret};
-use chatflow_system::Argon2Hasher;
+use chatflow_system::{Argon2Hasher, test_engines};
 use chrono::{Days, NaiveDate, Utc};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::PgPoolOptions;
 use tokio::sync::oneshot;
 
-/// The environment variable naming the PostgreSQL server to test against.
-pub const POSTGRES_ENV: &str = "CHATFLOW_TEST_POSTGRES_URL";
 /// The seeded super admin.
 pub const ADMIN_EMAIL: &str = "root@chatflow.test";
 /// The seeded super admin's password.
@@ -89,12 +88,12 @@ where
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut pg = None;
     let database_url = match backend {
-        Backend::Sqlite => format!("sqlite://{}", dir.path().join("chatflow.db").display()),
+        Backend::Sqlite => {
+            test_engines::record_sqlite();
+            format!("sqlite://{}", dir.path().join("chatflow.db").display())
+        }
         Backend::Postgres => {
-            let Ok(server) = std::env::var(POSTGRES_ENV) else {
-                eprintln!(
-                    "skipped: set {POSTGRES_ENV} to run the PostgreSQL half of the API suite"
-                );
+            let Some(server) = test_engines::postgres_or_skip() else {
                 return;
             };
             let db = PgTestDb::create(&server).await;

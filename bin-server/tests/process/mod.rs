@@ -59,7 +59,7 @@ impl Server {
             admin_email: admin.0.to_owned(),
             admin_password: admin.1.to_owned(),
         };
-        let client = Client::new();
+        let client = client();
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let health = client.get(format!("{}/health", server.base)).send().await;
@@ -107,6 +107,13 @@ impl Drop for Server {
     }
 }
 
+/// A new HTTP client. reqwest is built without a TLS provider of its own (rustls on ring, as
+/// the server installs it): this test process installs it before building one.
+pub fn client() -> Client {
+    chatflow_integrations::install_crypto_provider();
+    Client::new()
+}
+
 /// Calls `url` with the bearer `token` (and `body` as JSON unless it is null); panics unless the
 /// answer is a success; answers its JSON (null when it has none).
 pub async fn call(client: &Client, method: Method, url: String, token: &str, body: Value) -> Value {
@@ -124,6 +131,12 @@ pub async fn call(client: &Client, method: Method, url: String, token: &str, bod
     serde_json::from_str(&text).unwrap_or(Value::Null)
 }
 
+/// The URL of a SQLite database file in `dir`, for the running test (logged as a SQLite run).
+pub fn sqlite_url(dir: &Path) -> String {
+    chatflow_system::test_engines::record_sqlite();
+    format!("sqlite://{}", dir.join("chatflow.db").display())
+}
+
 /// Runs `test` with a fresh temporary directory and a SQLite database in it.
 pub async fn on_sqlite<F, Fut>(test: F)
 where
@@ -131,19 +144,19 @@ where
     Fut: std::future::Future<Output = ()>,
 {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
+    let url = sqlite_url(dir.path());
     test(dir.path().to_path_buf(), url).await;
 }
 
 /// Runs `test` with a fresh temporary directory and a new PostgreSQL database (named from
-/// `prefix`) on the server of `CHATFLOW_TEST_POSTGRES_URL`, dropped afterwards.
+/// `prefix`) on the server of `CHATFLOW_TEST_POSTGRES_URL`, dropped afterwards. Whether it
+/// runs, is skipped or fails is `chatflow_system::test_engines::postgres_or_skip`'s call.
 pub async fn on_postgres<F, Fut>(prefix: &str, test: F)
 where
     F: FnOnce(std::path::PathBuf, String) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let Ok(server) = std::env::var("CHATFLOW_TEST_POSTGRES_URL") else {
-        eprintln!("skipped: set CHATFLOW_TEST_POSTGRES_URL to run the PostgreSQL half");
+    let Some(server) = chatflow_system::test_engines::postgres_or_skip() else {
         return;
     };
     use sqlx::Connection as _;

@@ -1,7 +1,9 @@
 //! The store's test suite: every test is an async function taking a fresh, migrated [`Store`],
 //! run once on SQLite (a temporary file) and once on PostgreSQL when
 //! `CHATFLOW_TEST_POSTGRES_URL` names a server (each PostgreSQL test creates its own uniquely
-//! named database and drops it at the end).
+//! named database and drops it at the end). Without that server the PostgreSQL half is skipped
+//! and logged as skipped, or fails when `CHATFLOW_REQUIRE_POSTGRES=1`
+//! (`chatflow_system::test_engines`).
 //!
 //! [`Store`]: chatflow_store::Store
 

@@ -10,7 +10,7 @@ use chatflow_store::{Backend, DbPool, Error, Store};
 use chrono::Utc;
 use uuid::Uuid;
 
-use crate::support::{POSTGRES_ENV, connection, queue, two_companies};
+use crate::support::{connection, queue, two_companies};
 use crate::{store_tests, unmigrated_store_tests};
 
 /// Every table of the foundation schema.
@@ -344,6 +344,7 @@ async fn foreign_keys_are_enforced(store: Store) {
 
 #[tokio::test]
 async fn sqlite_connections_use_wal_foreign_keys_and_normal_sync() {
+    chatflow_system::test_engines::record_sqlite();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let url = format!("sqlite://{}", dir.path().join("a/b/c.db").display());
     let store = Store::connect(&url).await.expect("opened");
@@ -406,8 +407,7 @@ async fn an_unreachable_postgres_is_a_connect_error() {
 
 #[tokio::test]
 async fn postgres_urls_give_a_postgres_store() {
-    let Ok(url) = std::env::var(POSTGRES_ENV) else {
-        eprintln!("skipped: set {POSTGRES_ENV} to run the PostgreSQL half of the store suite");
+    let Some(url) = chatflow_system::test_engines::postgres_or_skip() else {
         return;
     };
     let store = Store::connect(&url).await.expect("opened");

@@ -8,11 +8,9 @@ use chatflow_core::ports::{CompanyRepo, NewCompany, NewPlan, PlanRepo};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
 use chatflow_core::{PlanId, TenantScope};
 use chatflow_store::{DbPool, Store};
+use chatflow_system::test_engines;
 use chrono::NaiveDate;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-
-/// The environment variable naming the PostgreSQL server to test against.
-pub const POSTGRES_ENV: &str = "CHATFLOW_TEST_POSTGRES_URL";
 
 /// Declares, for each listed async test function `fn(Store)`, one `#[tokio::test]` on SQLite and
 /// one on PostgreSQL, both on a migrated database.
@@ -68,6 +66,7 @@ where
     F: FnOnce(Store) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    test_engines::record_sqlite();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("nested").join("chatflow.db");
     let url = format!("sqlite://{}", path.display());
@@ -84,14 +83,14 @@ where
 }
 
 /// Runs `test` on a store over a new PostgreSQL database, dropped afterwards (also when the
-/// test fails). Without `CHATFLOW_TEST_POSTGRES_URL` the test is reported and skipped.
+/// test fails). Whether it runs, is skipped (no `CHATFLOW_TEST_POSTGRES_URL`) or fails
+/// (`CHATFLOW_REQUIRE_POSTGRES` on and no server) is [`test_engines::postgres_or_skip`]'s call.
 pub async fn on_postgres<F, Fut>(migrate: bool, test: F)
 where
     F: FnOnce(Store) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let Ok(server_url) = std::env::var(POSTGRES_ENV) else {
-        eprintln!("skipped: set {POSTGRES_ENV} to run the PostgreSQL half of the store suite");
+    let Some(server_url) = test_engines::postgres_or_skip() else {
         return;
     };
     let server = PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
