@@ -6,7 +6,9 @@
 //! Everything here is pure: the current time and the company's time zone come from the caller.
 
 use async_trait::async_trait;
-use chrono::{DateTime, Datelike, Days, Months, NaiveDateTime, TimeDelta, TimeZone, Utc, Weekday};
+use chrono::{
+    DateTime, Datelike, Days, Months, NaiveDate, NaiveDateTime, TimeDelta, TimeZone, Utc, Weekday,
+};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
@@ -144,8 +146,10 @@ pub fn is_working_day(day: Weekday) -> bool {
 /// 31st again the month after; days, weeks and months keep the first send's wall-clock time in
 /// `tz` across daylight-saving changes (a time that does not exist that day moves forward by the
 /// gap; an ambiguous one takes the earlier instant). Minutes are counted in absolute time. The
-/// day rule moves repeated sends (`n >= 1`) of days, weeks and months off Saturdays and Sundays;
-/// the first send is at the time the user chose.
+/// day rule moves repeated sends (`n >= 1`) of days, weeks and months off Saturdays and Sundays
+/// (back to the Friday, or on to the Monday), never to before the first send: when the first send
+/// itself is on a weekend, a send the rule would move back before it goes on to the Monday; the
+/// first send is at the time the user chose.
 pub fn send_time(first: DateTime<Utc>, n: u32, rule: &Recurrence, tz: Tz) -> DateTime<Utc> {
     if n == 0 {
         return first;
@@ -173,13 +177,25 @@ pub fn send_time(first: DateTime<Utc>, n: u32, rule: &Recurrence, tz: Tz) -> Dat
         DayRule::After => Some(true),
     };
     if let Some(forward) = step {
-        while !is_working_day(date.weekday()) {
-            date = if forward {
-                date.succ_opt().unwrap_or(date)
-            } else {
-                date.pred_opt().unwrap_or(date)
-            };
-        }
+        let working = |from: NaiveDate, forward: bool| {
+            let mut day = from;
+            while !is_working_day(day.weekday()) {
+                day = if forward {
+                    day.succ_opt().unwrap_or(day)
+                } else {
+                    day.pred_opt().unwrap_or(day)
+                };
+            }
+            day
+        };
+        let moved = working(date, forward);
+        // A schedule first due on a weekend: moving a later send back would put it before the
+        // first one, so it goes to the next working day instead.
+        date = if !forward && moved < local.date() {
+            working(date, true)
+        } else {
+            moved
+        };
     }
     from_local(tz, date.and_time(local.time()))
 }
@@ -567,7 +583,7 @@ pub trait ScheduleRepo: Send + Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::{NaiveDate, Timelike};
+    use chrono::Timelike;
     use proptest::prelude::*;
 
     fn rule(interval: Interval, every: u32, day_rule: DayRule) -> Recurrence {
@@ -696,6 +712,37 @@ mod tests {
             times: 100,
             day_rule: [DayRule::Any, DayRule::Before, DayRule::After][d],
         })
+    }
+
+    #[test]
+    fn a_send_moved_back_never_goes_before_a_first_send_on_a_weekend() {
+        // First due on Saturday 12 April 2025 at 00:00 in Berlin, daily, weekends moved back:
+        // Sunday's send would go back to Friday, before the first; it goes to Monday instead.
+        let first = local(BERLIN, 2025, 4, 12, 0, 0);
+        let rule = Recurrence {
+            interval: Interval::Days,
+            every: 1,
+            times: 10,
+            day_rule: DayRule::Before,
+        };
+        assert_eq!(
+            send_time(first, 1, &rule, BERLIN),
+            local(BERLIN, 2025, 4, 14, 0, 0)
+        );
+        assert_eq!(
+            send_time(first, 2, &rule, BERLIN),
+            local(BERLIN, 2025, 4, 14, 0, 0)
+        );
+        assert_eq!(
+            send_time(first, 3, &rule, BERLIN),
+            local(BERLIN, 2025, 4, 15, 0, 0)
+        );
+        // From a Thursday the weekend still goes back to the Friday.
+        let thursday = local(BERLIN, 2025, 4, 10, 9, 0);
+        assert_eq!(
+            send_time(thursday, 2, &rule, BERLIN),
+            local(BERLIN, 2025, 4, 11, 9, 0)
+        );
     }
 
     proptest! {
