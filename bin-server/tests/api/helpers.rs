@@ -3,8 +3,8 @@
 //! [`app_tests!`] declares each test twice: on a new SQLite file and, when
 //! `CHATFLOW_TEST_POSTGRES_URL` is set, on a new uniquely named PostgreSQL database that is
 //! dropped afterwards (without it the PostgreSQL twin is skipped and logged as skipped, or fails
-//! when `CHATFLOW_REQUIRE_POSTGRES=1`: `chatflow_system::test_engines`). Fixtures (plans, companies, users) go through the same ports and use
-//! cases the server uses.
+//! when `CHATFLOW_REQUIRE_POSTGRES=1`: `chatflow_system::test_engines`). Fixtures (plans,
+//! companies, users) go through the same ports and use cases the server uses.
 
 use std::future::Future;
 use std::panic::resume_unwind;
