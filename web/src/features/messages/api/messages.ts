@@ -63,6 +63,8 @@ export function upsertMessage(data: MessagesData | undefined, message: Message):
 
 export interface SendBody {
   body: string;
+  /** The server signs the body with the user's name (when the company signs messages); `false` sends it unsigned. */
+  signMessage?: boolean;
   quotedMsg?: { id: number };
   isPrivate?: boolean;
   vCard?: { name: string; number: string };
@@ -74,14 +76,20 @@ export function sendMessage(ticketId: number, body: SendBody): Promise<Message |
   return api.post(`/messages/${ticketId}`, body, { schema: sentSchema });
 }
 
-/** Multipart: one `medias` file and one `body` caption per file. */
-export function sendMedia(ticketId: number, files: { file: File; caption: string }[], quotedMsgId?: number): Promise<Message | Message[]> {
+/** Multipart: one `medias` file and one `body` caption per file; `signMessage` as for text. */
+export function sendMedia(
+  ticketId: number,
+  files: { file: File; caption: string }[],
+  quotedMsgId?: number,
+  signMessage?: boolean,
+): Promise<Message | Message[]> {
   const form = new FormData();
   for (const { file, caption } of files) {
     form.append('medias', file, file.name);
     form.append('body', caption);
   }
   if (quotedMsgId !== undefined) form.append('quotedMsg', JSON.stringify({ id: quotedMsgId }));
+  if (signMessage !== undefined) form.append('signMessage', String(signMessage));
   return api.post(`/messages/${ticketId}`, form, { schema: sentSchema });
 }
 

@@ -86,7 +86,7 @@ describe('ticket view messages', () => {
     expect(ids).toEqual(['message-1', 'message-2', 'message-3']);
   });
 
-  it('sends text with Enter (signed), refuses empty text and sends private notes unsigned', async () => {
+  it('sends text with Enter (signed by the server), refuses empty text and sends private notes unsigned', async () => {
     let next = 100;
     const server = ticketServer({
       'GET /messages/:uuid': () => ({ messages: [], hasMore: false, nextCursor: null }),
@@ -100,7 +100,8 @@ describe('ticket view messages', () => {
     await user.clear(input);
     await user.type(input, 'Olá{Enter}');
     await waitFor(() => expect(server.find('POST', '/messages/7')).toHaveLength(1));
-    expect(server.find('POST', '/messages/7')[0].body).toEqual({ body: '*Admin:*\nOlá' });
+    // The text as typed: the server adds the one signature.
+    expect(server.find('POST', '/messages/7')[0].body).toEqual({ body: 'Olá', signMessage: true });
     expect(await screen.findByTestId('message-100')).toBeInTheDocument();
     await waitFor(() => expect(input).toHaveValue(''));
 
@@ -114,7 +115,7 @@ describe('ticket view messages', () => {
     await user.click(screen.getByTestId('input-sign'));
     await user.type(input, 'sem assinatura{Enter}');
     await waitFor(() => expect(server.find('POST', '/messages/7')).toHaveLength(3));
-    expect(server.find('POST', '/messages/7')[2].body).toEqual({ body: 'sem assinatura' });
+    expect(server.find('POST', '/messages/7')[2].body).toEqual({ body: 'sem assinatura', signMessage: false });
     expect(localStorage.getItem('signOption')).toBe('false');
   });
 
@@ -131,7 +132,7 @@ describe('ticket view messages', () => {
     await user.click(screen.getByTestId('input-sign'));
     await user.type(screen.getByTestId('message-input'), 'resposta{Enter}');
     await waitFor(() => expect(server.find('POST', '/messages/7')).toHaveLength(1));
-    expect(server.find('POST', '/messages/7')[0].body).toEqual({ body: 'resposta', quotedMsg: { id: 1 } });
+    expect(server.find('POST', '/messages/7')[0].body).toEqual({ body: 'resposta', signMessage: false, quotedMsg: { id: 1 } });
   });
 
   it('edits own messages only within 15 minutes and deletes own messages only', async () => {
@@ -211,6 +212,8 @@ describe('ticket view messages', () => {
     expect(body).toBeInstanceOf(FormData);
     expect((body.get('medias') as File).name).toBe('contrato.pdf');
     expect(body.get('body')).toBe('contrato');
+    // Signed by the server, once, as the text is.
+    expect(body.get('signMessage')).toBe('true');
   });
 
   it('reacts, forwards (with the sign choice) and sends a contact card', async () => {

@@ -84,8 +84,6 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
     }
   };
 
-  const signed = (body: string) => (sign && !isPrivate ? `*${user.name}:*\n${body}` : body);
-
   const submit = async () => {
     const body = text.trim();
     if (!body || busy) return;
@@ -96,8 +94,8 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
         put({ ...editing, body, isEdited: true });
         setEditing(null);
       } else {
-        const payload: SendBody = { body: signed(body) };
-        if (isPrivate) payload.isPrivate = true;
+        // The server signs (the company's setting and the user's name, one rule for every client).
+        const payload: SendBody = isPrivate ? { body, isPrivate: true } : { body, signMessage: sign };
         if (replyTo) payload.quotedMsg = { id: replyTo.id };
         put(await sendMessage(ticket.id, payload));
         setReplyTo(null);
@@ -185,7 +183,7 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
   const sendFiles = async (items: { file: File; caption: string }[]) => {
     setBusy(true);
     try {
-      put(await sendMedia(ticket.id, items, replyTo?.id));
+      put(await sendMedia(ticket.id, items, replyTo?.id, sign));
       setFiles([]);
       setFileCaptions([]);
       setReplyTo(null);
@@ -197,7 +195,7 @@ export function MessagesPanel({ ticket, canWrite }: Props) {
   };
 
   const sendVoiceNote = async (file: File) => {
-    put(await sendMedia(ticket.id, [{ file, caption: '' }], replyTo?.id));
+    put(await sendMedia(ticket.id, [{ file, caption: '' }], replyTo?.id, sign));
     setReplyTo(null);
   };
 
