@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queueSchema } from '../types';
-import { emptyOption, emptyQueueForm, formFieldPaths, normaliseFieldPath, queueBody, queueFormOf, queueFormSchema } from './queue-form';
+import { QUEUE_COLORS, emptyOption, emptyQueueForm, formFieldPaths, normaliseFieldPath, queueBody, queueFormOf, queueFormSchema, unusedQueueColor } from './queue-form';
 
 const stored = queueSchema.parse({
   id: 4,
@@ -54,5 +54,26 @@ describe('queue form', () => {
     expect(formFieldPaths(values)).toEqual(expect.arrayContaining(['name', 'color', 'chatbots.0.name', 'chatbots.0.options.0.name']));
     expect(formFieldPaths(values)).not.toContain('chatbots.1.name');
     expect(normaliseFieldPath('chatbots[0].options[12].name')).toBe('chatbots.0.options.12.name');
+  });
+});
+
+describe('a new queue', () => {
+  it('gets a colour no other queue uses, whatever its case', () => {
+    expect(emptyQueueForm().color).toBe(QUEUE_COLORS[0]);
+    expect(emptyQueueForm([QUEUE_COLORS[0].toUpperCase(), QUEUE_COLORS[1]]).color).toBe(QUEUE_COLORS[2]);
+    const all = [...QUEUE_COLORS];
+    const made = unusedQueueColor(all);
+    expect(made).toMatch(/^#[0-9a-f]{6}$/);
+    expect(all).not.toContain(made);
+    expect(unusedQueueColor([...all, made])).not.toBe(made);
+  });
+
+  it('needs a greeting when the company has other queues, as the server does', () => {
+    const values = { ...emptyQueueForm(), name: 'Fila', color: '#abc' };
+    expect(queueFormSchema('company').safeParse(values).success).toBe(true);
+    const result = queueFormSchema('company', true).safeParse(values);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['greetingMessage', 'errors.ERR_WAPP_GREETING_REQUIRED']]);
+    expect(queueFormSchema('company', true).safeParse({ ...values, greetingMessage: 'Olá' }).success).toBe(true);
   });
 });

@@ -41,6 +41,7 @@ export const OPTION_ERRORS = {
   nameTooShort: 'queues.validation.optionNameTooShort',
   messageRequired: 'queues.validation.optionMessageRequired',
   outOfHoursRequired: 'queues.validation.outOfHoursRequired',
+  greetingRequired: 'errors.ERR_WAPP_GREETING_REQUIRED',
 } as const;
 
 const DIGITS = /^\d*$/;
@@ -89,15 +90,60 @@ export type QueueFormValues = z.infer<typeof queueFormBase>;
 export const QUEUE_FORM_FIELDS = Object.keys(queueFormBase.shape) as (keyof QueueFormValues)[];
 
 /** Client checks; the out-of-hours message is required only when hours are kept per queue. */
-export function queueFormSchema(scheduleType: ScheduleType | undefined) {
+/**
+ * The dialog's rules as the server checks them (`validate_queue_input`): the out-of-hours message
+ * with hours per queue, and the greeting when the company has other queues (`hasOtherQueues`), so
+ * the user sees both before saving.
+ */
+export function queueFormSchema(scheduleType: ScheduleType | undefined, hasOtherQueues = false) {
   return queueFormBase.superRefine((value, ctx) => {
     if (scheduleType === 'queue' && !value.outOfHoursMessage.trim()) {
       ctx.addIssue({ code: 'custom', path: ['outOfHoursMessage'], message: OPTION_ERRORS.outOfHoursRequired });
+    }
+    if (hasOtherQueues && !value.greetingMessage.trim()) {
+      ctx.addIssue({ code: 'custom', path: ['greetingMessage'], message: OPTION_ERRORS.greetingRequired });
     }
   });
 }
 
 export const DEFAULT_QUEUE_COLOR = '#5c59a0';
+
+/** Distinct colours offered to new queues in turn (the server refuses a colour already used). */
+export const QUEUE_COLORS = [
+  DEFAULT_QUEUE_COLOR,
+  '#2e7d32',
+  '#c62828',
+  '#1565c0',
+  '#ef6c00',
+  '#6a1b9a',
+  '#00838f',
+  '#ad1457',
+  '#4e342e',
+  '#558b2f',
+  '#283593',
+  '#f9a825',
+] as const;
+
+/** The first colour of [`QUEUE_COLORS`] no queue uses, else one made from the count (hue steps). */
+export function unusedQueueColor(used: readonly string[]): string {
+  const taken = new Set(used.map((color) => color.trim().toLowerCase()));
+  const free = QUEUE_COLORS.find((color) => !taken.has(color));
+  if (free) return free;
+  for (let i = 0; ; i += 1) {
+    const color = hslToHex((i * 137.508) % 360, 0.55, 0.42);
+    if (!taken.has(color)) return color;
+  }
+}
+
+function hslToHex(hue: number, saturation: number, lightness: number): string {
+  const a = saturation * Math.min(lightness, 1 - lightness);
+  const channel = (n: number) => {
+    const k = (n + hue / 30) % 12;
+    const value = lightness - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(value * 255).toString(16).padStart(2, '0');
+  };
+  return `#${channel(0)}${channel(8)}${channel(4)}`;
+}
 
 export function emptyOption(): ChatbotOptionForm {
   return {
@@ -114,10 +160,11 @@ export function emptyOption(): ChatbotOptionForm {
   };
 }
 
-export function emptyQueueForm(): QueueFormValues {
+/** A new queue's form, its colour one no other queue of the company uses. */
+export function emptyQueueForm(usedColors: readonly string[] = []): QueueFormValues {
   return {
     name: '',
-    color: DEFAULT_QUEUE_COLOR,
+    color: unusedQueueColor(usedColors),
     orderQueue: '',
     greetingMessage: '',
     outOfHoursMessage: '',

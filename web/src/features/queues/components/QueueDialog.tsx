@@ -99,8 +99,12 @@ export function QueueDialog({ queue, onClose }: QueueDialogProps) {
   const save = useSaveQueue();
   const [tab, setTab] = useState<TabName>('data');
 
-  const schema = useMemo(() => queueFormSchema(scheduleType), [scheduleType]);
-  const defaults = useMemo(() => (current ? queueFormOf(current) : emptyQueueForm()), [current]);
+  const others = useMemo(() => (list.data ?? []).filter((q) => q.id !== queue?.id), [list.data, queue?.id]);
+  const schema = useMemo(() => queueFormSchema(scheduleType, others.length > 0), [scheduleType, others.length]);
+  const defaults = useMemo(
+    () => (current ? queueFormOf(current) : emptyQueueForm(others.map((q) => q.color))),
+    [current, others],
+  );
   const form = useForm<QueueFormValues>({
     resolver: zodResolver(schema),
     values: defaults,
@@ -118,7 +122,7 @@ export function QueueDialog({ queue, onClose }: QueueDialogProps) {
     if (other && (other === 'data' || showHours)) setTab(other);
   }
 
-  const queueOptions = (list.data ?? []).filter((q) => q.id !== queue?.id).map((q) => ({ value: q.id, label: q.name }));
+  const queueOptions = others.map((q) => ({ value: q.id, label: q.name }));
   const userOptions = (users.data ?? []).map((u) => ({ value: u.id, label: u.name }));
   const rotationOptions = ROTATION_MINUTES.map((minutes) => ({ value: minutes, label: t('queues.fields.minutes', { count: minutes }) }));
 

@@ -7,6 +7,7 @@ import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
 import { defaultSchedules } from '../types';
+import { QUEUE_COLORS } from '../api/queue-form';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
@@ -69,11 +70,13 @@ async function openNewQueue(user: ReturnType<typeof userEvent.setup>) {
   return screen.findByTestId('queue-dialog');
 }
 
+/** Name, colour and the greeting (required: the company has other queues). */
 async function fillBasics(user: ReturnType<typeof userEvent.setup>, dialog: HTMLElement, name = 'Comercial', color = '#ff8800') {
   await user.type(within(dialog).getByTestId('queue-dialog-name'), name);
   const colour = within(dialog).getByTestId('queue-dialog-color');
   await user.clear(colour);
   await user.type(colour, color);
+  await user.type(within(dialog).getByTestId('queue-dialog-greetingMessage'), 'Bem-vindo!');
 }
 
 beforeEach(async () => {
@@ -115,6 +118,7 @@ describe('/queues', () => {
     const dialog = await openNewQueue(user);
     await fillBasics(user, dialog);
     await user.type(within(dialog).getByTestId('queue-dialog-orderQueue'), '3');
+    await user.clear(within(dialog).getByTestId('queue-dialog-greetingMessage'));
     await user.type(within(dialog).getByTestId('queue-dialog-greetingMessage'), 'Bem-vindo ao comercial');
     await user.click(within(dialog).getByTestId('queue-dialog-closeTicket'));
     await user.click(within(dialog).getByTestId('queue-dialog-ativarRoteador'));
@@ -165,6 +169,24 @@ describe('/queues', () => {
     expect(await screen.findByText('Fila salva com sucesso!')).toBeInTheDocument();
   });
 
+  it('saves another queue without touching its colour: the dialog offers one no queue uses', async () => {
+    const api = server({
+      routes: {
+        'GET /queue': () => [queue(1, { color: QUEUE_COLORS[0] }), queue(2, { color: QUEUE_COLORS[1].toUpperCase() })],
+        'POST /queue': ({ body }) => reply(201, { id: 9, ...(body as object) }),
+      },
+    });
+    renderApp('/queues');
+    const user = userEvent.setup();
+    const dialog = await openNewQueue(user);
+    await waitFor(() => expect(within(dialog).getByTestId('queue-dialog-color')).toHaveValue(QUEUE_COLORS[2]));
+    await user.type(within(dialog).getByTestId('queue-dialog-name'), 'Financeiro');
+    await user.type(within(dialog).getByTestId('queue-dialog-greetingMessage'), 'Olá!');
+    await user.click(within(dialog).getByTestId('queue-dialog-save'));
+    await waitFor(() => expect(api.find('POST', '/queue')).toHaveLength(1));
+    expect(api.find('POST', '/queue')[0].body).toMatchObject({ name: 'Financeiro', color: QUEUE_COLORS[2], greetingMessage: 'Olá!' });
+  });
+
   it('shows the validation messages and sends nothing until they are fixed', async () => {
     const api = server({ routes: { 'POST /queue': ({ body }) => reply(201, { id: 9, ...(body as object) }) } });
     renderApp('/queues');
@@ -183,12 +205,15 @@ describe('/queues', () => {
     expect(within(dialog).getByText('Nome muito curto! Use ao menos 4 caracteres.')).toBeInTheDocument();
     expect(within(dialog).getByText('Informe a mensagem para avançar ao próximo nível.')).toBeInTheDocument();
     expect(within(dialog).getByText('Obrigatório')).toBeInTheDocument(); // the empty sub-option's name
+    // The company has other queues: the greeting is required before the server says so.
+    expect(within(dialog).getByText('A mensagem de saudação é obrigatória quando há mais de uma fila.')).toBeInTheDocument();
     expect(api.find('POST', '/queue')).toHaveLength(0);
 
     await user.type(within(dialog).getByTestId('queue-dialog-name'), 'tendimento');
     await user.type(colour, 'bc');
     await user.type(within(dialog).getByTestId('chatbot-1-name'), ' tudo');
     await user.type(within(dialog).getByTestId('chatbot-1-message'), 'Escolha:');
+    await user.type(within(dialog).getByTestId('queue-dialog-greetingMessage'), 'Olá!');
     await user.click(within(dialog).getByTestId('chatbot-1-1-remove'));
     await user.click(within(dialog).getByTestId('queue-dialog-save'));
     await waitFor(() => expect(api.find('POST', '/queue')).toHaveLength(1));
