@@ -91,7 +91,8 @@ export function useTicket(uuid: string | undefined) {
 
 export interface NewTicketBody {
   contactId: number;
-  queueId: number;
+  /** `null` for a user with no queues: the ticket opens without one. */
+  queueId: number | null;
   whatsappId: number;
   userId: number;
   status: 'open' | 'pending' | 'group';

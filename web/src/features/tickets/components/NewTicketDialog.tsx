@@ -27,6 +27,9 @@ export function NewTicketDialog({ open, onClose }: Props) {
   const session = useAuthenticatedSession();
   const user = session.user;
   const queues = user.queues ?? [];
+  // A user in no queue (an admin who set none up yet) opens tickets without one, as the server
+  // allows; with queues, one must be chosen.
+  const needsQueue = queues.length > 0;
   const [input, setInput] = useState('');
   const search = useDebouncedValue(input, 500);
   const contacts = useContactSearch(search);
@@ -50,9 +53,9 @@ export function NewTicketDialog({ open, onClose }: Props) {
 
   const submit = () => {
     setTouched(true);
-    if (!contact || queueId === '' || whatsappId === '') return;
+    if (!contact || (needsQueue && queueId === '') || whatsappId === '') return;
     create.mutate(
-      { contactId: contact.id, queueId, whatsappId, userId: user.id, status: 'open' },
+      { contactId: contact.id, queueId: queueId === '' ? null : queueId, whatsappId, userId: user.id, status: 'open' },
       {
         onSuccess: (ticket) => {
           close();
@@ -118,21 +121,23 @@ export function NewTicketDialog({ open, onClose }: Props) {
                 />
               )}
             />
-            <TextField
-              select
-              label={t('tickets.newTicket.queue')}
-              value={queueId}
-              onChange={(e) => setQueueId(Number(e.target.value))}
-              error={touched && queueId === ''}
-              helperText={touched && queueId === '' ? t('tickets.newTicket.queueRequired') : undefined}
-              slotProps={{ htmlInput: { 'data-testid': 'new-ticket-queue' } }}
-            >
-              {queues.map((q) => (
-                <MenuItem key={q.id} value={q.id}>
-                  {q.name}
-                </MenuItem>
-              ))}
-            </TextField>
+            {needsQueue && (
+              <TextField
+                select
+                label={t('tickets.newTicket.queue')}
+                value={queueId}
+                onChange={(e) => setQueueId(Number(e.target.value))}
+                error={touched && queueId === ''}
+                helperText={touched && queueId === '' ? t('tickets.newTicket.queueRequired') : undefined}
+                slotProps={{ htmlInput: { 'data-testid': 'new-ticket-queue' } }}
+              >
+                {queues.map((q) => (
+                  <MenuItem key={q.id} value={q.id}>
+                    {q.name}
+                  </MenuItem>
+                ))}
+              </TextField>
+            )}
             <TextField
               select
               label={t('tickets.newTicket.connection')}

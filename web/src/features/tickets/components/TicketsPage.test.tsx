@@ -318,6 +318,30 @@ describe('new ticket', () => {
     expect(server.find('GET', '/contacts/list').every((r) => (r.query.get('searchParam') ?? '').length >= 3)).toBe(true);
   });
 
+  it('an admin in no queue opens a ticket without one (no queue to choose)', async () => {
+    const server = inboxServer(
+      { open: [] },
+      {
+        'GET /contacts/list': () => [{ id: 50, name: 'Maria', number: '5511988887777' }],
+        'POST /tickets': () => ticketFixture(71, { uuid: 'uuid-71', queueId: null }),
+        'GET /tickets/u/:uuid': () => ticketFixture(71, { uuid: 'uuid-71', queueId: null }),
+        'GET /messages/:uuid': () => ({ messages: [], hasMore: false, nextCursor: null }),
+      },
+      inboxAuth({ user: { whatsappId: 3, queues: [], queueIds: [] } }),
+    );
+    renderApp('/tickets');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('tickets-new'));
+    const dialog = await screen.findByTestId('new-ticket-dialog');
+    expect(within(dialog).queryByTestId('new-ticket-queue')).not.toBeInTheDocument();
+    await user.type(within(dialog).getByTestId('new-ticket-contact'), 'Mar');
+    await user.click(await screen.findByText('Maria - 5511988887777', {}, { timeout: 3000 }));
+    await user.click(within(dialog).getByTestId('new-ticket-submit'));
+    await waitFor(() => expect(server.find('POST', '/tickets')).toHaveLength(1));
+    expect(server.find('POST', '/tickets')[0].body).toEqual({ contactId: 50, queueId: null, whatsappId: 3, userId: 1, status: 'open' });
+    await waitFor(() => expect(window.location.pathname).toBe('/tickets/uuid-71'));
+  });
+
   it('a 409 for my own ticket opens it', async () => {
     inboxServer(
       { open: [] },
