@@ -3,6 +3,7 @@ import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 import reactRefresh from 'eslint-plugin-react-refresh';
 import tseslint from 'typescript-eslint';
+import { boundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'test-results', 'src/wasm-pkg'] },
@@ -20,11 +21,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['e2e/**/*.ts', '*.config.ts', 'eslint.config.js'],
+    files: ['e2e/**/*.ts', '*.config.ts', 'eslint.config.js', 'eslint.boundaries.js'],
     languageOptions: { globals: { ...globals.node } },
   },
   {
     files: ['**/*.test.{ts,tsx}', 'src/test/**'],
     rules: { 'react-refresh/only-export-components': 'off' },
   },
+  ...boundaries(),
 );

@@ -44,6 +44,8 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // dist/.vite/manifest.json: `cargo xtask budget` reads the entry and its static imports from it.
+    manifest: true,
     chunkSizeWarningLimit: 700,
   },
 });

@@ -16,9 +16,8 @@ use chatflow_core::settings::{self, Scope, SettingDef};
 use chatflow_core::tenancy::{self, Company, Plan, SubscriptionStatus};
 use chatflow_core::{CompanyId, Error, ErrorCode, TenantScope, validation};
 use chatflow_store::Store;
-use chatflow_system::{
-    Argon2Hasher, LocalMediaStore, LogBus, RandomIds, SystemClock, configured_mailer,
-};
+use chatflow_system::{LocalMediaStore, configured_mailer};
+use chatflow_wiring::{HostParts, Wiring};
 use chrono::NaiveDate;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -57,7 +56,8 @@ pub async fn run(cli: Cli) -> Outcome {
     {
         return crate::flow::run(&cli, command);
     }
-    let store = Store::connect(&cli.database_url)
+    let store = wiring()
+        .connect(&cli.database_url)
         .await
         .map_err(|e| Failure::Database(e.to_string()))?;
     let outcome = dispatch(&cli, &store).await;
@@ -120,50 +120,25 @@ fn ports(cli: &Cli, store: &Store) -> Result<Ports, Failure> {
         cipher: std::sync::OnceLock::new(),
     };
     let store = Arc::new(store.clone());
-    Ok(Ports {
-        clock: Arc::new(SystemClock),
-        ids: Arc::new(RandomIds),
-        hasher: Arc::new(Argon2Hasher::new()),
-        events: Arc::new(LogBus::new(store.clone())),
-        companies: store.clone(),
-        plans: store.clone(),
-        users: store.clone(),
-        settings: store.clone(),
-        sessions: store.clone(),
-        secrets: Arc::new(secrets),
-        queues: store.clone(),
-        helps: store.clone(),
-        media: Arc::new(LocalMediaStore::new(cli.media_dir.clone())),
-        mailer,
-        resets: store.clone(),
-        channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
-        event_log: store.clone(),
-        contacts: store.clone(),
-        tags: store.clone(),
-        tickets: store.clone(),
-        messages: store.clone(),
-        jobs: store.clone(),
-        schedules: store.clone(),
-        flows: store.clone(),
-        flow_campaigns: store.clone(),
-        quick_messages: store.clone(),
-        staged_uploads: store.clone(),
-        inbound_failures: store.clone(),
-        // The CLI runs no conversations; the clients are there for use cases that may reach
-        // them, with the default OpenAI endpoint.
-        assistant: Arc::new(
-            chatflow_integrations::HttpAssistant::new(
-                chatflow_integrations::OPENAI_BASE_URL,
-                chatflow_integrations::HttpOptions::default(),
-            )
-            .map_err(Failure::Domain)?,
-        ),
-        typebot: Arc::new(
-            chatflow_integrations::HttpTypebot::new(chatflow_integrations::HttpOptions::default())
-                .map_err(Failure::Domain)?,
-        ),
-        connections: store,
-    })
+    // The CLI runs no conversations; the clients are there for use cases that may reach them,
+    // with the default OpenAI endpoint.
+    wiring()
+        .ports(
+            store.clone(),
+            HostParts {
+                secrets: Arc::new(secrets),
+                media: Arc::new(LocalMediaStore::new(cli.media_dir.clone())),
+                mailer,
+                channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
+                openai_base_url: chatflow_integrations::OPENAI_BASE_URL.to_owned(),
+            },
+        )
+        .map_err(Failure::Domain)
+}
+
+/// The clock, ids and hasher the CLI runs on: the system's (the server's defaults).
+fn wiring() -> Wiring {
+    Wiring::new()
 }
 
 /// The server's secret cipher, resolved (the key read, or the key file created) only when a
@@ -635,16 +610,27 @@ async fn settings_command(cli: &Cli, ports: &Ports, command: &SettingsCommand) -
             settings::check_change(&settings::to_map(&stored), def.key, value)?;
             match company {
                 Some(id) => {
+                    // The company's sockets (and caches keyed by its event sequence) hear of
+                    // the change, as after a change in the web app; secrets are never announced.
+                    let setting = settings_service::Setting {
+                        key: def.key.to_owned(),
+                        value: settings_service::shown(def.key, value.clone()),
+                    };
+                    let events = if def.secret {
+                        Vec::new()
+                    } else {
+                        vec![settings_service::settings_event(&setting)]
+                    };
                     ports
                         .settings
-                        .set_company_setting(TenantScope::new(*id), def.key, value)
+                        .set_company_setting(TenantScope::new(*id), def.key, value, &events)
                         .await?
                 }
                 None => {
                     let stored = settings_service::stored_form(ports, def, value)?;
                     ports
                         .settings
-                        .set_platform_setting(def.key, &stored)
+                        .set_platform_setting(def.key, &stored, None)
                         .await?
                 }
             }

@@ -6,7 +6,6 @@ mod common;
 use std::process::{Command, Output};
 
 use chatflow_core::ports::{PasswordHasher, UserRepo};
-use chatflow_store::Store;
 use chatflow_system::Argon2Hasher;
 use serde_json::Value;
 
@@ -533,7 +532,8 @@ async fn set_password_changes_what_signs_in() {
     ]);
     assert!(text.contains("carla@x.test"), "{text}");
 
-    let store = Store::connect(&cli.database_url)
+    let store = chatflow_wiring::Wiring::new()
+        .connect(&cli.database_url)
         .await
         .expect("the database opens");
     let login = store

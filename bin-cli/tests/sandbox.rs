@@ -12,7 +12,6 @@ use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
 use chatflow_core::inbox::model::{ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate};
 use chatflow_core::inbox::ports::ConnectionRepo;
 use chatflow_core::inbox::sandbox::SandboxRepo;
-use chatflow_store::Store;
 use serde_json::Value;
 
 /// Runs `chatflow args...` in `dir` against `database_url`.
@@ -49,7 +48,8 @@ async fn exercise(database_url: String) {
         .await
         .expect("migrated");
 
-    let store = Store::connect(&database_url)
+    let store = chatflow_wiring::Wiring::new()
+        .connect(&database_url)
         .await
         .expect("the database opens");
     let scope = TenantScope::new(CompanyId(1));

@@ -109,7 +109,10 @@ async fn exercise(url: String) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path();
     succeeded(&run(path, &url, &["migrate"]).await);
-    let store = Store::connect(&url).await.expect("the database opens");
+    let store = chatflow_wiring::Wiring::new()
+        .connect(&url)
+        .await
+        .expect("the database opens");
     let scope = TenantScope::new(CompanyId(1));
 
     // close-all: only the status asked for, only in the queues named.

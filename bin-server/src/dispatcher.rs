@@ -1,17 +1,20 @@
 //! The realtime dispatcher: tails each company's event log and emits new events to the sockets
 //! that may receive them.
 //!
-//! Writes append their events to the log in their own transaction (`chatflow_store`'s outbox);
-//! the core's [`EventBus`] is `chatflow_system::LogBus`, which appends what use cases publish (users, settings,
-//! auth...) to the same log, so every event a client receives carries its company's `seq`.
+//! Every write appends its events ([`chatflow_core::events::Event`], one typed model for every
+//! feature) to the log in its own transaction (`chatflow_store`'s outbox), so every event a
+//! client receives carries its company's `seq` and none is lost after a commit.
 //!
-//! One task ([`spawn`]) knows each company's last emitted sequence number. It is woken in
-//! process after writes ([`Realtime::wake`]: the bus and every mutating HTTP request poke it) and
+//! One task ([`start`]) knows each company's last emitted sequence number. It is woken in
+//! process after writes ([`Realtime::wake`]: every mutating HTTP request and the socket's own
+//! writes poke it) and
 //! also polls [`EventLog::heads`] every [`POLL`], which catches writes by the CLI or another
 //! server. For each company that moved it reads the new events in order and, for every socket of
 //! the company, emits the event only when the socket's user may see it
-//! ([`InboxEvent::visible_to`]) and in the form that user receives
-//! ([`InboxEvent::for_recipient`], LGPD masking). At start it begins from the current heads:
+//! ([`chatflow_core::events::Event::visible_to`]) and in the form that user receives
+//! ([`chatflow_core::events::Event::for_recipient`], LGPD masking). It matches on the event's
+//! type: a settings event drops the cached settings before it goes out, a user event refreshes
+//! that user's sockets after. At start it begins from the current heads:
 //! old events are not emitted again (clients ask for them with `sync`).
 //!
 //! A background task ([`spawn_pruner`]) trims the log every hour.
@@ -25,9 +28,9 @@ use std::time::{Duration, Instant};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use chatflow_core::events::{RecipientSettings, StoredEvent};
 use chatflow_core::identity::Actor;
 use chatflow_core::ids::{CompanyId, TenantScope, UserId};
-use chatflow_core::inbox::events::{InboxEvent, RecipientSettings, StoredEvent};
 
 use chatflow_core::service::Ports;
 use serde_json::Value;
@@ -35,7 +38,7 @@ use socketioxide::SocketIo;
 use socketioxide::extract::SocketRef;
 use tokio::sync::{Notify, watch};
 
-use crate::realtime::{SocketActor, company_room, named_room, user_room};
+use crate::realtime::{SocketActor, company_room, room_for, user_room};
 use crate::state::AppState;
 
 /// How often the dispatcher polls the companies' heads when nothing woke it.
@@ -183,20 +186,6 @@ pub async fn recipient_settings(ports: &Ports, company: CompanyId) -> RecipientS
     }
 }
 
-/// The room whose sockets an event goes to (then filtered by visibility).
-pub fn room_for(company: CompanyId, event: &InboxEvent) -> String {
-    match event {
-        InboxEvent::Other {
-            user_id: Some(user),
-            ..
-        } => user_room(company, UserId(*user)),
-        InboxEvent::Other {
-            room: Some(room), ..
-        } => named_room(company, room),
-        _ => company_room(company),
-    }
-}
-
 /// The payload `actor` receives for `event`, or `None` when the actor may not see it. A panic
 /// of the rules (a bug) drops the event for that socket instead of the dispatcher.
 pub fn payload_for(
@@ -313,9 +302,7 @@ impl Dispatcher {
     /// Keeps the cached state right before an event goes out: new settings apply to the event
     /// that announces them.
     async fn before_emit(&mut self, event: &StoredEvent) {
-        if let InboxEvent::Other { name_suffix, .. } = &event.event
-            && name_suffix == "settings"
-        {
+        if event.event.changes_settings() {
             self.settings.remove(&event.company_id);
         }
     }
@@ -323,24 +310,8 @@ impl Dispatcher {
     /// After a user event, refreshes the actor stored on that user's sockets (profile, queues
     /// and flags decide visibility); a deleted user's sockets are closed.
     async fn after_emit(&mut self, event: &StoredEvent) {
-        let InboxEvent::Other {
-            name_suffix,
-            payload,
-            ..
-        } = &event.event
-        else {
-            return;
-        };
-        if name_suffix != "user" {
-            return;
-        }
-        let user = payload
-            .get("user")
-            .and_then(|u| u.get("id"))
-            .or_else(|| payload.get("userId"))
-            .and_then(Value::as_i64);
-        if let Some(user) = user {
-            refresh_user(&self.io, &self.ports, event.company_id, UserId(user)).await;
+        if let Some(user) = event.event.changed_user() {
+            refresh_user(&self.io, &self.ports, event.company_id, user).await;
         }
     }
 
@@ -433,31 +404,4 @@ pub fn spawn_pruner(realtime: Realtime, ports: Ports) -> tokio::task::JoinHandle
             }
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use chatflow_core::ports::{Audience, RealtimeEvent};
-    use serde_json::json;
-
-    fn published(audience: Audience) -> RealtimeEvent {
-        RealtimeEvent {
-            company_id: CompanyId(7),
-            audience,
-            name: "company-7-auth".into(),
-            payload: json!({"action": "update"}),
-        }
-    }
-
-    #[test]
-    fn published_events_keep_their_name_and_audience_in_the_log() {
-        let event = InboxEvent::from_published(&published(Audience::User(UserId(3))));
-        assert_eq!(event.name(CompanyId(7)), "company-7-auth");
-        assert_eq!(room_for(CompanyId(7), &event), "company-7-user-3");
-        let event = InboxEvent::from_published(&published(Audience::Room("notification".into())));
-        assert_eq!(room_for(CompanyId(7), &event), "company-7-notification");
-        let event = InboxEvent::from_published(&published(Audience::Company));
-        assert_eq!(room_for(CompanyId(7), &event), "company-7");
-    }
 }

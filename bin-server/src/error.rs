@@ -261,43 +261,6 @@ pub fn multipart_error(error: axum::extract::multipart::MultipartError) -> ApiEr
     }
 }
 
-/// The first file of a multipart body: the field named `field`, or with `None` the first field
-/// that carries a file name. Answers `None` when there is none; an unreadable body is 400 (413
-/// past the body limit). Shared by the single-file upload routes.
-pub async fn single_file(
-    multipart: Result<
-        axum::extract::multipart::Multipart,
-        axum::extract::multipart::MultipartRejection,
-    >,
-    field: Option<&str>,
-) -> ApiResult<Option<chatflow_core::service::inbox::messages::Upload>> {
-    let mut multipart = multipart.map_err(|rejection| {
-        tracing::debug!(%rejection, "unreadable multipart body");
-        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
-    })?;
-    while let Some(part) = multipart.next_field().await.map_err(multipart_error)? {
-        let wanted = match field {
-            Some(name) => part.name() == Some(name),
-            None => part.file_name().is_some(),
-        };
-        if !wanted {
-            continue;
-        }
-        let file_name = crate::extract::storable(part.file_name().unwrap_or("file").to_owned())?;
-        let mime_type = part
-            .content_type()
-            .unwrap_or("application/octet-stream")
-            .to_owned();
-        let bytes = part.bytes().await.map_err(multipart_error)?;
-        return Ok(Some(chatflow_core::service::inbox::messages::Upload {
-            file_name,
-            mime_type,
-            bytes: bytes.to_vec(),
-        }));
-    }
-    Ok(None)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

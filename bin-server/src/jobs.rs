@@ -57,8 +57,57 @@ pub fn spawn(
     })
 }
 
+/// Runs the jobs due on a server's clock when its embedder says so: what the background
+/// worker does on each look at the queue, for a server built with
+/// [`crate::JobRunner::Explicit`] (tests on a manual clock advance the clock, then run the due
+/// jobs, then check).
+#[derive(Clone)]
+pub struct DueJobs {
+    ports: Ports,
+    realtime: Realtime,
+    lease: chrono::TimeDelta,
+}
+
+impl std::fmt::Debug for DueJobs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DueJobs").finish_non_exhaustive()
+    }
+}
+
+impl DueJobs {
+    pub(crate) fn new(ports: Ports, realtime: Realtime, lease: chrono::TimeDelta) -> DueJobs {
+        DueJobs {
+            ports,
+            realtime,
+            lease,
+        }
+    }
+
+    /// Runs every job due at the clock's time now (and the jobs those queue for now), settles
+    /// each, wakes the dispatcher for their events, and answers how many ran.
+    pub async fn run(&self) -> chatflow_core::Result<usize> {
+        let ran = claim_and_run(&self.ports, self.lease).await?;
+        self.realtime.wake();
+        Ok(ran)
+    }
+}
+
 /// Runs every job due now; returns how long to sleep before the next one is due.
 async fn run_due(ports: &Ports, lease: chrono::TimeDelta) -> chatflow_core::Result<Duration> {
+    claim_and_run(ports, lease).await?;
+    let next = ports.jobs.next_due().await?;
+    Ok(match next {
+        Some(at) => (at - ports.clock.now())
+            .to_std()
+            .unwrap_or(Duration::ZERO)
+            .min(MAX_IDLE),
+        None => MAX_IDLE,
+    })
+}
+
+/// Claims and runs due jobs until none is due; answers how many ran.
+async fn claim_and_run(ports: &Ports, lease: chrono::TimeDelta) -> chatflow_core::Result<usize> {
+    let mut ran = 0;
     loop {
         let now = ports.clock.now();
         let claimed = ports.jobs.claim_due(now, lease, BATCH).await?;
@@ -76,14 +125,8 @@ async fn run_due(ports: &Ports, lease: chrono::TimeDelta) -> chatflow_core::Resu
                 );
             }
             jobs::settle(ports, &job, &outcome).await?;
+            ran += 1;
         }
     }
-    let next = ports.jobs.next_due().await?;
-    Ok(match next {
-        Some(at) => (at - ports.clock.now())
-            .to_std()
-            .unwrap_or(Duration::ZERO)
-            .min(MAX_IDLE),
-        None => MAX_IDLE,
-    })
+    Ok(ran)
 }

@@ -28,6 +28,7 @@ pub mod extract;
 pub mod inbound;
 pub mod jobs;
 pub mod listen;
+pub mod multipart;
 pub mod rate_limit;
 pub mod realtime;
 pub mod request_log;
@@ -50,7 +51,8 @@ use chatflow_core::service::Ports;
 use chatflow_core::service::auth::SessionPolicy;
 use chatflow_core::service::bootstrap::{self, SeedOptions, SeedReport};
 use chatflow_store::Store;
-use chatflow_system::{Argon2Hasher, LocalMediaStore, RandomIds, SystemClock, configured_mailer};
+use chatflow_system::{LocalMediaStore, configured_mailer};
+use chatflow_wiring::{HostParts, Wiring};
 use socketioxide::SocketIo;
 use socketioxide::layer::SocketIoLayer;
 use tokio::net::TcpListener;
@@ -82,6 +84,7 @@ pub struct App {
     store: Arc<Store>,
     seed: SeedReport,
     realtime: Realtime,
+    job_lease: chrono::TimeDelta,
 }
 
 impl std::fmt::Debug for App {
@@ -104,9 +107,25 @@ impl App {
         &self.seed
     }
 
+    /// The store, for tests and embedding.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
     /// The shared state (ports, token keys...), for tests and embedding.
     pub fn state(&self) -> &AppState {
         &self.state
+    }
+
+    /// Something that runs the jobs due now on this server's clock, as the background worker
+    /// would, and lets the dispatcher emit their events (tests on a manual clock; see
+    /// [`JobRunner::Explicit`]).
+    pub fn due_jobs(&self) -> jobs::DueJobs {
+        jobs::DueJobs::new(
+            self.state.ports.clone(),
+            self.realtime.clone(),
+            self.job_lease,
+        )
     }
 
     /// Serves until `shutdown` completes, then closes the sockets, finishes the requests in
@@ -137,22 +156,44 @@ impl App {
     }
 }
 
-/// Builds the server with argon2id's default cost.
+/// Builds the server with argon2id's default cost, the system clock and random ids.
 pub async fn build(config: Config) -> anyhow::Result<App> {
-    build_with_hasher(config, Arc::new(Argon2Hasher::new())).await
+    build_with(config, Wiring::new(), JobRunner::Background).await
 }
 
 /// Builds the server with a given password hasher (tests use a cheap argon2id).
-///
-/// Connects to and migrates the database, seeds the first start, loads or creates the
-/// access-token key, and binds the listener.
 pub async fn build_with_hasher(
     config: Config,
     hasher: Arc<dyn PasswordHasher>,
 ) -> anyhow::Result<App> {
+    build_with(
+        config,
+        Wiring::new().with_hasher(hasher),
+        JobRunner::Background,
+    )
+    .await
+}
+
+/// Who runs due jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobRunner {
+    /// The background worker (production): it claims due jobs as they fall due.
+    Background,
+    /// Nobody by themselves: the embedder (a test on a manual clock) runs them with
+    /// [`App::run_due_jobs`] / [`jobs::run_due_now`] when it chooses.
+    Explicit,
+}
+
+/// Builds the server on `wiring` (its clock, ids and hasher; see [`chatflow_wiring`]), with due
+/// jobs run as `jobs` says.
+///
+/// Connects to and migrates the database, seeds the first start, loads or creates the
+/// access-token key, and binds the listener.
+pub async fn build_with(config: Config, wiring: Wiring, jobs: JobRunner) -> anyhow::Result<App> {
     tokens::install_crypto_provider();
     let store = Arc::new(
-        Store::connect(config.database_url.expose())
+        wiring
+            .connect(config.database_url.expose())
             .await
             .context("cannot open the database")?,
     );
@@ -189,7 +230,7 @@ pub async fn build_with_hasher(
              with the database, and give every server of this database the same key"
         );
     }
-    let ids: Arc<dyn IdGenerator> = Arc::new(RandomIds);
+    let ids: Arc<dyn IdGenerator> = wiring.ids();
     let realtime = Realtime::new();
     let sandbox = config.sandbox_enabled().then(|| {
         chatflow_sandbox::SandboxProvider::new(
@@ -202,51 +243,18 @@ pub async fn build_with_hasher(
     if let Some(sandbox) = &sandbox {
         channels = channels.with(Arc::new(sandbox.clone()));
     }
-    let ports = Ports {
-        clock: Arc::new(SystemClock),
-        ids: ids.clone(),
-        hasher,
-        events: Arc::new({
-            let realtime = realtime.clone();
-            chatflow_system::LogBus::new(store.clone()).waking(move || realtime.wake())
-        }),
-        companies: store.clone(),
-        plans: store.clone(),
-        users: store.clone(),
-        settings: store.clone(),
-        sessions: store.clone(),
-        secrets: Arc::new(secrets),
-        queues: store.clone(),
-        helps: store.clone(),
-        media: Arc::new(LocalMediaStore::new(config.media_dir.clone())),
-        mailer,
-        resets: store.clone(),
-        channels,
-        event_log: store.clone(),
-        contacts: store.clone(),
-        tags: store.clone(),
-        tickets: store.clone(),
-        messages: store.clone(),
-        jobs: store.clone(),
-        schedules: store.clone(),
-        flows: store.clone(),
-        flow_campaigns: store.clone(),
-        quick_messages: store.clone(),
-        staged_uploads: store.clone(),
-        inbound_failures: store.clone(),
-        assistant: Arc::new(
-            chatflow_integrations::HttpAssistant::new(
-                config.openai_base_url.clone(),
-                chatflow_integrations::HttpOptions::default(),
-            )
-            .map_err(|e| anyhow::anyhow!("cannot build the assistant client: {e}"))?,
-        ),
-        typebot: Arc::new(
-            chatflow_integrations::HttpTypebot::new(chatflow_integrations::HttpOptions::default())
-                .map_err(|e| anyhow::anyhow!("cannot build the Typebot client: {e}"))?,
-        ),
-        connections: store.clone(),
-    };
+    let ports = wiring
+        .ports(
+            store.clone(),
+            HostParts {
+                secrets: Arc::new(secrets),
+                media: Arc::new(LocalMediaStore::new(config.media_dir.clone())),
+                mailer,
+                channels,
+                openai_base_url: config.openai_base_url.clone(),
+            },
+        )
+        .map_err(|e| anyhow::anyhow!("cannot build the integration clients: {e}"))?;
 
     let seed = bootstrap::ensure_seeded(
         &ports,
@@ -302,12 +310,16 @@ pub async fn build_with_hasher(
     // The channels' sessions come back first, so a job due while the server was down (a
     // scheduled message) finds its connection up instead of failing as not initialised.
     routes::sandbox::start(&state).await;
-    jobs::spawn(
-        state.ports.clone(),
-        state.jobs.clone(),
-        &realtime,
-        chrono::TimeDelta::seconds(i64::try_from(config.job_lease).unwrap_or(120).max(1)),
-    );
+    let job_lease =
+        chrono::TimeDelta::seconds(i64::try_from(config.job_lease).unwrap_or(120).max(1));
+    if jobs == JobRunner::Background {
+        jobs::spawn(
+            state.ports.clone(),
+            state.jobs.clone(),
+            &realtime,
+            job_lease,
+        );
+    }
 
     let router = router(state.clone(), socket_layer, &config);
     let limits = listen::Limits {
@@ -326,6 +338,7 @@ pub async fn build_with_hasher(
         store,
         seed,
         realtime,
+        job_lease,
     })
 }
 
@@ -422,7 +435,7 @@ async fn store_jwt_secret(ports: &Ports, secret: &str) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("cannot seal the access-token key: {e}"))?;
     ports
         .settings
-        .set_platform_setting(JWT_SECRET_SETTING, &sealed)
+        .set_platform_setting(JWT_SECRET_SETTING, &sealed, None)
         .await
         .map_err(|e| anyhow::anyhow!("cannot store the access-token key: {e}"))
 }

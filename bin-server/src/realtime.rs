@@ -18,11 +18,11 @@
 
 use std::sync::Arc;
 
+use chatflow_core::events::{Event, Recipients};
 use chatflow_core::identity::Actor;
 use chatflow_core::ids::{CompanyId, TenantScope, TicketId, UserId};
 use chatflow_core::inbox::ports::Missed;
 use chatflow_core::inbox::visibility;
-use chatflow_core::ports::Audience;
 use chatflow_core::service::users;
 use serde_json::{Value, json};
 use socketioxide::SocketIo;
@@ -53,12 +53,11 @@ pub fn named_room(company: CompanyId, name: &str) -> String {
     format!("company-{company}-{name}")
 }
 
-/// The room an audience of a company's event maps to.
-pub fn room_of(company: CompanyId, audience: &Audience) -> String {
-    match audience {
-        Audience::Company => company_room(company),
-        Audience::User(user) => user_room(company, *user),
-        Audience::Room(name) => named_room(company, name),
+/// The room whose sockets an event goes to (then filtered by [`Event::visible_to`]).
+pub fn room_for(company: CompanyId, event: &Event) -> String {
+    match event.recipients() {
+        Recipients::Company => company_room(company),
+        Recipients::User(user) => user_room(company, user),
     }
 }
 
@@ -227,8 +226,10 @@ fn on_connect(state: AppState, socket: SocketRef) {
     socket.on("userStatus", move || {
         let state = status_state.clone();
         async move {
-            if let Err(e) = users::set_online(&state.ports, me.scope(), me.user_id, true).await {
-                tracing::warn!(user = %me.user_id, "cannot mark the user online: {e}");
+            match users::set_online(&state.ports, me.scope(), me.user_id, true).await {
+                // Not an HTTP write: wake the dispatcher for the event the write appended.
+                Ok(()) => state.realtime.wake(),
+                Err(e) => tracing::warn!(user = %me.user_id, "cannot mark the user online: {e}"),
             }
         }
     });
@@ -243,10 +244,13 @@ fn on_connect(state: AppState, socket: SocketRef) {
                 .into_iter()
                 .filter(|other| other.id != s.id)
                 .count();
-            if others == 0
-                && let Err(e) = users::set_online(&state.ports, me.scope(), me.user_id, false).await
-            {
-                tracing::warn!(user = %me.user_id, "cannot mark the user offline: {e}");
+            if others == 0 {
+                match users::set_online(&state.ports, me.scope(), me.user_id, false).await {
+                    Ok(()) => state.realtime.wake(),
+                    Err(e) => {
+                        tracing::warn!(user = %me.user_id, "cannot mark the user offline: {e}");
+                    }
+                }
             }
         }
     });
@@ -317,7 +321,7 @@ async fn sync(
         .iter()
         .filter(|event| event.seq <= emitted)
         .filter(|event| {
-            let room = dispatcher::room_for(me.company_id, &event.event);
+            let room = room_for(me.company_id, &event.event);
             rooms.iter().any(|joined| **joined == *room)
         })
         .filter_map(|event| {
@@ -335,14 +339,13 @@ mod tests {
     #[test]
     fn rooms_are_named_from_the_company() {
         let company = CompanyId(4);
-        assert_eq!(room_of(company, &Audience::Company), "company-4");
-        assert_eq!(
-            room_of(company, &Audience::User(UserId(9))),
-            "company-4-user-9"
-        );
-        assert_eq!(
-            room_of(company, &Audience::Room("open".into())),
-            "company-4-open"
-        );
+        let deleted = Event::UserDeleted { user_id: UserId(9) };
+        assert_eq!(room_for(company, &deleted), "company-4");
+        let signed_in = Event::SignedIn {
+            user_id: UserId(9),
+            session_id: uuid::Uuid::nil(),
+        };
+        assert_eq!(room_for(company, &signed_in), "company-4-user-9");
+        assert_eq!(named_room(company, "open"), "company-4-open");
     }
 }

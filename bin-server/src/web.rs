@@ -10,10 +10,13 @@
 //! `/settings` or `/users` survive a reload even where an API route shares the path. Other
 //! requests that match no route look for a file of the app (scripts, styles, images), and get a
 //! `404 ERR_NOT_FOUND` JSON body when there is none. Without an app, unknown routes are always
-//! JSON 404s. `index.html` is never cached; the embedded app adds long-lived caching of its
-//! hashed files and precompressed answers ([`assets`]).
+//! JSON 404s. Both are answered by [`assets::respond`]: `index.html` is never cached, the hashed
+//! files under `assets/` are immutable for a year, and answers are compressed (brotli and gzip
+//! prepared at build time for the embedded app, gzip made on first use for the one on disk,
+//! [`disk`]).
 
 pub mod assets;
+mod disk;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,17 +24,16 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::handler::HandlerWithoutStateExt;
-use axum::http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::header::{ACCEPT, CONTENT_TYPE};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use chatflow_core::ErrorCode;
-use tower_http::services::ServeDir;
 
 use crate::error::{ErrorBody, message_of, response_for};
 
 pub use assets::{AssetFile, AssetSource};
+pub use disk::DiskApp;
 
 /// Where a web app found without `CHATFLOW_WEB_DIR` is looked for when the binary carries none.
 pub const DEFAULT_WEB_DIR: &str = "web/dist";
@@ -112,43 +114,62 @@ fn is_navigation(request: &Request) -> bool {
         && !looks_like_file(request.uri().path())
 }
 
-/// Serves `index.html` for browser navigations (see the module notes).
-pub async fn spa_navigation(State(app): State<WebApp>, request: Request, next: Next) -> Response {
-    if !is_navigation(&request) {
-        return next.run(request).await;
+/// The app's files as the handlers read them: from memory at once, from disk on the blocking
+/// pool (a read, perhaps a compression).
+#[derive(Clone)]
+struct Files {
+    source: Arc<dyn AssetSource>,
+    on_disk: bool,
+}
+
+impl Files {
+    fn of(app: &WebApp) -> Self {
+        match app {
+            WebApp::Dir(dir) => Self {
+                source: Arc::new(DiskApp::new(dir.clone())),
+                on_disk: true,
+            },
+            WebApp::Memory(source) => Self {
+                source: source.clone(),
+                on_disk: false,
+            },
+        }
     }
-    match app {
-        WebApp::Dir(dir) => match tokio::fs::read(dir.join("index.html")).await {
-            Ok(bytes) => {
-                let mut response = Body::from(bytes).into_response();
-                let headers = response.headers_mut();
-                headers.insert(
-                    CONTENT_TYPE,
-                    HeaderValue::from_static("text/html; charset=utf-8"),
-                );
-                headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-                response
-            }
-            Err(e) => {
-                tracing::warn!("cannot read the web app's index.html: {e}");
-                next.run(request).await
-            }
-        },
-        WebApp::Memory(source) => match source.file("index.html") {
-            Some(index) => assets::respond(
-                &index,
-                "index.html",
-                request.headers(),
-                request.method() == Method::HEAD,
-            ),
-            None => next.run(request).await,
-        },
+
+    async fn get(&self, path: String) -> Option<AssetFile> {
+        if !self.on_disk {
+            return self.source.file(&path);
+        }
+        let source = self.source.clone();
+        tokio::task::spawn_blocking(move || source.file(&path))
+            .await
+            .ok()
+            .flatten()
     }
 }
 
-/// Answers a request no route matched from the app held in memory: its file at that path
-/// (`index.html` for a directory), else the JSON 404.
-async fn memory_file(source: Arc<dyn AssetSource>, request: Request) -> Response {
+/// Serves `index.html` for browser navigations (see the module notes).
+async fn spa_navigation(State(files): State<Files>, request: Request, next: Next) -> Response {
+    if !is_navigation(&request) {
+        return next.run(request).await;
+    }
+    match files.get("index.html".to_owned()).await {
+        Some(index) => assets::respond(
+            &index,
+            "index.html",
+            request.headers(),
+            request.method() == Method::HEAD,
+        ),
+        None => {
+            tracing::warn!("the web app has no index.html");
+            next.run(request).await
+        }
+    }
+}
+
+/// Answers a request no route matched from the app: its file at that path (`index.html` for a
+/// directory), else the JSON 404.
+async fn app_file(files: Files, request: Request) -> Response {
     let head = request.method() == Method::HEAD;
     if !(head || request.method() == Method::GET) {
         return not_found().await;
@@ -159,7 +180,7 @@ async fn memory_file(source: Arc<dyn AssetSource>, request: Request) -> Response
     if path.is_empty() || path.ends_with('/') {
         path.push_str("index.html");
     }
-    match source.file(&path) {
+    match files.get(path.clone()).await {
         Some(file) => assets::respond(&file, &path, request.headers(), head),
         None => not_found().await,
     }
@@ -196,19 +217,11 @@ where
     let Some(app) = app else {
         return router.fallback(not_found);
     };
-    let router = match app {
-        WebApp::Dir(dir) => {
-            let files = ServeDir::new(dir)
-                .call_fallback_on_method_not_allowed(true)
-                .fallback(not_found.into_service());
-            router.fallback_service(files)
-        }
-        WebApp::Memory(source) => {
-            let source = source.clone();
-            router.fallback(move |request: Request| memory_file(source, request))
-        }
-    };
-    router.layer(middleware::from_fn_with_state(app.clone(), spa_navigation))
+    let files = Files::of(app);
+    let fallback = files.clone();
+    router
+        .fallback(move |request: Request| app_file(fallback, request))
+        .layer(middleware::from_fn_with_state(files, spa_navigation))
 }
 
 /// Replaces non-JSON error bodies produced below the router (the body-size limit's plain-text

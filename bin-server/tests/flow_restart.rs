@@ -6,12 +6,18 @@
 //! as the first text reaches the phone the server is SIGKILLed, in the middle of the interval.
 //! A new server process on the same database resumes the run from its stored state and its
 //! durable timer: the phone receives "Voltei" exactly once, and the run has ended.
+//!
+//! This is also the proof that the real background worker picks up due work by itself (the
+//! in-process API tests run due jobs explicitly on a manual clock). "Exactly once" is not
+//! proven by waiting: once the job queue is empty (the timer's job is settled) nothing is left
+//! that could send, and the phone holds the two texts.
 
 mod process;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use chatflow_core::jobs::JobQueue;
 use process::{Server, call};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -207,8 +213,24 @@ async fn the_interval_resumes_after_a_kill(dir: &Path, database_url: &str) {
         killed_at.elapsed() >= Duration::from_secs(2),
         "the interval was not waited for"
     );
-    // Nothing more comes: the timer ran once.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Nothing more can come: the timer's job is settled and none is left.
+    let store = chatflow_wiring::Wiring::new()
+        .connect(database_url)
+        .await
+        .expect("the database opens");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while JobQueue::next_due(&store)
+        .await
+        .expect("the job queue")
+        .is_some()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the timer's job was never settled"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    store.close().await;
     let settled = call(&client, Method::GET, inbox, &token, Value::Null).await;
     assert_eq!(bodies(&after), vec!["Um momento", "Voltei"]);
     assert_eq!(bodies(&settled), vec!["Um momento", "Voltei"]);

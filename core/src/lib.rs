@@ -12,7 +12,9 @@
 //! - [`identity`]: users, profiles, per-user flags, the acting user.
 //! - [`policy`]: the permission table and the one policy function.
 //! - [`ticket`]: the ticket state machine.
-//! - [`inbox`]: connections, contacts, tickets, messages, ingestion, realtime events.
+//! - [`events`]: the one typed realtime event model of every feature (the event log's entries),
+//!   who hears each event and its socket name and payload.
+//! - [`inbox`]: connections, contacts, tickets, messages, ingestion.
 //! - [`flow`]: the flow builder's graph, its validation and the deterministic interpreter.
 //! - [`flow_ports`]: the storage ports of flows, their versions and phrase campaigns.
 //! - [`integrations`]: the assistant and Typebot ports and their rules (request, hand-over,
@@ -32,6 +34,7 @@
 
 pub mod automation;
 pub mod error;
+pub mod events;
 pub mod flow;
 pub mod flow_ports;
 pub mod handoff;
@@ -41,6 +44,7 @@ pub mod inbox;
 pub mod integrations;
 pub mod jobs;
 pub mod limits;
+pub mod media;
 pub mod policy;
 pub mod ports;
 pub mod queue;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::error::Result;
+use crate::events::Event;
 use crate::identity::{AllTicket, MenuMode, Profile, Theme, Toggle, User};
 use crate::ids::{CompanyId, PlanId, QueueId, TenantScope, UserId, WhatsappId};
 use crate::tenancy::{Company, Money, Plan, PlanFlags, Recurrence};
@@ -96,52 +97,6 @@ pub struct OutboundMail {
 pub trait Mailer: Send + Sync {
     /// Sends one mail; returns once the mail server accepted it.
     async fn send(&self, mail: &OutboundMail) -> Result<()>;
-}
-
-/// A realtime event for the clients of one company.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RealtimeEvent {
-    pub company_id: CompanyId,
-    /// Which sockets of the company receive it.
-    pub audience: Audience,
-    /// The event name on the wire, e.g. `company-3-user`.
-    pub name: String,
-    /// The payload, `{action, ...}`.
-    pub payload: serde_json::Value,
-}
-
-/// Who inside a company receives an event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Audience {
-    /// Every socket of the company.
-    Company,
-    /// Sockets of one user.
-    User(UserId),
-    /// Sockets that joined a named room of the company (`notification`, a ticket status...).
-    Room(String),
-}
-
-/// Publishes realtime events (socket.io in-process; Redis when several servers share a database).
-#[async_trait]
-pub trait EventBus: Send + Sync {
-    async fn publish(&self, event: RealtimeEvent);
-}
-
-/// A unit of deferred work.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Job {
-    pub company_id: CompanyId,
-    /// What to run, e.g. `ticket.autoClose`.
-    pub kind: String,
-    pub payload: serde_json::Value,
-    /// Not before this instant.
-    pub run_at: DateTime<Utc>,
-}
-
-/// Durable jobs: nothing is lost on restart and no job runs twice.
-#[async_trait]
-pub trait JobQueue: Send + Sync {
-    async fn enqueue(&self, job: Job) -> Result<i64>;
 }
 
 /// Stored media (avatars, attachments): a local directory by default.
@@ -272,6 +227,28 @@ pub struct UserChanges {
     pub default_tickets_manager_width: Option<i64>,
 }
 
+impl UserChanges {
+    /// Whether the change is announced to the company (`company-{id}-user` `update`): a change of
+    /// what colleagues see or of what decides the user's visibility; not one of only the password
+    /// (which revokes sessions instead) or the tickets panel's width (the user's own screen).
+    pub fn announced(&self) -> bool {
+        let UserChanges {
+            name,
+            email,
+            password_hash: _,
+            profile,
+            settings,
+            profile_image,
+            default_tickets_manager_width: _,
+        } = self;
+        name.is_some()
+            || email.is_some()
+            || profile.is_some()
+            || settings.is_some()
+            || profile_image.is_some()
+    }
+}
+
 /// The user behind an access token, with what every request needs of the company.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SignedIn {
@@ -290,6 +267,10 @@ pub struct UserLogin {
 }
 
 /// Users of a company.
+///
+/// Writes append their `company-{id}-user` event to the company's event log in their own
+/// transaction ([`crate::service::users::user_saved_event`],
+/// [`crate::service::users::user_deleted_event`]).
 #[async_trait]
 pub trait UserRepo: Send + Sync {
     /// Cross-company by nature: sign-in looks a user up by (lower-cased) e-mail.
@@ -322,17 +303,22 @@ pub trait UserRepo: Send + Sync {
     /// Every user of the company, ordered by name.
     async fn list_all(&self, scope: TenantScope) -> Result<Vec<User>>;
     async fn count(&self, scope: TenantScope) -> Result<i64>;
-    /// Creates a user; an e-mail already used anywhere gives `ERR_DUPLICATED_EMAIL`.
+    /// Creates a user and appends its `create` event; an e-mail already used anywhere gives
+    /// `ERR_DUPLICATED_EMAIL`.
     async fn create(&self, scope: TenantScope, user: &NewUser) -> Result<User>;
-    /// Applies changes; `None` when the user is not in the scope's company.
+    /// Applies changes and appends the user's `update` event when they are announced
+    /// ([`UserChanges::announced`]); `None` when the user is not in the scope's company.
     async fn update(
         &self,
         scope: TenantScope,
         id: UserId,
         changes: &UserChanges,
     ) -> Result<Option<User>>;
-    /// Deletes; false when the user is not in the scope's company.
+    /// Revokes the user's sessions, deletes the user and appends the `delete` event, in one
+    /// transaction; false (nothing written) when the user is not in the scope's company.
     async fn delete(&self, scope: TenantScope, id: UserId) -> Result<bool>;
+    /// Marks the user online or offline and appends the user's `update` event; nothing when the
+    /// user is not in the scope's company.
     async fn set_online(&self, scope: TenantScope, id: UserId, online: bool) -> Result<()>;
 }
 
@@ -342,7 +328,7 @@ pub trait SettingsRepo: Send + Sync {
     /// Stored company settings (keys never set are absent; the catalogue supplies defaults).
     async fn company_settings(&self, scope: TenantScope) -> Result<Vec<(String, String)>>;
     /// The same, as of the company's event sequence `seq` (read by the caller before this):
-    /// settings changes are published as events, so a store may answer from a cache keyed by
+    /// settings changes append events, so a store may answer from a cache keyed by
     /// the sequence.
     async fn company_settings_at(
         &self,
@@ -352,10 +338,25 @@ pub trait SettingsRepo: Send + Sync {
         let _ = seq;
         self.company_settings(scope).await
     }
-    async fn set_company_setting(&self, scope: TenantScope, key: &str, value: &str) -> Result<()>;
+    /// Stores a company setting and appends `events` to the company's log in the same
+    /// transaction.
+    async fn set_company_setting(
+        &self,
+        scope: TenantScope,
+        key: &str,
+        value: &str,
+        events: &[Event],
+    ) -> Result<()>;
     /// Stored platform settings.
     async fn platform_settings(&self) -> Result<Vec<(String, String)>>;
-    async fn set_platform_setting(&self, key: &str, value: &str) -> Result<()>;
+    /// Stores a platform setting and, when `announce` names a company, appends its events to
+    /// that company's log in the same transaction.
+    async fn set_platform_setting(
+        &self,
+        key: &str,
+        value: &str,
+        announce: Option<(TenantScope, &[Event])>,
+    ) -> Result<()>;
 }
 
 /// A refresh-token session: one family per sign-in, one row per rotation.
@@ -377,7 +378,13 @@ pub struct RefreshSession {
 /// Refresh-token sessions.
 #[async_trait]
 pub trait SessionRepo: Send + Sync {
-    async fn create(&self, scope: TenantScope, session: &RefreshSession) -> Result<()>;
+    /// Stores a new session and appends `events` (the sign-in's) in the same transaction.
+    async fn create(
+        &self,
+        scope: TenantScope,
+        session: &RefreshSession,
+        events: &[Event],
+    ) -> Result<()>;
     /// Cross-company by nature: the cookie carries only the token.
     async fn find_by_token_hash(&self, token_hash: &str) -> Result<Option<RefreshSession>>;
     /// Atomically marks `old` used (only if it was unused and not revoked) and stores `new`.

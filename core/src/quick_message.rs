@@ -22,17 +22,15 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
+use crate::events::{Event, SaveAction};
 use crate::identity::Actor;
 pub use crate::ids::QuickMessageId;
 use crate::ids::{TenantScope, UserId};
-use crate::inbox::events::InboxEvent;
 
 /// The longest shortcode, in characters.
 pub const SHORTCODE_MAX_CHARS: usize = 100;
 /// The longest message, in characters.
 pub const MESSAGE_MAX_CHARS: usize = 10_000;
-/// The suffix of the realtime event's name (`company-{id}-quickmessage`).
-pub const EVENT_SUFFIX: &str = "quickmessage";
 
 /// A quick message as the API shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,49 +166,40 @@ pub fn check_shortcode_free(
     Ok(())
 }
 
-fn audience(message: &QuickMessage) -> Option<i64> {
-    (!message.geral).then_some(message.user_id.0)
-}
-
-fn event(payload: serde_json::Value, user_id: Option<i64>) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: EVENT_SUFFIX.into(),
-        payload,
-        user_id,
-        room: None,
+fn saved(action: SaveAction, message: &QuickMessage) -> Event {
+    Event::QuickMessageSaved {
+        action,
+        record: Box::new(message.clone()),
     }
 }
 
-/// The events of a created quick message.
-pub fn created_events(message: &QuickMessage) -> Vec<InboxEvent> {
-    vec![event(
-        serde_json::json!({"action": "create", "record": message}),
-        audience(message),
-    )]
+fn deleted(message: &QuickMessage, private: bool) -> Event {
+    Event::QuickMessageDeleted {
+        id: message.id,
+        private_to: private.then_some(message.user_id),
+    }
 }
 
-/// The events of an edited quick message (`was_shared`: whether it was shared before).
-pub fn updated_events(was_shared: bool, message: &QuickMessage) -> Vec<InboxEvent> {
+/// The events of a created quick message: for its owner only when it is private
+/// ([`Event::recipients`]).
+pub fn created_events(message: &QuickMessage) -> Vec<Event> {
+    vec![saved(SaveAction::Create, message)]
+}
+
+/// The events of an edited quick message (`was_shared`: whether it was shared before): a
+/// message no longer shared is first deleted for the whole company.
+pub fn updated_events(was_shared: bool, message: &QuickMessage) -> Vec<Event> {
     let mut events = Vec::with_capacity(2);
     if was_shared && !message.geral {
-        events.push(event(
-            serde_json::json!({"action": "delete", "id": message.id}),
-            None,
-        ));
+        events.push(deleted(message, false));
     }
-    events.push(event(
-        serde_json::json!({"action": "update", "record": message}),
-        audience(message),
-    ));
+    events.push(saved(SaveAction::Update, message));
     events
 }
 
 /// The events of a deleted quick message.
-pub fn deleted_events(message: &QuickMessage) -> Vec<InboxEvent> {
-    vec![event(
-        serde_json::json!({"action": "delete", "id": message.id}),
-        audience(message),
-    )]
+pub fn deleted_events(message: &QuickMessage) -> Vec<Event> {
+    vec![deleted(message, !message.geral)]
 }
 
 /// The storage of quick messages. Writes append their events ([`created_events`],
@@ -351,29 +340,30 @@ mod tests {
 
     #[test]
     fn private_events_go_to_the_owner_and_unsharing_is_a_delete_for_the_company() {
+        use crate::events::Recipients;
         let private = message(1, 7, "oi", false);
         let created = created_events(&private);
-        let [InboxEvent::Other { user_id, .. }] = created.as_slice() else {
+        let [event] = created.as_slice() else {
             panic!("one event");
         };
-        assert_eq!(*user_id, Some(7));
+        assert_eq!(event.recipients(), Recipients::User(UserId(7)));
         let events = updated_events(true, &private);
         assert_eq!(events.len(), 2);
-        assert!(matches!(
-            &events[0],
-            InboxEvent::Other { user_id: None, payload, .. } if payload["action"] == "delete"
-        ));
+        assert_eq!(events[0].recipients(), Recipients::Company);
+        assert!(matches!(&events[0], Event::QuickMessageDeleted { id, .. } if id.0 == 1));
+        assert_eq!(events[1].recipients(), Recipients::User(UserId(7)));
         let deleted = deleted_events(&message(1, 7, "oi", true));
-        let [
-            InboxEvent::Other {
-                user_id, payload, ..
-            },
-        ] = deleted.as_slice()
-        else {
+        let [event] = deleted.as_slice() else {
             panic!("one event");
         };
-        assert_eq!(*user_id, None);
-        assert_eq!(*payload, serde_json::json!({"action": "delete", "id": 1}));
+        assert_eq!(event.recipients(), Recipients::Company);
+        let payload = event.for_recipient(&actor(5), Default::default(), 9);
+        assert_eq!(
+            payload,
+            serde_json::json!({"action": "delete", "id": 1, "seq": 9})
+        );
+        let [private_delete] = deleted_events(&private).try_into().expect("one event");
+        assert_eq!(private_delete.recipients(), Recipients::User(UserId(7)));
     }
 
     #[test]

@@ -13,9 +13,9 @@ use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, FieldCode, FieldError, Result};
+use crate::events::{Event, SaveAction};
 use crate::identity::Toggle;
 use crate::ids::{ContactId, MessageId, QueueId, ScheduleId, TenantScope, UserId, WhatsappId};
-use crate::inbox::events::InboxEvent;
 use crate::inbox::model::{Message, NewMessage};
 use crate::ticket::TicketStatus;
 
@@ -413,19 +413,7 @@ pub fn validate(
 
 /// Whether an attachment of this name may be sent with a schedule (png, jpg, jpeg).
 pub fn media_allowed(file_name: &str) -> bool {
-    file_name
-        .rsplit_once('.')
-        .map(|(_, ext)| ext.to_ascii_lowercase())
-        .is_some_and(|ext| MEDIA_EXTENSIONS.contains(&ext.as_str()))
-}
-
-/// The MIME type of an accepted attachment.
-pub fn media_mime_type(file_name: &str) -> &'static str {
-    if file_name.to_ascii_lowercase().ends_with(".png") {
-        "image/png"
-    } else {
-        "image/jpeg"
-    }
+    MEDIA_EXTENSIONS.contains(&crate::media::extension(file_name).as_str())
 }
 
 /// What a send did, for [`ScheduleRepo::record_send`].
@@ -478,23 +466,16 @@ pub fn after_send(
 }
 
 /// `company-{id}-schedule` `{action: "create"|"update", schedule}` for the whole company.
-pub fn schedule_event(action: &str, schedule: &Schedule) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "schedule".into(),
-        payload: serde_json::json!({"action": action, "schedule": schedule}),
-        user_id: None,
-        room: None,
+pub fn schedule_event(action: SaveAction, schedule: &Schedule) -> Event {
+    Event::ScheduleSaved {
+        action,
+        schedule: Box::new(schedule.clone()),
     }
 }
 
 /// `company-{id}-schedule` `{action: "delete", scheduleId}` for the whole company.
-pub fn schedule_deleted_event(id: ScheduleId) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "schedule".into(),
-        payload: serde_json::json!({"action": "delete", "scheduleId": id}),
-        user_id: None,
-        room: None,
-    }
+pub fn schedule_deleted_event(id: ScheduleId) -> Event {
+    Event::ScheduleDeleted { schedule_id: id }
 }
 
 /// A send claimed and not recorded yet ([`ScheduleRepo::send_claim`]).

@@ -95,7 +95,7 @@ pub const TIME_ZONE_KEY: &str = "timezone";
 pub const DEFAULT_TIME_ZONE_NAME: &str = "America/Sao_Paulo";
 
 /// The application name used when none is set.
-pub const DEFAULT_APP_NAME: &str = "Chat-flow";
+pub const DEFAULT_APP_NAME: &str = "Chatflow";
 
 const SCHEDULE_TYPES: &[&str] = &["disabled", "queue", "company", "connection"];
 const CHATBOT_TYPES: &[&str] = &["text"];
@@ -812,7 +812,7 @@ mod tests {
         assert_eq!(pget("allowSignup"), ENABLED);
         assert_eq!(pget("primaryColorLight"), "#0000FF");
         assert_eq!(pget("primaryColorDark"), "#39ACE7");
-        assert_eq!(pget("appName"), "Chat-flow");
+        assert_eq!(pget("appName"), "Chatflow");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! Each form has one function returning `Ok(())` or an `ERR_VALIDATION` [`Error`] that lists every
 //! failing field under its wire name with a [`FieldCode`] the web app translates ("Too Short!",
 //! "Required", "Invalid email"...). Lengths count characters, not bytes, after trimming white
-//! space at both ends. The same functions run in the server and, compiled to WASM, in the browser.
+//! space at both ends. The same functions run in the server and, compiled to WASM, in the browser:
+//! the web app asks [`check_form`] (one entry point over every form's values) and
+//! [`password_strength`] through `web/wasm`, and writes none of these rules again.
 //!
 //! The settings' cross-field rules (a toggle that sends a message needs the message) live with
 //! the settings catalogue: [`crate::settings::check_change`].
@@ -432,6 +434,112 @@ pub fn password_strength(password: &str) -> Strength {
 /// True when the login page should show the low-strength dialog (score 2 or lower).
 pub fn needs_strength_warning(score: u8) -> bool {
     score <= 2
+}
+
+/// One form's values as the web app holds them, tagged by `form`, for [`check_form`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "form",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum FormValues {
+    /// The user form ([`validate_user`]); `create` false for an edit.
+    User {
+        create: bool,
+        name: String,
+        email: String,
+        #[serde(default)]
+        password: Option<String>,
+        #[serde(default)]
+        start_work: Option<String>,
+        #[serde(default)]
+        end_work: Option<String>,
+    },
+    /// The contact form ([`validate_contact`]).
+    Contact {
+        name: String,
+        number: String,
+        #[serde(default)]
+        email: Option<String>,
+    },
+    /// The signup form ([`validate_signup`]).
+    Signup {
+        company_name: String,
+        name: String,
+        email: String,
+        password: String,
+        phone: String,
+        #[serde(default)]
+        plan_id: Option<i64>,
+    },
+    /// A ticket note ([`validate_ticket_note`]).
+    Note { note: String },
+    /// A tag's name ([`validate_tag_name`]).
+    Tag { name: String },
+    /// A queue's name and colour ([`validate_queue`]).
+    Queue { name: String, color: String },
+    /// A connection's name ([`validate_connection_name`]).
+    Connection { name: String },
+    /// A password chosen through a reset ([`validate_new_password`]).
+    NewPassword { new_password: String },
+}
+
+/// Every failing field of `form` (empty when it may be sent), by the form's rule above.
+pub fn check_form(form: &FormValues) -> Vec<FieldError> {
+    let result = match form {
+        FormValues::User {
+            create,
+            name,
+            email,
+            password,
+            start_work,
+            end_work,
+        } => validate_user(
+            &UserInput {
+                name,
+                email,
+                password: password.as_deref(),
+                start_work: start_work.as_deref(),
+                end_work: end_work.as_deref(),
+            },
+            if *create {
+                FormMode::Create
+            } else {
+                FormMode::Update
+            },
+        ),
+        FormValues::Contact {
+            name,
+            number,
+            email,
+        } => validate_contact(&ContactInput {
+            name,
+            number,
+            email: email.as_deref(),
+        }),
+        FormValues::Signup {
+            company_name,
+            name,
+            email,
+            password,
+            phone,
+            plan_id,
+        } => validate_signup(&SignupInput {
+            company_name,
+            name,
+            email,
+            password,
+            phone,
+            plan_id: *plan_id,
+        }),
+        FormValues::Note { note } => validate_ticket_note(note),
+        FormValues::Tag { name } => validate_tag_name(name),
+        FormValues::Queue { name, color } => validate_queue(name, color),
+        FormValues::Connection { name } => validate_connection_name(name),
+        FormValues::NewPassword { new_password } => validate_new_password(new_password),
+    };
+    result.err().map(|e| e.fields).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -917,5 +1025,34 @@ mod tests {
         assert!(needs_strength_warning(2));
         assert!(!needs_strength_warning(3));
         assert!(!needs_strength_warning(5));
+    }
+
+    #[test]
+    fn forms_from_the_web_app() {
+        let form: FormValues = serde_json::from_str(
+            r#"{"form":"signup","companyName":"Loja","name":"A","email":"x@","password":"abc","phone":"(11) 9","planId":null}"#,
+        )
+        .expect("signup");
+        let fields: Vec<(String, FieldCode)> = check_form(&form)
+            .into_iter()
+            .map(|f| (f.field, f.code))
+            .collect();
+        assert_eq!(
+            fields,
+            vec![
+                ("name".to_owned(), FieldCode::TooShort),
+                ("email".to_owned(), FieldCode::InvalidEmail),
+                ("password".to_owned(), FieldCode::TooShort),
+                ("phone".to_owned(), FieldCode::TooShort),
+                ("planId".to_owned(), FieldCode::Required),
+            ]
+        );
+        let user: FormValues = serde_json::from_str(
+            r#"{"form":"user","create":false,"name":"Ana","email":"ana@example.com","password":""}"#,
+        )
+        .expect("user");
+        assert!(check_form(&user).is_empty(), "an empty password keeps it");
+        let tag = FormValues::Tag { name: "ab".into() };
+        assert_eq!(check_form(&tag).len(), 1);
     }
 }

@@ -26,14 +26,27 @@ export interface Browser {
   close: () => Promise<void>;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+export interface LaunchOptions {
+  /** The window's inner size; default 1280×800. */
+  viewport?: { width: number; height: number };
+  /** The system theme the page sees (the app follows it until the user picks one). */
+  colorScheme?: 'light' | 'dark';
+  /** The browser's language; default pt-BR. */
+  locale?: string;
+  /** A touch screen that reports itself as a phone (for phone-sized viewports). */
+  mobile?: boolean;
+}
+
+export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'chatflow-e2e-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 800 },
-    locale: 'pt-BR',
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    colorScheme: options.colorScheme ?? 'light',
+    locale: options.locale ?? 'pt-BR',
+    ...(options.mobile ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
   });
   return {
     context,

@@ -8,16 +8,19 @@
  * writes to the sandbox connection, receives the menu, answers "1" and the ticket lands in Vendas:
  * in the Pending tab with the queue's name and colour, and through the API.
  *
+ * Then the editor as issue 15 found it at 1366×768, in light and dark: a new flow opens with its
+ * start node; the simulator's title and restart button are not under the app bar; the add-node
+ * menu fits in the window; two nodes added in a row do not overlap; leaving with unsaved edits
+ * asks first (and staying keeps them); the toolbar stays on one line after publishing; the zoom
+ * controls' icons show in dark mode; the phrase-campaign dialog translates connection statuses.
+ *
  * Environment: CHATFLOW_E2E_BASE_URL, CHATFLOW_E2E_ADMIN_EMAIL, CHATFLOW_E2E_ADMIN_PASSWORD,
  * optionally CHROMIUM_PATH (default /usr/bin/chromium). The server must run with the sandbox on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { launchBrowser, type Browser } from './browser';
-
-const BASE_URL = (process.env.CHATFLOW_E2E_BASE_URL ?? '').replace(/\/$/, '');
-const ADMIN_EMAIL = process.env.CHATFLOW_E2E_ADMIN_EMAIL ?? '';
-const ADMIN_PASSWORD = process.env.CHATFLOW_E2E_ADMIN_PASSWORD ?? '';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, VIEWPORTS, api, byTestId, eventually, login, pairedSandboxConnection, screenshotOnFailure, signIn, untilSettled } from './support';
 
 const stamp = Date.now().toString(36);
 const FLOW_NAME = `Boas-vindas ${stamp}`;
@@ -31,8 +34,6 @@ const MENU_TEXT = `Olá! Como podemos ajudar? ${stamp}`;
 /** A number no other journey uses: the contact is new to the company. */
 const PHONE = `5521${String(Date.now()).slice(-9)}`;
 const CONTACT_NAME = `Joana ${stamp}`;
-
-const byTestId = (id: string) => `[data-testid="${id}"]`;
 
 interface GraphNode {
   id: string;
@@ -55,31 +56,6 @@ interface Ticket {
   contact: { number: string };
 }
 
-async function api<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
-  const response = await fetch(`${BASE_URL}${path}`, {
-    method,
-    headers: {
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
-
-/** Polls `check` until it returns a value, or fails after `timeout` ms. */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeout = 20_000): Promise<T> {
-  const until = Date.now() + timeout;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** `#rrggbb` → the `rgb(r, g, b)` a computed style answers. */
 function rgb(hex: string): string {
   const n = Number.parseInt(hex.slice(1), 16);
@@ -94,17 +70,7 @@ let supportId: number;
 let connectionId: number;
 let flowId: number;
 
-async function signIn(email: string, password: string): Promise<void> {
-  await page.goto(`${BASE_URL}/login`);
-  await page.locator(byTestId('login-email')).fill(email);
-  await page.locator(byTestId('login-password')).fill(password);
-  await page.locator(byTestId('login-submit')).click();
-  const shell = page.locator(byTestId('app-shell'));
-  const weak = page.locator(byTestId('weak-password-proceed'));
-  await shell.or(weak).first().waitFor({ timeout: 20_000 });
-  if (await weak.isVisible()) await weak.click();
-  await shell.waitFor({ timeout: 20_000 });
-}
+screenshotOnFailure('flows', () => page);
 
 async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
   await locator.waitFor();
@@ -170,11 +136,23 @@ async function moveNode(id: string, x: number, y: number): Promise<void> {
   await page.mouse.click(canvas.x + canvas.width / 2, canvas.y + canvas.height - 40);
 }
 
-/** Adds a node of `type` through the speed dial (and its dialog, filled by `fill`); answers its id. */
+/** The ids of the nodes on the canvas. */
+async function nodeIds(): Promise<string[]> {
+  return page.locator('.react-flow__node').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-id') ?? ''));
+}
+
+/** Opens the add-node menu; answers its entry for `type`. */
+async function openAddMenu(type: string): Promise<Locator> {
+  await page.locator(byTestId('flow-editor-add')).click();
+  const entry = page.locator(byTestId(`flow-editor-add-${type}`));
+  await entry.waitFor({ state: 'attached' });
+  return entry;
+}
+
+/** Adds a node of `type` through the add-node menu (and its dialog, filled by `fill`); answers its id. */
 async function addNode(type: string, fill?: () => Promise<void>): Promise<string> {
-  const before = new Set(await page.locator('.react-flow__node').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-id') ?? '')));
-  await page.locator(byTestId('flow-editor-add')).hover();
-  await page.locator(byTestId(`flow-editor-add-${type}`)).click();
+  const before = new Set(await nodeIds());
+  await (await openAddMenu(type)).click();
   if (fill) {
     const dialog = page.locator(byTestId(`node-dialog-${type}`));
     await dialog.waitFor();
@@ -182,10 +160,7 @@ async function addNode(type: string, fill?: () => Promise<void>): Promise<string
     await dialog.locator(byTestId('node-dialog-save')).click();
     await dialog.waitFor({ state: 'detached' });
   }
-  return eventually(async () => {
-    const ids = await page.locator('.react-flow__node').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-id') ?? ''));
-    return ids.find((id) => !before.has(id));
-  }, `the new ${type} node`);
+  return eventually(async () => (await nodeIds()).find((id) => !before.has(id)), `the new ${type} node`);
 }
 
 function handle(nodeId: string, kind: 'source' | 'target', handleId?: string): Locator {
@@ -208,7 +183,7 @@ async function chooseTicketQueue(queueId: number): Promise<void> {
 describe('a flow drawn in the editor runs on a real conversation', () => {
   beforeAll(async () => {
     expect(BASE_URL, 'CHATFLOW_E2E_BASE_URL').not.toBe('');
-    adminToken = (await api<{ token: string }>('POST', '/auth/login', null, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).token;
+    adminToken = await login(ADMIN_EMAIL, ADMIN_PASSWORD);
     salesId = (await api<{ id: number }>('POST', '/queue', adminToken, { name: SALES, color: SALES_COLOR, greetingMessage: 'Bem-vindo às vendas.' })).id;
     supportId = (await api<{ id: number }>('POST', '/queue', adminToken, { name: SUPPORT, color: SUPPORT_COLOR, greetingMessage: 'Bem-vindo ao suporte.' })).id;
     // A sandbox connection, paired: session started, QR code "scanned" by the simulated phone.
@@ -221,7 +196,7 @@ describe('a flow drawn in the editor runs on a real conversation', () => {
     browser = await launchBrowser();
     page = await browser.context.newPage();
     await page.setViewportSize({ width: 1600, height: 1000 });
-    await signIn(ADMIN_EMAIL, ADMIN_PASSWORD);
+    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
   });
 
   afterAll(async () => {
@@ -242,12 +217,10 @@ describe('a flow drawn in the editor runs on a real conversation', () => {
     await page.waitForURL(`**/flowbuilder/${flowId}`);
     await page.locator('.react-flow__pane').waitFor({ timeout: 20_000 });
 
-    const start = await addNode('start');
-    expect(start).toBe('1');
-    // The canvas fits its first node (zoomed in): zoom out with the controls to make room.
+    // A new flow opens with its start node (id "1") placed.
+    const start = '1';
     await canvasNode(start).waitFor({ state: 'visible' });
-    await settle();
-    for (let i = 0; i < 3; i += 1) await page.locator('.react-flow__controls-zoomout').click();
+    expect(await nodeIds()).toEqual([start]);
     await moveNode(start, 40, 260);
     const menu = await addNode('menu', async () => {
       await page.locator(byTestId('node-menu-message')).fill(MENU_TEXT);
@@ -363,5 +336,239 @@ describe('a flow drawn in the editor runs on a real conversation', () => {
     const chip = item.locator(byTestId('ticket-item-queue'));
     expect(await chip.innerText()).toBe(SALES);
     expect(await chip.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(rgb(SALES_COLOR));
+  });
+});
+
+/** Creates a flow through the API, with `graph` saved as its draft and published when given. */
+async function flowThroughApi(name: string, graph?: { nodes: GraphNode[]; connections: (GraphConnection & { id: string })[] }): Promise<number> {
+  const id = (await api<{ id: number }>('POST', '/flowbuilder', adminToken, { name })).id;
+  if (graph) {
+    await api('POST', '/flowbuilder/flow', adminToken, { idFlow: id, ...graph });
+    await api('POST', `/flowbuilder/${id}/publish`, adminToken);
+  }
+  return id;
+}
+
+/** Opens the editor of flow `id` and waits for its canvas and its first node. */
+async function openEditor(id: number): Promise<void> {
+  await page.goto(`${BASE_URL}/flowbuilder/${id}`);
+  await page.locator('.react-flow__pane').waitFor({ timeout: 20_000 });
+}
+
+/** Whether the element at the centre of `locator` (what a click there reaches) is it or inside it. */
+async function onTop(locator: Locator): Promise<boolean> {
+  await locator.waitFor({ state: 'visible' });
+  return locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    return hit !== null && (hit === el || el.contains(hit));
+  });
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** `rgb(...)`/`rgba(...)` → [r, g, b, a]. */
+function channels(colour: string): [number, number, number, number] {
+  const parts = colour.match(/[\d.]+/g)?.map(Number) ?? [];
+  return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts[3] ?? 1];
+}
+
+/** WCAG contrast ratio of two opaque colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r, g, bl] = channels(colour).map((c) => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+
+const A_GRAPH = {
+  nodes: [
+    { id: '1', type: 'start', position: { x: 0, y: 0 }, data: { label: 'Inicio do fluxo' } },
+    { id: 'hello', type: 'message', position: { x: 320, y: 0 }, data: { label: 'Olá!' } },
+  ],
+  connections: [{ id: 'e1', source: '1', target: 'hello' }],
+};
+
+describe('the flow editor at 1366×768 (issue 15)', () => {
+  let pairedId: number;
+
+  beforeAll(async () => {
+    adminToken = await login(ADMIN_EMAIL, ADMIN_PASSWORD);
+    pairedId = await pairedSandboxConnection(adminToken, `Frases ${stamp}`);
+    browser = await launchBrowser({ viewport: VIEWPORTS.laptop });
+    page = await browser.context.newPage();
+    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  let newFlowId: number;
+
+  it('opens a new flow with its start node placed, saved with the first save', async () => {
+    newFlowId = await flowThroughApi(`Novo ${stamp}`);
+    expect((await api<FlowEnvelope>('GET', `/flowbuilder/flow/${newFlowId}`, adminToken)).flow.flow).toBeNull();
+    await openEditor(newFlowId);
+    const starts = page.locator('.react-flow__node-start');
+    await starts.first().waitFor({ state: 'visible', timeout: 20_000 });
+    expect(await starts.count()).toBe(1);
+    expect(await nodeIds()).toEqual(['1']);
+  });
+
+  it('fits the add-node menu in the window, every entry reachable without scrolling the page', async () => {
+    await settle();
+    const entries = ['start', 'content', 'menu', 'condition'];
+    await openAddMenu(entries[0]);
+    for (const type of entries) {
+      const entry = page.locator(byTestId(`flow-editor-add-${type}`));
+      await entry.scrollIntoViewIfNeeded();
+      const b = await box(entry);
+      expect(b.y, `${type} top`).toBeGreaterThanOrEqual(0);
+      expect(b.y + b.height, `${type} bottom`).toBeLessThanOrEqual(VIEWPORTS.laptop.height);
+      expect(b.x + b.width, `${type} right`).toBeLessThanOrEqual(VIEWPORTS.laptop.width);
+    }
+    // The window itself never scrolled to show them.
+    expect(await page.evaluate(() => [window.scrollY, document.documentElement.scrollHeight <= window.innerHeight])).toEqual([0, true]);
+    await page.keyboard.press('Escape');
+  });
+
+  it('places two nodes added in a row where no node overlaps another', async () => {
+    const fill = (text: string) => async () => {
+      await page.locator(byTestId('node-message-text')).fill(text);
+    };
+    const first = await addNode('message', fill('Primeira mensagem'));
+    const second = await addNode('message', fill('Segunda mensagem'));
+    await canvasNode(second).waitFor({ state: 'visible' });
+    const boxes = await Promise.all(['1', first, second].map((id) => box(canvasNode(id))));
+    for (let i = 0; i < boxes.length; i += 1) for (let j = i + 1; j < boxes.length; j += 1) expect(overlap(boxes[i], boxes[j]), `nodes ${i} and ${j} overlap`).toBe(false);
+  });
+
+  it('asks before leaving with unsaved edits: staying keeps them, saving lets the page go', async () => {
+    const before = await nodeIds();
+    expect(before).toHaveLength(3);
+    await page.locator(byTestId('flow-editor-back')).click();
+    const dialog = page.locator(byTestId('flow-editor-leave-dialog'));
+    await dialog.waitFor({ timeout: 5_000 });
+    await dialog.locator(byTestId('flow-editor-leave-stay')).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe(`/flowbuilder/${newFlowId}`);
+    expect(await nodeIds()).toEqual(before);
+    // Closing or reloading the tab is held too (the browser asks).
+    expect(await page.evaluate(() => !window.dispatchEvent(new Event('beforeunload', { cancelable: true })))).toBe(true);
+
+    await page.locator(byTestId('flow-editor-save')).click();
+    await expect
+      .poll(async () => (await api<FlowEnvelope>('GET', `/flowbuilder/flow/${newFlowId}`, adminToken)).flow.flow?.nodes.map((n) => n.type).sort(), { timeout: 20_000 })
+      .toEqual(['message', 'message', 'start']);
+    // Saved: the page lets the tab go once the answer is in (the save's state lands after the server's).
+    await expect.poll(async () => page.evaluate(() => window.dispatchEvent(new Event('beforeunload', { cancelable: true })))).toBe(true);
+    await page.locator(byTestId('flow-editor-back')).click();
+    await page.waitForURL('**/flowbuilders');
+    expect(await page.locator(byTestId('flow-editor-leave-dialog')).count()).toBe(0);
+  });
+
+  it('keeps the toolbar on one line after publishing, and shows the simulator below the app bar', async () => {
+    const id = await flowThroughApi(`Boas-vindas publicado ${stamp}`, A_GRAPH);
+    await openEditor(id);
+    await expect.poll(async () => page.locator(byTestId('flow-editor-version')).innerText()).toMatch(/\b1$/);
+    const toolbar = page.locator(`${byTestId('flow-editor')} > :first-child`);
+    const bar = await box(toolbar);
+    const save = await box(page.locator(byTestId('flow-editor-save')));
+    expect(bar.height, 'the toolbar is one row').toBeLessThanOrEqual(Math.max(save.height, 40) + 4);
+    for (const id of ['flow-editor-name', 'flow-editor-version', 'flow-simulate', 'flow-editor-publish', 'flow-editor-save']) {
+      const b = await box(page.locator(byTestId(id)));
+      expect(b.y, `${id} inside the toolbar`).toBeGreaterThanOrEqual(bar.y - 1);
+      expect(b.y + b.height, `${id} inside the toolbar`).toBeLessThanOrEqual(bar.y + bar.height + 1);
+    }
+
+    await page.locator(byTestId('flow-simulate')).click();
+    const panel = page.locator(byTestId('flow-simulation'));
+    await panel.locator(byTestId('sim-bot')).first().waitFor({ timeout: 20_000 });
+    // The drawer slides in: what is on top is asked once it has stopped.
+    await untilSettled(panel);
+    expect(await onTop(panel.locator(byTestId('flow-simulation-title'))), 'the title is on top').toBe(true);
+    expect(await onTop(panel.locator(byTestId('flow-simulation-restart'))), 'the restart button is on top').toBe(true);
+    await panel.locator(byTestId('flow-simulation-restart')).click();
+    await expect.poll(async () => panel.locator(byTestId('sim-bot')).allInnerTexts()).toEqual(['Olá!']);
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'hidden' });
+  });
+
+  it('shows the zoom controls in dark mode', async () => {
+    await page.evaluate(() => localStorage.setItem('preferredTheme', 'dark'));
+    try {
+      await openEditor(newFlowId);
+      const buttons = page.locator('.react-flow__controls-button');
+      await buttons.first().waitFor({ timeout: 20_000 });
+      const colours = await buttons.evaluateAll((list) =>
+        list.map((button) => {
+          // The first opaque background at or behind the button.
+          let background = 'rgba(0, 0, 0, 0)';
+          for (let el: Element | null = button; el && /rgba\(.*, 0\)$|transparent/.test(background); el = el.parentElement) background = getComputedStyle(el).backgroundColor;
+          const icon = button.querySelector('svg');
+          return { background, fill: icon ? getComputedStyle(icon).fill : '' };
+        }),
+      );
+      expect(colours.length).toBeGreaterThanOrEqual(3);
+      for (const { background, fill } of colours) expect(contrast(fill, background), `icon ${fill} on ${background}`).toBeGreaterThanOrEqual(3);
+    } finally {
+      await page.evaluate(() => localStorage.setItem('preferredTheme', 'light'));
+    }
+  });
+
+  it('translates the connection status in the phrase-campaign dialog', async () => {
+    await page.goto(`${BASE_URL}/phrase-lists`);
+    await page.locator(byTestId('phrase-lists-add')).click();
+    await page.locator(byTestId('phrase-connection')).click();
+    const option = page.locator(byTestId(`phrase-connection-option-${pairedId}`));
+    await option.waitFor();
+    const text = await option.innerText();
+    expect(text).toContain('Conectado');
+    expect(text).not.toContain('CONNECTED');
+    await page.keyboard.press('Escape');
+  });
+});
+
+describe('the flow editor on a 390×844 phone (issue 15)', () => {
+  beforeAll(async () => {
+    adminToken = await login(ADMIN_EMAIL, ADMIN_PASSWORD);
+    browser = await launchBrowser({ viewport: VIEWPORTS.phone, mobile: true });
+    page = await browser.context.newPage();
+    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('fits the page and asks before leaving with its three answers each on one line', async () => {
+    const id = await flowThroughApi(`Celular ${stamp}`);
+    await openEditor(id);
+    await page.locator('.react-flow__node-start').first().waitFor({ state: 'visible', timeout: 20_000 });
+    await addNode('message', async () => {
+      await page.locator(byTestId('node-message-text')).fill('Olá do celular');
+    });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+
+    await page.locator(byTestId('flow-editor-back')).click();
+    const dialog = page.locator(byTestId('flow-editor-leave-dialog'));
+    await dialog.waitFor({ timeout: 5_000 });
+    for (const answer of ['stay', 'discard', 'save']) {
+      const button = dialog.locator(byTestId(`flow-editor-leave-${answer}`));
+      const b = await box(button);
+      // One line of label (a wrapped label makes a button about 56 px tall), inside the screen.
+      expect(b.height, `${answer} height`).toBeLessThanOrEqual(44);
+      expect(b.x, `${answer} left`).toBeGreaterThanOrEqual(0);
+      expect(b.x + b.width, `${answer} right`).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    }
+    await dialog.locator(byTestId('flow-editor-leave-discard')).click();
+    await page.waitForURL('**/flowbuilders');
   });
 });

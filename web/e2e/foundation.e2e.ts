@@ -2,20 +2,17 @@
  * The foundation journey against a real server serving the built app (web/dist):
  * super admin signs in → sees Users and Settings → creates an attendant → uploads their own
  * avatar in the profile dialog (shown in the top bar, also after a reload) → signs out → the
- * attendant signs in → no Users/Settings, /users is the 403 page → English and dark theme →
- * signs out.
+ * attendant signs in → no Users/Settings, /users is the 403 page → a spec page not built yet
+ * says so, an unknown address is the 404 page → English and dark theme → signs out → signs in
+ * again, and a sign-in of the same user elsewhere ends this session with the login page saying why.
  *
  * Environment: CHATFLOW_E2E_BASE_URL, CHATFLOW_E2E_ADMIN_EMAIL, CHATFLOW_E2E_ADMIN_PASSWORD,
  * optionally CHROMIUM_PATH (default /usr/bin/chromium).
  */
-import { mkdir } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from './browser';
-
-const BASE_URL = (process.env.CHATFLOW_E2E_BASE_URL ?? '').replace(/\/$/, '');
-const ADMIN_EMAIL = process.env.CHATFLOW_E2E_ADMIN_EMAIL ?? '';
-const ADMIN_PASSWORD = process.env.CHATFLOW_E2E_ADMIN_PASSWORD ?? '';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, byTestId, login, screenshotOnFailure, signIn as signInOn } from './support';
 
 const stamp = Date.now().toString(36);
 const ATTENDANT = {
@@ -23,8 +20,6 @@ const ATTENDANT = {
   email: `atendente-${stamp}@e2e.chatflow.test`,
   password: 'Attend@2024x',
 };
-
-const byTestId = (id: string) => `[data-testid="${id}"]`;
 
 /** A valid 1×1 PNG. */
 const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -43,17 +38,9 @@ async function topBarAvatarSrc(): Promise<string | null> {
 let browser: Browser;
 let page: Page;
 
+/** Signs in through the login page (a weak password asks first, spec 2 §5: proceed). */
 async function signIn(email: string, password: string): Promise<void> {
-  await page.goto(`${BASE_URL}/login`);
-  await page.locator(byTestId('login-email')).fill(email);
-  await page.locator(byTestId('login-password')).fill(password);
-  await page.locator(byTestId('login-submit')).click();
-  // A weak password asks first (spec 2 §5): proceed.
-  const shell = page.locator(byTestId('app-shell'));
-  const weak = page.locator(byTestId('weak-password-proceed'));
-  await shell.or(weak).first().waitFor({ timeout: 20_000 });
-  if (await weak.isVisible()) await weak.click();
-  await shell.waitFor({ timeout: 20_000 });
+  await signInOn(page, email, password);
 }
 
 async function signOut(): Promise<void> {
@@ -74,12 +61,7 @@ describe('foundation journey', () => {
     page.on('pageerror', (error) => console.error('[page error]', error.message));
   });
 
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && page) {
-      await mkdir('test-results', { recursive: true });
-      await page.screenshot({ path: `test-results/${context.task.name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
-    }
-  });
+  screenshotOnFailure('', () => page, { fullPage: true });
 
   afterAll(async () => {
     await browser?.close();
@@ -157,6 +139,18 @@ describe('foundation journey', () => {
     await expect(page.locator(byTestId('forbidden-title')).textContent()).resolves.toBe('Oops! Acesso Negado!');
   });
 
+  it('shows "not available yet" at a spec page not built yet, and the 404 page at an unknown address', async () => {
+    await page.goto(`${BASE_URL}/campaigns`);
+    await page.locator(byTestId('not-available-page')).waitFor({ timeout: 20_000 });
+    expect(new URL(page.url()).pathname, 'the address is kept').toBe('/campaigns');
+    await page.goto(`${BASE_URL}/no-such-page-${stamp}`);
+    await page.locator(byTestId('not-found-page')).waitFor({ timeout: 20_000 });
+    await page.locator(byTestId('not-found-home')).click();
+    await page.locator(byTestId('not-found-page')).waitFor({ state: 'detached' });
+    await page.goto(`${BASE_URL}/users`);
+    await page.locator(byTestId('forbidden-page')).waitFor({ timeout: 20_000 });
+  });
+
   it('switches the language to English and the theme to dark', async () => {
     await page.locator(byTestId('language-switcher')).click();
     await page.locator(byTestId('language-option-en')).click();
@@ -175,5 +169,16 @@ describe('foundation journey', () => {
   it('signs out back to /login', async () => {
     await signOut();
     await expect(page.locator(byTestId('login-submit')).textContent()).resolves.toBe('Sign in');
+  });
+
+  it('ends this session when the same user signs in elsewhere, and the login page says why', async () => {
+    await signIn(ATTENDANT.email, ATTENDANT.password);
+    await page.locator(byTestId('side-menu')).waitFor();
+    // The same user signs in on another device (here: through the API).
+    await login(ATTENDANT.email, ATTENDANT.password);
+    await page.waitForURL(/\/login$/, { timeout: 20_000 });
+    const notice = page.locator(byTestId('login-signed-out-notice'));
+    await notice.waitFor({ timeout: 20_000 });
+    expect(await notice.innerText()).toMatch(/outro dispositivo ou navegador|another device or browser/);
   });
 });

@@ -20,10 +20,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from './browser';
-
-const BASE_URL = (process.env.CHATFLOW_E2E_BASE_URL ?? '').replace(/\/$/, '');
-const ADMIN_EMAIL = process.env.CHATFLOW_E2E_ADMIN_EMAIL ?? '';
-const ADMIN_PASSWORD = process.env.CHATFLOW_E2E_ADMIN_PASSWORD ?? '';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, api, byTestId, eventually, login, phoneReceived as phoneReceivedBy, signIn, type Received } from './support';
 
 const stamp = Date.now().toString(36);
 const ATTENDANT = {
@@ -35,50 +32,11 @@ const PHONE = `5511${String(Date.now()).slice(-9)}`;
 const CONTACT_NAME = `Maria ${stamp}`;
 const FAREWELL = `Obrigado pelo contato ${stamp}!`;
 
-const byTestId = (id: string) => `[data-testid="${id}"]`;
-
 /** A valid 1×1 PNG. */
 const TINY_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   'base64',
 );
-
-interface Received {
-  to: string;
-  body: string;
-  ack: number;
-  content: { type: string; media?: { mediaType: string; fileName: string; mimeType: string; bytes: string } };
-}
-
-async function api<T>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
-  const response = await fetch(`${BASE_URL}${path}`, {
-    method,
-    headers: {
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
-
-async function login(email: string, password: string): Promise<string> {
-  const answer = await api<{ token: string }>('POST', '/auth/login', null, { email, password });
-  return answer.token;
-}
-
-/** Polls `check` until it returns a value, or fails after `timeout` ms. */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeout = 20_000): Promise<T> {
-  const until = Date.now() + timeout;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 let browser: Browser;
 let secondBrowser: Browser | undefined;
@@ -86,18 +44,6 @@ let admin: Page;
 let attendant: Page;
 let adminToken: string;
 let connectionId: number;
-
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${BASE_URL}/login`);
-  await page.locator(byTestId('login-email')).fill(email);
-  await page.locator(byTestId('login-password')).fill(password);
-  await page.locator(byTestId('login-submit')).click();
-  const shell = page.locator(byTestId('app-shell'));
-  const weak = page.locator(byTestId('weak-password-proceed'));
-  await shell.or(weak).first().waitFor({ timeout: 20_000 });
-  if (await weak.isVisible()) await weak.click();
-  await shell.waitFor({ timeout: 20_000 });
-}
 
 async function openPending(page: Page): Promise<void> {
   await page.goto(`${BASE_URL}/tickets`);
@@ -118,7 +64,7 @@ async function chooseOption(page: Page, dialog: string, index: number, option: s
 }
 
 async function phoneReceived(): Promise<Received[]> {
-  return api<Received[]>('GET', `/sandbox/${connectionId}/inbox?to=${PHONE}`, adminToken);
+  return phoneReceivedBy(adminToken, connectionId, PHONE);
 }
 
 describe('the inbox with the sandbox channel', () => {

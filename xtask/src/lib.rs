@@ -4,6 +4,7 @@
 //! it with the heavier crates those need, so `cargo xtask run` on a fresh machine compiles only
 //! this light part before the server.
 
+pub mod budget;
 pub mod dist;
 pub mod engines;
 pub mod first_run;

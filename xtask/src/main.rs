@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use xtask::util::{self, cmd, project_root, run_step};
-use xtask::{build_app, dist, engines, first_run, prepare, wasm, web_dir, web_is_stale};
+use xtask::{budget, build_app, dist, engines, first_run, prepare, wasm, web_dir, web_is_stale};
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "Chatflow project commands")]
@@ -33,7 +33,8 @@ enum Command {
     },
     /// Run every check: fmt, clippy, Rust tests (SQLite and PostgreSQL), the core built for the
     /// browser (WASM), the examples, web typecheck/lint/unit tests (one compares the WASM
-    /// interpreter's transcript with the CLI's)/build and the end-to-end tests in Chromium.
+    /// interpreter's transcript with the CLI's)/build, the first-load budget of the built app
+    /// and the end-to-end tests in Chromium.
     Test {
         /// Skip the browser end-to-end tests.
         #[arg(long)]
@@ -58,6 +59,10 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Check that the built web app's first load of the inbox at /tickets (web/dist: the entry
+    /// script, the shell's and tickets page's route chunks, and their static imports) is at
+    /// most 300 KB of gzipped JavaScript, naming the largest chunks.
+    Budget,
     /// Build the core for the browser (web/wasm → web/src/wasm-pkg) with wasm-bindgen.
     Wasm,
     /// Run the API fuzz check of `test` alone: schemathesis against a fresh debug server.
@@ -90,6 +95,7 @@ fn main() -> Result<()> {
             require_postgres,
         } => test(!no_web, !no_e2e && !no_web, !no_first_run, require_postgres),
         Command::Bench { args } => bench(&args),
+        Command::Budget => budget::check(&web_dir()),
         Command::Wasm => wasm::build(&project_root(), &mut util::Steps::new(0)),
         Command::Fuzz => fuzz(),
         Command::FirstRun => first_run::check(&project_root()),
@@ -200,6 +206,8 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
             cmd("cargo", &["run", "--quiet", "--package", example]).current_dir(&root),
         )?;
     }
+    // The Rust tests above wrote the rules' cases (web/wasm/tests/rules_cases.rs).
+    wasm::rules_cases(&root)?;
     wasm::cli_transcript(
         &root,
         &util::target_dir(&root).join("debug").join("chatflow"),
@@ -226,6 +234,7 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
             "web: build",
             cmd("npm", &["run", "build"]).current_dir(&dir),
         )?;
+        budget::check(&dir)?;
         dist::check(&root)?;
     }
     if e2e {

@@ -1,7 +1,10 @@
 //! `cargo xtask wasm`: the core compiled to WebAssembly for the web app (crate `web/wasm`),
 //! bound with the wasm-bindgen library (`wasm-bindgen-cli-support`, linked into xtask at the
 //! version the crate pins) into `web/src/wasm-pkg`, and the CLI's transcript of the sample flow
-//! that the web app's Vitest compares with the WASM module's.
+//! that the web app's Vitest compares with the WASM module's. The other browser-versus-server
+//! cases (form rules, password strength, list membership, inbox controls, flow limits) are
+//! written there by the Rust test `web/wasm/tests/rules_cases.rs`, which `cargo xtask test` runs
+//! with the workspace's tests; [`rules_cases`] checks they are there before the web tests.
 
 use std::path::{Path, PathBuf};
 
@@ -101,6 +104,20 @@ pub fn cli_transcript(root: &Path, cli: &Path) -> Result<()> {
     std::fs::create_dir_all(pkg_dir(root))?;
     std::fs::write(pkg_dir(root).join("cli-transcript.json"), &output.stdout)?;
     println!("wrote the CLI transcript of welcome.json for the WASM comparison");
+    Ok(())
+}
+
+/// Fails unless the Rust tests wrote [`pkg_dir`]`/rules-cases.json` (the native core's answers
+/// that `web/src/lib/wasm/rules.test.ts` compares the web app's with).
+pub fn rules_cases(root: &Path) -> Result<()> {
+    let cases = pkg_dir(root).join("rules-cases.json");
+    if !cases.is_file() {
+        bail!(
+            "{} is missing: `cargo test -p chatflow-wasm --test rules_cases` writes it",
+            cases.display()
+        );
+    }
+    println!("the rules' browser-versus-server cases are in place");
     Ok(())
 }
 

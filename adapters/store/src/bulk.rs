@@ -135,7 +135,7 @@ impl Store {
             )
             .bind(company)
             .bind(name)
-            .bind(crate::repo::now())
+            .bind(self.now())
             .fetch_one(p)
             .await
             .map_err(db_error)?

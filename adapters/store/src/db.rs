@@ -1,8 +1,11 @@
 //! Opening the database, migrating it, and the pool enum the repositories run on.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
+use chatflow_core::ports::{Clock, IdGenerator};
+use chrono::{DateTime, SubsecRound, Utc};
 use sqlx::Connection;
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
@@ -109,11 +112,41 @@ macro_rules! on_pool {
 /// Chatflow's storage: implements every repository port of the core.
 ///
 /// Cloning is cheap (the pool is shared).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Store {
     pool: DbPool,
     /// First pages of the inbox tabs per company event sequence (shared by clones).
     lists: std::sync::Arc<crate::repo::list_cache::ListCache>,
+    /// Where written times and new ids come from: the same clock and id generator the use
+    /// cases' ports hold (the store never reads the wall clock or draws randomness itself).
+    stamps: Stamps,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("pool", &self.pool)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The clock and id generator a [`Store`] stamps its writes with (`created_at`, `updated_at`,
+/// new uuids). Hosts give the store the very clock and id generator of the use cases'
+/// [`chatflow_core::service::Ports`], so there is one time in the whole process (a test's
+/// manual clock moves the store's times too).
+#[derive(Clone)]
+pub struct Stamps {
+    /// The time of every write.
+    pub clock: Arc<dyn Clock>,
+    /// New uuids.
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+impl Stamps {
+    /// Stamps from `clock` and `ids`.
+    pub fn new(clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Stamps {
+        Stamps { clock, ids }
+    }
 }
 
 impl Store {
@@ -127,9 +160,9 @@ impl Store {
     /// - `postgres://...` or `postgresql://...`: a PostgreSQL pool.
     ///
     /// Nothing is migrated here: call [`Store::migrate`].
-    pub async fn connect(url: &str) -> Result<Store> {
+    pub async fn connect(url: &str, stamps: Stamps) -> Result<Store> {
         if url.starts_with("sqlite:") {
-            Self::connect_sqlite(url).await
+            Self::connect_sqlite(url, stamps).await
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let options = PgConnectOptions::from_str(url).map_err(Error::Connect)?;
             // One direct connection first: an unreachable server fails at once instead of
@@ -146,13 +179,13 @@ impl Store {
                 .connect_with(options)
                 .await
                 .map_err(Error::Connect)?;
-            Ok(Store::from_pool(DbPool::Postgres(pool)))
+            Ok(Store::from_pool(DbPool::Postgres(pool), stamps))
         } else {
             Err(Error::UnsupportedUrl(redact(url)))
         }
     }
 
-    async fn connect_sqlite(url: &str) -> Result<Store> {
+    async fn connect_sqlite(url: &str, stamps: Stamps) -> Result<Store> {
         /// The map's size: the file's first 256 MiB (the OS pages it in and out as needed).
         const MMAP_BYTES: u64 = 256 * 1024 * 1024;
         let in_memory = url.contains(":memory:") || url.contains("mode=memory");
@@ -189,15 +222,32 @@ impl Store {
             // The journal files exist now; ones left by an older version may be wider.
             private_database_files(&file, false)?;
         }
-        Ok(Store::from_pool(DbPool::Sqlite(pool)))
+        Ok(Store::from_pool(DbPool::Sqlite(pool), stamps))
     }
 
     /// A store over an existing pool (tests and tools that build their own pool).
-    pub fn from_pool(pool: DbPool) -> Store {
+    pub fn from_pool(pool: DbPool, stamps: Stamps) -> Store {
         Store {
             pool,
+            stamps,
             lists: std::sync::Arc::new(crate::repo::list_cache::ListCache::new()),
         }
+    }
+
+    /// The time a write is stamped with: the ports' clock, at microsecond precision (what
+    /// PostgreSQL keeps), so a value read back equals the value written on both engines.
+    pub(crate) fn now(&self) -> DateTime<Utc> {
+        self.stamps.clock.now().trunc_subsecs(6)
+    }
+
+    /// A new uuid from the ports' id generator.
+    pub(crate) fn new_uuid(&self) -> uuid::Uuid {
+        self.stamps.ids.uuid()
+    }
+
+    /// The clock and id generator this store stamps its writes with.
+    pub fn stamps(&self) -> &Stamps {
+        &self.stamps
     }
 
     /// The inbox first-page cache.

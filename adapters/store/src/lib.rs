@@ -21,11 +21,12 @@
 //! # Wiring
 //! `Store` implements every repository port; hosts share one store behind an `Arc`:
 //! ```no_run
-//! # async fn wire() -> Result<(), chatflow_store::Error> {
 //! use std::sync::Arc;
 //! use chatflow_core::ports::{CompanyRepo, UserRepo};
 //!
-//! let store = Arc::new(chatflow_store::Store::connect("sqlite://data/chatflow.db").await?);
+//! // `stamps`: the clock and id generator of the use cases' ports (see `chatflow-wiring`).
+//! # async fn wire(stamps: chatflow_store::Stamps) -> Result<(), chatflow_store::Error> {
+//! let store = Arc::new(chatflow_store::Store::connect("sqlite://data/chatflow.db", stamps).await?);
 //! store.migrate().await?;
 //! let companies: Arc<dyn CompanyRepo> = store.clone();
 //! let users: Arc<dyn UserRepo> = store.clone();
@@ -39,5 +40,5 @@ mod db;
 mod error;
 mod repo;
 
-pub use db::{Backend, DbPool, Store};
+pub use db::{Backend, DbPool, Stamps, Store};
 pub use error::{Error, Result};

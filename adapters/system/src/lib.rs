@@ -7,9 +7,6 @@
 //!   ([`chatflow_core::ports::PasswordHasher`]).
 //! - [`LocalMediaStore`]: media files in a local directory, one sub-directory per company
 //!   ([`chatflow_core::ports::MediaStore`]).
-//! - [`LogBus`]: published events appended to the company's event log (server and CLI);
-//!   [`BroadcastBus`]: realtime events to subscribers in the same process
-//!   ([`chatflow_core::ports::EventBus`]).
 //! - [`SmtpMailer`]: e-mail through an SMTP server, configured by a URL; [`LogMailer`] when no
 //!   server is configured: it sends nothing and says so ([`chatflow_core::ports::Mailer`]).
 //! - [`SealedSecrets`]: secrets kept in the database sealed with XChaCha20-Poly1305 under a key
@@ -23,7 +20,6 @@
 //! Hosts build these once and hand them to the core's use cases as trait objects.
 
 mod clock;
-mod events;
 mod hasher;
 mod ids;
 mod mail;
@@ -36,8 +32,7 @@ pub mod fake_smtp;
 #[cfg(feature = "test-support")]
 pub use chatflow_test_engines as test_engines;
 
-pub use clock::SystemClock;
-pub use events::{BroadcastBus, LogBus};
+pub use clock::{ManualClock, SystemClock};
 pub use hasher::Argon2Hasher;
 pub use ids::RandomIds;
 pub use mail::{LogMailer, MailConfigError, SMTP_TIMEOUT, SmtpMailer, configured_mailer};

@@ -18,7 +18,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chatflow_core::inbox::import::{ImportMapping, ImportReport};
 use chatflow_core::inbox::model::{Contact, ContactFilter, ContactInput, Cursor, PageStart};
-use chatflow_core::limits::{self, UploadKind};
+use chatflow_core::limits::UploadKind;
 use chatflow_core::ports::ChannelKind;
 use chatflow_core::service::inbox::contacts;
 use chatflow_core::service::inbox::contacts::{ChatImportReport, ContactProfile};
@@ -383,48 +383,6 @@ async fn export_contacts(State(state): State<AppState>, tenant: Tenant) -> ApiRe
 
 // ------------------------------------------------------------------- import
 
-/// Reads the multipart field `file` chunk by chunk, refusing it (`ERR_PAYLOAD_TOO_LARGE`) as soon
-/// as it passes the spreadsheet limit.
-async fn spreadsheet_field(
-    multipart: Result<Multipart, MultipartRejection>,
-) -> ApiResult<Option<(String, Vec<u8>)>> {
-    let mut multipart = multipart.map_err(|rejection| {
-        tracing::debug!(%rejection, "unreadable multipart body");
-        bad_request()
-    })?;
-    let limit = UploadKind::Spreadsheet.max_bytes();
-    while let Some(mut field) = multipart
-        .next_field()
-        .await
-        .map_err(crate::error::multipart_error)?
-    {
-        if field.name() != Some("file") {
-            continue;
-        }
-        let name = field.file_name().unwrap_or_default().to_owned();
-        let mut bytes = Vec::new();
-        while let Some(chunk) = field.chunk().await.map_err(crate::error::multipart_error)? {
-            if (bytes.len() + chunk.len()) as u64 > limit {
-                // Read the rest without keeping it (the body limit bounds it), so the client
-                // receives the answer rather than a connection closed mid-upload.
-                drop(bytes);
-                while field
-                    .chunk()
-                    .await
-                    .map_err(crate::error::multipart_error)?
-                    .is_some()
-                {}
-                return Err(
-                    limits::too_large(format!("at most {limit} bytes per spreadsheet")).into(),
-                );
-            }
-            bytes.extend_from_slice(&chunk);
-        }
-        return Ok(Some((name, bytes)));
-    }
-    Ok(None)
-}
-
 /// Reads a spreadsheet (multipart field `file`: xls, xlsx, csv or txt) and answers its columns, a
 /// preview and a token for `POST /contactsImport`.
 #[utoipa::path(
@@ -444,9 +402,18 @@ async fn upload_contacts(
     tenant: Tenant,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<UploadPreview>> {
-    let (name, bytes) = spreadsheet_field(multipart)
-        .await?
-        .ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
+    let limit = crate::multipart::Limit {
+        bytes: UploadKind::Spreadsheet.max_bytes(),
+        what: "spreadsheet",
+    };
+    let part = crate::multipart::first(
+        multipart,
+        crate::multipart::Select::Fields(&["file"]),
+        Some(limit),
+    )
+    .await?
+    .ok_or_else(|| ApiError::code(ErrorCode::ERR_INVALID_FILE))?;
+    let (name, bytes) = (part.file_name.unwrap_or_default(), part.bytes);
     let sheet = {
         let _turn = PARSING
             .acquire()

@@ -533,40 +533,22 @@ async fn import_flow(
     Ok((StatusCode::CREATED, axum::Json(flow)))
 }
 
-/// Reads every file of a multipart body.
-async fn uploads(multipart: Result<Multipart, MultipartRejection>) -> ApiResult<Vec<MediaUpload>> {
-    let mut multipart = multipart.map_err(|rejection| {
-        tracing::debug!(%rejection, "unreadable multipart body");
-        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
-    })?;
-    let mut files = Vec::new();
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(crate::error::multipart_error)?
-    {
-        let Some(file_name) = field.file_name().map(str::to_owned) else {
-            continue;
-        };
-        let file_name = crate::extract::storable(file_name)?;
-        let content_type = field.content_type().map(str::to_owned);
-        let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
-        files.push(MediaUpload {
-            file_name,
-            content_type,
-            bytes: bytes.to_vec(),
-        });
-    }
-    Ok(files)
-}
-
 async fn store_media(
     state: &AppState,
     tenant: &Tenant,
     kind: MediaKind,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<StoredNames>> {
-    let files = uploads(multipart).await?;
+    let files: Vec<MediaUpload> =
+        crate::multipart::read(multipart, crate::multipart::Select::Files, None)
+            .await?
+            .into_iter()
+            .map(|part| MediaUpload {
+                file_name: part.file_name.unwrap_or_default(),
+                content_type: part.content_type,
+                bytes: part.bytes,
+            })
+            .collect();
     let names = flows::upload_media(&state.ports, &tenant.actor, kind, &files).await?;
     Ok(axum::Json(StoredNames { names }))
 }
@@ -655,22 +637,6 @@ async fn upload_content(
     store_media(&state, &tenant, MediaKind::Content, multipart).await
 }
 
-/// The content type of a stored medium, by its extension.
-fn media_type(name: &str) -> &'static str {
-    match name
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .as_deref()
-    {
-        Some("png") => "image/png",
-        Some("jpg" | "jpeg") => "image/jpeg",
-        Some("ogg" | "oga" | "opus") => "audio/ogg",
-        Some("mp3") => "audio/mpeg",
-        Some("mp4") => "video/mp4",
-        _ => "application/octet-stream",
-    }
-}
-
 /// A stored medium of the company, for its users.
 #[utoipa::path(
     get,
@@ -690,9 +656,10 @@ async fn flow_media(
 ) -> ApiResult<Response> {
     let bytes = flows::media(&state.ports, &tenant.actor, &name).await?;
     let mut response = Response::new(Body::from(bytes));
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(media_type(&name)));
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(chatflow_core::media::mime_of(&name)),
+    );
     Ok(response)
 }
 
@@ -799,19 +766,4 @@ async fn delete_campaign(
 ) -> ApiResult<StatusCode> {
     flow_campaigns::delete(&state.ports, &tenant.actor, FlowCampaignId(id)).await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::media_type;
-
-    #[test]
-    fn media_types_follow_the_stored_extension() {
-        assert_eq!(media_type("a.PNG"), "image/png");
-        assert_eq!(media_type("a.jpeg"), "image/jpeg");
-        assert_eq!(media_type("a.opus"), "audio/ogg");
-        assert_eq!(media_type("a.mp3"), "audio/mpeg");
-        assert_eq!(media_type("a.mp4"), "video/mp4");
-        assert_eq!(media_type("a"), "application/octet-stream");
-    }
 }

@@ -227,44 +227,27 @@ async fn send_message(
         let message = messages::send(&state.ports, &tenant.actor, ticket, input).await?;
         return Ok(axum::Json(message).into_response());
     }
-    let mut multipart = Multipart::from_request(request, &state)
-        .await
-        .map_err(|_| bad_request())?;
+    let parts = crate::multipart::read(
+        Multipart::from_request(request, &state).await,
+        crate::multipart::Select::Fields(&["medias", "body", "signMessage"]),
+        None,
+    )
+    .await?;
     let mut files = Vec::new();
     let mut captions = Vec::new();
     let mut sign = true;
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(crate::error::multipart_error)?
-    {
-        match field.name() {
-            Some("medias") => {
-                let file_name =
-                    crate::extract::storable(field.file_name().unwrap_or("file").to_owned())?;
-                let mime_type = field
-                    .content_type()
-                    .unwrap_or("application/octet-stream")
-                    .to_owned();
-                let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
+    for part in parts {
+        match part.field.as_str() {
+            "medias" => {
+                let file_name = part.file_name.unwrap_or_else(|| "file".to_owned());
                 files.push(Upload {
+                    mime_type: mime_of(&file_name, part.content_type.as_deref()),
                     file_name,
-                    mime_type,
-                    bytes: bytes.to_vec(),
+                    bytes: part.bytes,
                 });
             }
-            Some("body") => captions.push(crate::extract::storable(
-                field.text().await.map_err(crate::error::multipart_error)?,
-            )?),
-            Some("signMessage") => {
-                sign = field
-                    .text()
-                    .await
-                    .map_err(crate::error::multipart_error)?
-                    .trim()
-                    != "false";
-            }
-            _ => {}
+            "body" => captions.push(part.text()?),
+            _ => sign = part.text()?.trim() != "false",
         }
     }
     if files.is_empty() {
@@ -401,7 +384,7 @@ async fn forward(
     params(("id" = i64, Path, description = "The message's id")),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The file", content_type = "application/octet-stream"),
+        (status = 200, description = "The file, with the MIME type its name says (application/octet-stream when unknown)"),
         (status = 404, body = ErrorBody),
     )
 )]
@@ -422,14 +405,29 @@ pub(crate) fn attachment(name: &str, bytes: Vec<u8>) -> Response {
         .collect();
     let mut response = Response::new(Body::from(bytes));
     let headers = response.headers_mut();
+    let content_type = HeaderValue::from_str(&mime_of(name, None))
+        .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
+    headers.insert(CONTENT_TYPE, content_type);
     headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("application/octet-stream"),
+        axum::http::header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
     );
     if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{safe}\"")) {
         headers.insert(CONTENT_DISPOSITION, value);
     }
     response
+}
+
+/// A file's MIME type: the declared one, unless it is missing or the generic
+/// `application/octet-stream`, then the one its name's extension says (a quick message's image
+/// fetched back from the server, or a client that declares nothing, is still sent as an image).
+pub(crate) fn mime_of(file_name: &str, declared: Option<&str>) -> String {
+    match declared.map(str::trim) {
+        Some(d) if !d.is_empty() && !d.eq_ignore_ascii_case("application/octet-stream") => {
+            d.to_owned()
+        }
+        _ => chatflow_core::media::mime_of(file_name).to_owned(),
+    }
 }
 
 fn parse_day(

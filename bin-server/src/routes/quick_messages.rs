@@ -93,21 +93,45 @@ async fn page_quick_messages(
     }))
 }
 
-/// Every quick message the caller sees, by shortcode (the ticket input's "/" list).
+/// The query of `GET /quick-messages/list`.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", default)]
+#[into_params(parameter_in = Query)]
+pub struct ListParams {
+    /// Fill the messages' variables (`{{name}}`, `{{firstName}}`, `{{queue}}`, `{{protocol}}`,
+    /// `{{user}}`) for this ticket; a ticket the caller may not see answers 404.
+    pub ticket_id: Option<i64>,
+}
+
+/// Every quick message the caller sees, by shortcode (the ticket input's "/" list); with
+/// `ticketId`, their variables filled for that ticket.
 #[utoipa::path(
     get,
     path = "/quick-messages/list",
     tag = "quick-messages",
+    params(ListParams),
     security(("bearer" = [])),
-    responses((status = 200, body = Vec<QuickMessage>))
+    responses(
+        (status = 200, body = Vec<QuickMessage>),
+        (status = 404, description = "ERR_NO_TICKET_FOUND: the caller may not see the ticket", body = ErrorBody),
+    )
 )]
 async fn list_quick_messages(
     State(state): State<AppState>,
     tenant: Tenant,
+    Query(params): Query<ListParams>,
 ) -> ApiResult<axum::Json<Vec<QuickMessage>>> {
-    Ok(axum::Json(
-        quick_messages::list(&state.ports, &tenant.actor).await?,
-    ))
+    Ok(axum::Json(match params.ticket_id {
+        Some(ticket) => {
+            quick_messages::list_for_ticket(
+                &state.ports,
+                &tenant.actor,
+                chatflow_core::ids::TicketId(ticket),
+            )
+            .await?
+        }
+        None => quick_messages::list(&state.ports, &tenant.actor).await?,
+    }))
 }
 
 /// Creates a quick message owned by the caller.
@@ -218,9 +242,11 @@ async fn upload_media(
     Path(id): Path<i64>,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<QuickMessage>> {
-    let upload = crate::error::single_file(multipart, Some("file"))
-        .await?
-        .ok_or_else(|| ApiError::code(ErrorCode::ERR_VALIDATION))?;
+    let upload =
+        crate::multipart::first(multipart, crate::multipart::Select::Fields(&["file"]), None)
+            .await?
+            .map(crate::multipart::Part::into_upload)
+            .ok_or_else(|| ApiError::code(ErrorCode::ERR_VALIDATION))?;
     Ok(axum::Json(
         quick_messages::upload_media(&state.ports, &tenant.actor, QuickMessageId(id), upload)
             .await?,
@@ -258,7 +284,7 @@ async fn delete_media(
     params(("id" = i64, Path, description = "The quick message's id")),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The file", content_type = "application/octet-stream"),
+        (status = 200, description = "The file, with the MIME type its name says (application/octet-stream when unknown)"),
         (status = 404, body = ErrorBody),
     )
 )]

@@ -1,8 +1,9 @@
 //! The sandbox channel's routes (mounted only when `CHATFLOW_SANDBOX` is on; admins of the
 //! company only, as they act as any phone and read what any chat received): pair a simulated
 //! phone with a connection; have a simulated phone send a message (text or a file), react to,
-//! edit or delete one, or call without answer; and read what simulated phones received. At startup the sandbox delivers to the server's shared
-//! inbound sink (`crate::inbound::Sink`).
+//! edit or delete one, or call without answer; read what simulated phones received, and the
+//! connection's reaction to a message a phone sent. At startup the sandbox delivers to the
+//! server's shared inbound sink (`crate::inbound::Sink`).
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -30,6 +31,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(phone_send))
         .routes(routes!(phone_call))
         .routes(routes!(phone_inbox))
+        .routes(routes!(phone_sent))
 }
 
 /// The body of `POST /sandbox/{whatsappId}/send`.
@@ -77,6 +79,17 @@ pub struct PhoneSent {
     /// The id on the channel of the new message or call, or of the message reacted to, edited
     /// or deleted.
     pub external_id: String,
+}
+
+/// The answer of `GET /sandbox/{whatsappId}/sent/{externalId}`: a message a simulated phone
+/// sent, as that phone sees it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PhoneSentMessage {
+    /// The message's id on the channel (what `send` answered).
+    pub external_id: String,
+    /// The connection's reaction to it (empty for none).
+    pub reaction: String,
 }
 
 /// `GET /sandbox/{whatsappId}/inbox` query.
@@ -258,6 +271,39 @@ async fn phone_inbox(
     Ok(axum::Json(
         provider.received(scope, id, to.as_deref()).await?,
     ))
+}
+
+/// A message a simulated phone sent to the connection, with the connection's reaction to it as
+/// the phone sees it (an attendant's reaction in the ticket view reaches the phone here).
+#[utoipa::path(
+    get,
+    path = "/sandbox/{whatsappId}/sent/{externalId}",
+    tag = "sandbox",
+    params(
+        ("whatsappId" = i64, Path, description = "The connection's id"),
+        ("externalId" = String, Path, description = "The message's id on the channel, as `send` answered it"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = PhoneSentMessage),
+        (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
+        (status = 404, description = "ERR_NO_WAPP_FOUND, or ERR_NOT_FOUND: no phone sent such a message to this connection", body = ErrorBody),
+    )
+)]
+async fn phone_sent(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path((id, external_id)): Path<(i64, String)>,
+) -> ApiResult<axum::Json<PhoneSentMessage>> {
+    let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
+    let reaction = provider
+        .reaction_to_sent(scope, id, &external_id)
+        .await?
+        .ok_or(ErrorCode::ERR_NOT_FOUND)?;
+    Ok(axum::Json(PhoneSentMessage {
+        external_id,
+        reaction,
+    }))
 }
 
 /// At startup, when the sandbox runs: attaches the inbound sink, starts the background task and

@@ -190,8 +190,9 @@ async fn upload_media(
     Path(id): Path<i64>,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<Schedule>> {
-    let upload = crate::error::single_file(multipart, None)
+    let upload = crate::multipart::first(multipart, crate::multipart::Select::Files, None)
         .await?
+        .map(crate::multipart::Part::into_upload)
         .ok_or_else(|| ApiError::code(ErrorCode::ERR_BAD_REQUEST))?;
     let schedule = schedules::upload_media(
         &state.ports,

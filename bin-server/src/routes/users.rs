@@ -9,10 +9,10 @@ use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use chatflow_core::UserId;
 use chatflow_core::service::users::{
     self, AvatarUpload, NewUserInput, UserPage, UserSummary, UserUpdate, UserView,
 };
-use chatflow_core::{ErrorCode, UserId};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -233,26 +233,17 @@ async fn upload_avatar(
     Path(id): Path<i64>,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<axum::Json<UserView>> {
-    let mut multipart = multipart.map_err(|rejection| {
-        tracing::debug!(%rejection, "unreadable multipart body");
-        ApiError::code(ErrorCode::ERR_BAD_REQUEST)
-    })?;
-    let mut upload = None;
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(crate::error::multipart_error)?
-    {
-        if field.name() == Some("profileImage") {
-            let content_type = field.content_type().map(str::to_owned);
-            let bytes = field.bytes().await.map_err(crate::error::multipart_error)?;
-            upload = Some(AvatarUpload {
-                content_type,
-                bytes: bytes.to_vec(),
-            });
-        }
-    }
-    let upload = upload.ok_or_else(|| {
+    let upload = crate::multipart::first(
+        multipart,
+        crate::multipart::Select::Fields(&["profileImage"]),
+        None,
+    )
+    .await?
+    .map(|part| AvatarUpload {
+        content_type: part.content_type,
+        bytes: part.bytes,
+    })
+    .ok_or_else(|| {
         ApiError::from(chatflow_core::Error::validation(vec![
             chatflow_core::FieldError::new(
                 "profileImage",

@@ -1,6 +1,7 @@
 //! The web app served from memory, driven through the same router pieces as the server's
 //! (`with_app`, the security headers) with a small app built in the test: navigations, files,
-//! cache lifetimes, encodings, revalidation and the JSON 404s. The on-disk app is covered by
+//! cache lifetimes, encodings, revalidation and the JSON 404s; then the same for an app in a
+//! directory on disk ([`DiskApp`]). The on-disk app in the whole server is covered by
 //! `tests/api/web.rs`; the embedded one by `cargo xtask test` (the release archive).
 
 use std::collections::HashMap;
@@ -92,11 +93,15 @@ impl Answer {
 }
 
 async fn send(method: Method, path: &str, headers: &[(&str, &str)]) -> Answer {
+    send_to(app(), method, path, headers).await
+}
+
+async fn send_to(router: Router, method: Method, path: &str, headers: &[(&str, &str)]) -> Answer {
     let mut request = HttpRequest::builder().method(method).uri(path);
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let response = app()
+    let response = router
         .oneshot(request.body(Body::empty()).expect("a request"))
         .await
         .expect("an answer");
@@ -345,4 +350,161 @@ fn without_a_directory_the_embedded_app_if_any() {
     }
     #[cfg(not(feature = "embed-web"))]
     assert!(app.is_none(), "{app:?}");
+}
+
+/// A built app in a temporary directory: `index.html`, a hashed script long enough to shrink,
+/// an unhashed icon, an image that does not compress, and a file beside the app's directory.
+fn disk_fixture() -> (tempfile::TempDir, Router) {
+    let root = tempfile::tempdir().expect("a temporary directory");
+    let dir = root.path().join("dist");
+    std::fs::create_dir_all(dir.join("assets")).expect("assets/");
+    std::fs::write(dir.join("index.html"), INDEX).expect("index.html");
+    std::fs::write(dir.join("assets/app-1a2b3c4d.js"), SCRIPT.repeat(40)).expect("the script");
+    std::fs::write(dir.join("favicon.svg"), "<svg/>").expect("the icon");
+    std::fs::write(
+        dir.join("assets/photo-9a8b7c6d.png"),
+        [0x89, b'P', b'N', b'G'].repeat(64),
+    )
+    .expect("the image");
+    std::fs::write(root.path().join("secret.txt"), "outside the app").expect("a file outside");
+    let router = with_app(
+        Router::new().route("/health", get(|| async { "ok" })),
+        Some(&WebApp::Dir(dir)),
+    )
+    .layer(middleware::from_fn(security_headers));
+    (root, router)
+}
+
+fn gunzip(body: &[u8]) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(body)
+        .read_to_string(&mut text)
+        .expect("a gzip body");
+    text
+}
+
+#[tokio::test]
+async fn an_app_on_disk_has_the_same_lifetimes_and_compression() {
+    let (_root, router) = disk_fixture();
+    let path = "/assets/app-1a2b3c4d.js";
+    let plain = send_to(router.clone(), Method::GET, path, &[]).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(plain.body, SCRIPT.repeat(40).as_bytes());
+    assert_eq!(plain.header(CACHE_CONTROL), IMMUTABLE);
+    assert_eq!(plain.header(CONTENT_TYPE), "text/javascript");
+    assert_eq!(plain.header(CONTENT_ENCODING), "");
+    assert_eq!(plain.header(VARY), "accept-encoding");
+
+    let zipped = send_to(
+        router.clone(),
+        Method::GET,
+        path,
+        &[("accept-encoding", "gzip, deflate, br")],
+    )
+    .await;
+    assert_eq!(zipped.status, StatusCode::OK);
+    assert_eq!(zipped.header(CONTENT_ENCODING), "gzip");
+    assert_eq!(zipped.header(CACHE_CONTROL), IMMUTABLE);
+    assert_eq!(zipped.header(VARY), "accept-encoding");
+    assert!(
+        zipped.body.len() < plain.body.len() / 4,
+        "{} bytes",
+        zipped.body.len()
+    );
+    assert_eq!(gunzip(&zipped.body), SCRIPT.repeat(40));
+
+    // Revalidation with the tag of the encoding received.
+    let tag = zipped.header(ETAG).to_owned();
+    assert!(tag.ends_with("-gzip\""), "{tag}");
+    let again = send_to(
+        router.clone(),
+        Method::GET,
+        path,
+        &[("accept-encoding", "gzip"), ("if-none-match", &tag)],
+    )
+    .await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    assert!(again.body.is_empty());
+
+    let image = send_to(
+        router.clone(),
+        Method::GET,
+        "/assets/photo-9a8b7c6d.png",
+        &[("accept-encoding", "gzip")],
+    )
+    .await;
+    assert_eq!(image.status, StatusCode::OK);
+    assert_eq!(image.header(CONTENT_TYPE), "image/png");
+    assert_eq!(
+        image.header(CONTENT_ENCODING),
+        "",
+        "an image is not compressed again"
+    );
+    assert_eq!(image.header(CACHE_CONTROL), IMMUTABLE);
+
+    let icon = send_to(router.clone(), Method::GET, "/favicon.svg", &[]).await;
+    assert_eq!(icon.header(CACHE_CONTROL), SHORT);
+    assert_eq!(icon.body, b"<svg/>".as_slice());
+
+    let navigation = send_to(
+        router.clone(),
+        Method::GET,
+        "/tickets/42",
+        &[("accept", "text/html")],
+    )
+    .await;
+    assert_eq!(navigation.status, StatusCode::OK);
+    assert_eq!(navigation.body, INDEX.as_bytes());
+    assert_eq!(navigation.header(CACHE_CONTROL), NO_CACHE);
+    assert_eq!(navigation.header(CONTENT_TYPE), "text/html; charset=utf-8");
+    let root = send_to(router.clone(), Method::GET, "/", &[]).await;
+    assert_eq!(root.body, INDEX.as_bytes());
+    assert_eq!(root.header(CACHE_CONTROL), NO_CACHE);
+
+    let head = send_to(router, Method::HEAD, path, &[("accept-encoding", "gzip")]).await;
+    assert_eq!(head.status, StatusCode::OK);
+    assert!(head.body.is_empty());
+    assert_eq!(head.header(CONTENT_LENGTH), zipped.body.len().to_string());
+}
+
+#[tokio::test]
+async fn an_app_on_disk_is_reread_when_rebuilt_and_never_left() {
+    let (root, router) = disk_fixture();
+    let path = "/assets/app-1a2b3c4d.js";
+    let first = send_to(
+        router.clone(),
+        Method::GET,
+        path,
+        &[("accept-encoding", "gzip")],
+    )
+    .await;
+    assert_eq!(gunzip(&first.body), SCRIPT.repeat(40));
+    // A rebuild writes the file again: another length, so another version.
+    let rebuilt = "console.log('rebuilt');".repeat(50);
+    std::fs::write(root.path().join("dist/assets/app-1a2b3c4d.js"), &rebuilt).expect("rewrite");
+    let second = send_to(
+        router.clone(),
+        Method::GET,
+        path,
+        &[("accept-encoding", "gzip")],
+    )
+    .await;
+    assert_eq!(gunzip(&second.body), rebuilt);
+    assert_ne!(first.header(ETAG), second.header(ETAG));
+
+    for outside in [
+        "/../secret.txt",
+        "/assets/../../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/assets/..%2f..%2fsecret.txt",
+        "/assets/..%5c..%5csecret.txt",
+    ] {
+        let answer = send_to(router.clone(), Method::GET, outside, &[]).await;
+        assert_json_404(&answer, outside);
+    }
+    let missing = send_to(router.clone(), Method::GET, "/assets/missing.js", &[]).await;
+    assert_json_404(&missing, "a missing file");
+    let post = send_to(router, Method::POST, path, &[]).await;
+    assert_json_404(&post, "another method");
 }

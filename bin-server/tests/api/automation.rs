@@ -4,6 +4,10 @@
 //! connection and phrase; the fallback flow starts for a known contact's new conversation; the
 //! queue menu routes without flows; out-of-hours replies; company B's phones never start company
 //! A's flows.
+//!
+//! "Nothing more is sent" is checked once the sandbox has delivered the phone's message
+//! ([`TestApp::inbound_settled`]: a message is acknowledged only after its automation returned),
+//! never after a sleep. The interval test runs on a manual clock and runs the due jobs itself.
 
 use std::time::Duration;
 
@@ -16,12 +20,16 @@ use crate::tickets::{Inbox, inbox, inbox_tests};
 
 inbox_tests!(
     welcome_flow_greets_answers_the_menu_and_moves_to_the_queue,
-    an_interval_waits_as_a_durable_job_and_resumes,
     phrase_campaigns_trigger_on_their_connection_and_phrase_only,
     the_queue_menu_routes_a_contact_without_flows,
     out_of_hours_contacts_get_the_message_once,
     another_company_never_runs_these_flows,
 );
+
+mod clocked {
+    crate::clocked_tests!(an_interval_waits_as_a_durable_job_and_resumes);
+    use super::*;
+}
 
 /// Creates a queue; answers its id.
 pub(crate) async fn queue(
@@ -247,7 +255,7 @@ async fn welcome_flow_greets_answers_the_menu_and_moves_to_the_queue(app: TestAp
 
     // The run ended: the next message starts nothing and the flow's stats count it.
     say(&app, &a, maria, "obrigada").await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    app.inbound_settled().await;
     let after = received_when(&app, &a, maria, |_| true).await;
     assert_eq!(after.len(), 3, "{after:?}");
     let stats = json_of(
@@ -273,32 +281,39 @@ async fn an_interval_waits_as_a_durable_job_and_resumes(app: TestApp) {
     say(&app, &a, maria, "oi").await;
     received_when(&app, &a, maria, |m| m.len() >= 2).await;
     say(&app, &a, maria, "2").await;
+    app.inbound_settled().await;
 
     // The interval is a job of the company's queue, not a sleep in memory.
-    let mut queued = Vec::new();
-    for _ in 0..50 {
-        queued = app
-            .ports
-            .jobs
-            .pending(chatflow_core::TenantScope::new(a.company))
-            .await
-            .expect("jobs");
-        if !queued.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let scope = chatflow_core::TenantScope::new(a.company);
+    let queued = app.ports.jobs.pending(scope).await.expect("jobs");
     assert_eq!(queued.len(), 1, "{queued:?}");
     assert_eq!(queued[0].payload.kind(), "flowTimer");
-    // A message while the interval runs changes nothing.
+    // A message while the interval runs changes nothing, nor does a moment before its end.
     say(&app, &a, maria, "alô?").await;
+    app.inbound_settled().await;
+    app.advance(chrono::TimeDelta::milliseconds(1900));
+    assert_eq!(app.run_due_jobs().await, 0);
     let early = received_when(&app, &a, maria, |_| true).await;
     assert_eq!(early.len(), 2, "{early:?}");
 
+    app.advance(chrono::TimeDelta::milliseconds(200));
+    assert_eq!(app.run_due_jobs().await, 1);
     let got = received_when(&app, &a, maria, |m| m.len() >= 3).await;
     assert_eq!(got[2], "Obrigado pela espera");
     let ticket = ticket_when(&app, &a, maria, |t| t["isBot"] == false).await;
     assert_eq!(ticket["queueId"], Value::Null);
+    // The run ended: nothing more is queued or sent, however long after.
+    app.advance(chrono::TimeDelta::days(1));
+    assert_eq!(app.run_due_jobs().await, 0);
+    assert_eq!(received_when(&app, &a, maria, |_| true).await.len(), 3);
+    assert!(
+        app.ports
+            .jobs
+            .pending(scope)
+            .await
+            .expect("jobs")
+            .is_empty()
+    );
 }
 
 async fn phrase_campaigns_trigger_on_their_connection_and_phrase_only(app: TestApp) {
@@ -340,11 +355,9 @@ async fn phrase_campaigns_trigger_on_their_connection_and_phrase_only(app: TestA
     say(&app, &a, maria, "outra").await;
     say(&app, &a, maria, "quero saber da promoção").await;
     say(&app, &a, maria, "  QUERO A PROMOCAO ").await;
-    let got = received_when(&app, &a, maria, |m| !m.is_empty()).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let got_later = received_when(&app, &a, maria, |_| true).await;
+    app.inbound_settled().await;
+    let got = received_when(&app, &a, maria, |_| true).await;
     assert_eq!(got, vec!["Promoção do dia!".to_owned()]);
-    assert_eq!(got_later, got);
 }
 
 async fn the_queue_menu_routes_a_contact_without_flows(app: TestApp) {
@@ -421,7 +434,7 @@ async fn out_of_hours_contacts_get_the_message_once(app: TestApp) {
     let got = received_when(&app, &a, maria, |m| !m.is_empty()).await;
     assert_eq!(got, vec!["Estamos fechados, Maria Souza.".to_owned()]);
     say(&app, &a, maria, "alguém?").await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    app.inbound_settled().await;
     assert_eq!(received_when(&app, &a, maria, |_| true).await.len(), 1);
 }
 
@@ -450,8 +463,8 @@ async fn another_company_never_runs_these_flows(app: TestApp) {
 
     let maria = "5511987760001";
     say(&app, &b, maria, "oi").await;
+    app.inbound_settled().await;
     ticket_when(&app, &b, maria, |_| true).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(received_when(&app, &b, maria, |_| true).await.is_empty());
     say(&app, &a, maria, "oi").await;
     assert_eq!(

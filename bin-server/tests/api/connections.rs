@@ -709,7 +709,7 @@ async fn pairing_a_simulated_phone(app: TestApp) {
         .filter(|e| {
             matches!(
                 e.event,
-                chatflow_core::inbox::events::InboxEvent::WhatsappSession { .. }
+                chatflow_core::events::Event::WhatsappSession { .. }
             )
         })
         .count();

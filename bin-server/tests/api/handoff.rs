@@ -327,14 +327,14 @@ async fn the_assistant_answers_with_the_conversation_until_it_asks_for_a_human(
 
     // From then on the contact waits for a person: no more calls, nothing sent.
     say(&app, &a, maria, "alô?").await;
-    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    app.inbound_settled().await;
     assert_eq!(fake.seen("/chat/completions").len(), 3);
     assert_eq!(received_when(&app, &a, maria, |_| true).await.len(), 4);
 
     // Another company's contacts never reach this company's assistant.
     let b = inbox(&app, "Beta").await;
     say(&app, &b, "5511987720009", "oi").await;
-    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    app.inbound_settled().await;
     assert_eq!(fake.seen("/chat/completions").len(), 3);
 }
 
@@ -391,7 +391,7 @@ async fn typebot_greets_chats_restarts_and_finishes_on_its_keywords(app: TestApp
     let done = ticket_when(&app, &a, maria, |t| t["useIntegration"] == false).await;
     assert_eq!(done["status"], "pending");
     say(&app, &a, maria, "ainda aí?").await;
-    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    app.inbound_settled().await;
     assert_eq!(fake.seen("/continueChat").len(), 2);
     assert_eq!(fake.seen("/startChat").len(), 2);
     assert_eq!(received_when(&app, &a, maria, |_| true).await.len(), 9);

@@ -12,14 +12,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use chatflow_core::identity::{Profile, Toggle};
+use chatflow_core::inbox::sandbox::SandboxRepo;
 use chatflow_core::ports::{NewCompany, NewPlan};
 use chatflow_core::service::Ports;
 use chatflow_core::service::users::{self, NewUserInput};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
 use chatflow_core::{CompanyId, PlanId, TenantScope, UserId};
+use chatflow_server::JobRunner;
 use chatflow_server::config::{Config, Secret};
-use chatflow_system::{Argon2Hasher, test_engines};
-use chrono::{Days, NaiveDate, Utc};
+use chatflow_server::jobs::DueJobs;
+use chatflow_system::{Argon2Hasher, ManualClock, test_engines};
+use chatflow_wiring::Wiring;
+use chrono::{DateTime, Days, NaiveDate, TimeDelta, Utc};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{Value, json};
 use sqlx::postgres::PgPoolOptions;
@@ -55,6 +59,42 @@ macro_rules! app_tests {
     };
 }
 
+/// Declares, for each listed `async fn(TestApp)`, one test on SQLite and one on PostgreSQL, on a
+/// server with the sandbox on, a manual clock and no background job worker ([`Time::Manual`]).
+#[macro_export]
+macro_rules! clocked_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::helpers::run_on($crate::helpers::Backend::Sqlite, $crate::helpers::Time::Manual, |c| c.sandbox = Some(true), super::$name).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::helpers::run_on($crate::helpers::Backend::Postgres, $crate::helpers::Time::Manual, |c| c.sandbox = Some(true), super::$name).await;
+                }
+            )*
+        }
+    };
+}
+
+/// How a test's server keeps time and runs due jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Time {
+    /// The system clock, and the background worker runs jobs as they fall due.
+    Wall,
+    /// A [`ManualClock`] (showing the wall clock's time when the server starts, then standing
+    /// still) and no background worker: the test moves time with [`TestApp::advance`] and runs
+    /// the due jobs with [`TestApp::run_due_jobs`], so what it checks does not depend on how
+    /// fast the machine is.
+    Manual,
+}
+
 /// The database engine of a test run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -76,10 +116,28 @@ pub struct TestApp {
     pub state: chatflow_server::state::AppState,
     /// The media directory.
     pub media_dir: PathBuf,
+    /// The server's clock, when the test runs on [`Time::Manual`].
+    pub clock: Option<ManualClock>,
+    /// Runs the jobs due on the server's clock.
+    pub due_jobs: DueJobs,
+    /// The server's store (for checks the API does not answer, such as the sandbox's queue).
+    pub store: Arc<chatflow_store::Store>,
 }
 
-/// Runs `test` against a fresh server on `backend`, with `configure` applied to its config.
+/// Runs `test` against a fresh server on `backend`, with `configure` applied to its config, on
+/// the wall clock.
 pub async fn run<C, F, Fut>(backend: Backend, configure: C, test: F)
+where
+    C: FnOnce(&mut Config),
+    F: FnOnce(TestApp) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    run_on(backend, Time::Wall, configure, test).await;
+}
+
+/// Runs `test` against a fresh server on `backend` keeping `time`, with `configure` applied to
+/// its config.
+pub async fn run_on<C, F, Fut>(backend: Backend, time: Time, configure: C, test: F)
 where
     C: FnOnce(&mut Config),
     F: FnOnce(TestApp) -> Fut,
@@ -118,11 +176,22 @@ where
     let media_dir = config.media_dir.clone();
 
     let hasher = Arc::new(Argon2Hasher::with_params(8, 1, 1).expect("cheap argon2 parameters"));
-    let app = chatflow_server::build_with_hasher(config, hasher)
+    let mut wiring = Wiring::new().with_hasher(hasher);
+    let (clock, runner) = match time {
+        Time::Wall => (None, JobRunner::Background),
+        Time::Manual => {
+            let clock = ManualClock::starting_now();
+            wiring = wiring.with_clock(Arc::new(clock.clone()));
+            (Some(clock), JobRunner::Explicit)
+        }
+    };
+    let app = chatflow_server::build_with(config, wiring, runner)
         .await
         .expect("the server builds");
     let addr = app.local_addr().expect("bound");
     let state = app.state().clone();
+    let due_jobs = app.due_jobs();
+    let store = app.store().clone();
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(app.serve(async move {
         let _ = stopped.await;
@@ -134,6 +203,9 @@ where
         ports: state.ports.clone(),
         state,
         media_dir,
+        clock,
+        due_jobs,
+        store,
     };
     let outcome = tokio::spawn(test(test_app)).await;
     let _ = stop.send(());
@@ -245,6 +317,76 @@ pub struct MemberOptions {
 }
 
 impl TestApp {
+    /// The company's logged events named `company-{id}-{suffix}`, in order, as (seq, payload
+    /// an admin of the company receives without `seq`, whose sockets it goes to).
+    pub async fn logged_events(
+        &self,
+        company: CompanyId,
+        suffix: &str,
+    ) -> Vec<(i64, Value, chatflow_core::events::Recipients)> {
+        use chatflow_core::events::RecipientSettings;
+        use chatflow_core::identity::{Actor, UserFlags};
+        let admin = Actor {
+            user_id: UserId(0),
+            company_id: company,
+            profile: Profile::Admin,
+            is_super: false,
+            flags: UserFlags::default(),
+            queue_ids: Vec::new(),
+        };
+        self.ports
+            .event_log
+            .read(TenantScope::new(company), 0, 10_000)
+            .await
+            .expect("the log reads")
+            .into_iter()
+            .filter(|e| e.event.suffix() == suffix)
+            .map(|e| {
+                let mut payload =
+                    e.event
+                        .for_recipient(&admin, RecipientSettings::default(), e.seq);
+                payload.as_object_mut().map(|p| p.remove("seq"));
+                (e.seq, payload, e.event.recipients())
+            })
+            .collect()
+    }
+
+    /// The server's time now.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.ports.clock.now()
+    }
+
+    /// Moves the server's manual clock on by `by` (the test must run on [`Time::Manual`]).
+    pub fn advance(&self, by: TimeDelta) {
+        self.clock
+            .as_ref()
+            .expect("advance needs a test on the manual clock (Time::Manual)")
+            .advance(by);
+    }
+
+    /// Runs every job due on the server's clock now, as the background worker would; answers
+    /// how many ran.
+    pub async fn run_due_jobs(&self) -> usize {
+        self.due_jobs.run().await.expect("the due jobs run")
+    }
+
+    /// Waits until the sandbox has delivered everything phones sent. A phone's message is
+    /// marked delivered only after the server stored it and its automation (flows, routing,
+    /// integrations) returned, so after this, whatever the messages cause has happened, and
+    /// what has not happened will not (panics after 10 s).
+    pub async fn inbound_settled(&self) {
+        for _ in 0..400 {
+            let waiting = SandboxRepo::undelivered(self.store.as_ref(), 1)
+                .await
+                .expect("the sandbox queue");
+            if waiting.is_empty() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        panic!("the sandbox never delivered what phones sent");
+    }
+
     /// A URL on the server.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.address)

@@ -17,6 +17,7 @@ mod malformed;
 mod messages;
 mod password_reset;
 mod queues;
+mod quick_message_tickets;
 mod quick_messages;
 mod realtime_seq;
 mod sandbox_phones;

@@ -18,7 +18,7 @@ inbox_tests!(
 );
 
 /// Delivers a first message and has the admin accept the ticket; returns (ticket id, uuid).
-async fn accepted_ticket(app: &TestApp, a: &Inbox, from: &str) -> (i64, String) {
+pub(crate) async fn accepted_ticket(app: &TestApp, a: &Inbox, from: &str) -> (i64, String) {
     deliver(app, a, &format!("in-{from}"), from, "oi").await;
     let page = json_of(
         app.get("/tickets?showAll=true", &a.admin).await,

@@ -3,8 +3,8 @@
 //! removal, wrong type, too large), the `quickmessage` events, and company B reaching none of
 //! company A's quick messages.
 
-use chatflow_core::inbox::events::InboxEvent;
-use chatflow_core::{CompanyId, TenantScope};
+use chatflow_core::CompanyId;
+use chatflow_core::events::Recipients;
 use reqwest::StatusCode;
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
@@ -44,7 +44,7 @@ async fn member_with(
     (member, token)
 }
 
-async fn create(app: &TestApp, token: &str, body: Value) -> Value {
+pub(crate) async fn create(app: &TestApp, token: &str, body: Value) -> Value {
     json_of(
         app.post("/quick-messages", token, &body).await,
         StatusCode::OK,
@@ -60,11 +60,11 @@ async fn edit(app: &TestApp, token: &str, message: &Value, body: Value) -> Value
     json_of(app.put(&path(message), token, &body).await, StatusCode::OK).await
 }
 
-fn path(message: &Value) -> String {
+pub(crate) fn path(message: &Value) -> String {
     format!("/quick-messages/{}", message["id"])
 }
 
-async fn upload(
+pub(crate) async fn upload(
     app: &TestApp,
     token: &str,
     message: &Value,
@@ -376,6 +376,14 @@ async fn files_are_checked_served_and_removed(app: TestApp) {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.contains("foto.png"))
     );
+    assert_eq!(
+        served
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
+        Some("image/png"),
+        "the file is served with its real type"
+    );
     assert_eq!(served.bytes().await.expect("bytes").to_vec(), png);
 
     // Replacing the file leaves one stored file.
@@ -467,22 +475,15 @@ fn collect_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// The company's `quickmessage` events in the log, as (action, addressed user).
 async fn logged(app: &TestApp, company: CompanyId) -> Vec<(String, Option<i64>)> {
-    app.ports
-        .event_log
-        .read(TenantScope::new(company), 0, 10_000)
+    app.logged_events(company, "quickmessage")
         .await
-        .expect("the log reads")
         .into_iter()
-        .filter_map(|e| match e.event {
-            InboxEvent::Other {
-                name_suffix,
-                payload,
-                user_id,
-                ..
-            } if name_suffix == "quickmessage" => {
-                Some((payload["action"].as_str().unwrap_or("").to_owned(), user_id))
-            }
-            _ => None,
+        .map(|(_, payload, recipients)| {
+            let user = match recipients {
+                Recipients::User(user) => Some(user.0),
+                Recipients::Company => None,
+            };
+            (payload["action"].as_str().unwrap_or("").to_owned(), user)
         })
         .collect()
 }

@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use chatflow_core::TenantScope;
-use chatflow_core::inbox::events::InboxEvent;
+use chatflow_core::events::{Event, SaveAction};
+use chatflow_core::ids::{ContactId, QuickMessageId, TagId};
+use chatflow_core::inbox::model::Tag;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -114,30 +116,29 @@ async fn a_company_never_receives_another_company_s_events(app: TestApp) {
     // Through the API, and straight into A's log (every audience kind).
     set(&app, &a_token, "userRating", "enabled").await;
     let scope = TenantScope::new(a);
-    let other = |suffix: &str, user: Option<i64>, room: Option<&str>| InboxEvent::Other {
-        name_suffix: suffix.to_owned(),
-        payload: json!({"action": "update", "note": "alpha only"}),
-        user_id: user,
-        room: room.map(str::to_owned),
-    };
     app.ports
         .event_log
         .append(
             scope,
             &[
-                other("contact", None, None),
-                other("notification", None, Some("notification")),
-                other("ticket", None, Some("open")),
-                other("auth", Some(b_boss.id.0), None),
+                Event::TagDeleted { tag_id: TagId(77) },
+                Event::QuickMessageDeleted {
+                    id: QuickMessageId(5),
+                    private_to: Some(b_boss.id),
+                },
+                Event::SignedIn {
+                    user_id: b_boss.id,
+                    session_id: uuid::Uuid::new_v4(),
+                },
             ],
         )
         .await
         .expect("appended");
 
     let a_heard = a_socket
-        .expect_event(&format!("company-{a}-contact"), WAIT)
+        .expect_event(&format!("company-{a}-tag"), WAIT)
         .await;
-    assert_eq!(a_heard["note"], "alpha only");
+    assert_eq!(a_heard["tagId"], 77);
     // B may still hear its own earlier events (its fixtures); never one of A's.
     let leaked = b_socket.drain(QUIET).await;
     assert!(
@@ -245,12 +246,9 @@ async fn sync_too_far_behind_asks_for_a_refresh(app: TestApp) {
 
     // More missed events than one answer holds.
     let scope = TenantScope::new(company);
-    let many: Vec<InboxEvent> = (0..=chatflow_server::realtime::SYNC_LIMIT)
-        .map(|i| InboxEvent::Other {
-            name_suffix: "contact".into(),
-            payload: json!({"action": "update", "n": i}),
-            user_id: None,
-            room: None,
+    let many: Vec<Event> = (0..=chatflow_server::realtime::SYNC_LIMIT)
+        .map(|i| Event::ContactDelete {
+            contact_id: ContactId(i as i64),
         })
         .collect();
     app.ports
@@ -321,40 +319,41 @@ async fn events_written_outside_the_server_reach_sockets_by_polling(app: TestApp
         .append(
             scope,
             &[
-                InboxEvent::Other {
-                    name_suffix: "contact".into(),
-                    payload: json!({"action": "create", "contact": {"name": "Zé"}}),
-                    user_id: None,
-                    room: None,
+                Event::TagSaved {
+                    action: SaveAction::Create,
+                    tag: Box::new(Tag {
+                        id: TagId(3),
+                        name: "Zé".into(),
+                        color: "#A4CCCC".into(),
+                        kanban: 0,
+                    }),
                 },
-                InboxEvent::Other {
-                    name_suffix: "auth".into(),
-                    payload: json!({"action": "update"}),
-                    user_id: Some(ana.id.0),
-                    room: None,
+                Event::SignedIn {
+                    user_id: ana.id,
+                    session_id: uuid::Uuid::new_v4(),
                 },
             ],
         )
         .await
         .expect("appended");
 
-    let contact = ana_socket
-        .expect_event(&format!("company-{company}-contact"), WAIT)
+    let tag = ana_socket
+        .expect_event(&format!("company-{company}-tag"), WAIT)
         .await;
-    assert_eq!(contact["contact"]["name"], "Zé");
-    assert_eq!(seq_of(&contact), head - 1);
+    assert_eq!(tag["tag"]["name"], "Zé");
+    assert_eq!(seq_of(&tag), head - 1);
     let auth = ana_socket
         .expect_event(&format!("company-{company}-auth"), WAIT)
         .await;
     assert_eq!(seq_of(&auth), head);
 
     let heard = bob_socket.drain(QUIET).await;
-    assert_eq!(heard.len(), 1, "Bob hears the contact only: {heard:?}");
-    assert_eq!(heard[0].0, format!("company-{company}-contact"));
+    assert_eq!(heard.len(), 1, "Bob hears the tag only: {heard:?}");
+    assert_eq!(heard[0].0, format!("company-{company}-tag"));
 }
 
 /// A ticket as the log stores it (only the event log is involved: no ticket rows needed).
-fn ticket(company: chatflow_core::CompanyId, id: i64, owner: Option<i64>) -> InboxEvent {
+fn ticket(company: chatflow_core::CompanyId, id: i64, owner: Option<i64>) -> Event {
     let ticket = json!({
         "id": id, "uuid": format!("00000000-0000-4000-8000-{id:012}"), "companyId": company.0,
         "status": "pending", "unreadMessages": 1, "lastMessage": "Olá, tudo bem?",
@@ -366,7 +365,7 @@ fn ticket(company: chatflow_core::CompanyId, id: i64, owner: Option<i64>) -> Inb
         "queue": null, "user": null, "whatsapp": null, "tags": [],
         "createdAt": "2026-11-23T10:00:00Z", "updatedAt": "2026-11-23T10:00:00Z",
     });
-    InboxEvent::TicketUpdate {
+    Event::TicketUpdate {
         ticket: Box::new(serde_json::from_value(ticket).expect("a ticket")),
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use chatflow_core::TenantScope;
-use chatflow_core::inbox::events::{InboxEvent, MessageAction};
+use chatflow_core::events::{Event, MessageAction};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -19,6 +19,8 @@ use crate::tickets::{Inbox, inbox, inbox_tests};
 inbox_tests!(
     phones_react_edit_delete_call_and_send_files,
     company_b_cannot_drive_company_a_phones,
+    the_phone_sees_the_attendants_reaction,
+    the_list_preview_follows_the_contacts_deletion,
 );
 
 /// Has phone `from` do what `body` says through `POST /sandbox/{id}/send`; returns the
@@ -89,7 +91,7 @@ async fn message_updates(app: &TestApp, inbox: &Inbox) -> Vec<(String, Value)> {
     events
         .into_iter()
         .filter_map(|e| match e.event {
-            InboxEvent::AppMessage {
+            Event::AppMessage {
                 action: MessageAction::Update,
                 message,
                 ..
@@ -220,6 +222,8 @@ async fn phones_react_edit_delete_call_and_send_files(app: TestApp) {
     .await["tickets"][0]
         .clone();
     assert_eq!(ticket["lastMessage"], "📞 Chamada perdida");
+    // Only a placeholder: the kind is named, so a client can say it in its reader's language.
+    assert_eq!(ticket["lastMessageMedia"], "call_log", "{ticket}");
 
     // Each change went out as an appMessage update, in order.
     let updates = message_updates(&app, &a).await;
@@ -289,4 +293,130 @@ async fn company_b_cannot_drive_company_a_phones(app: TestApp) {
     let messages = messages_when(&app, &a, maria, |m| !m.is_empty()).await;
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["isDeleted"], false);
+}
+
+/// The connection's reaction to message `external` as the phone sees it
+/// (`GET /sandbox/{id}/sent/{externalId}`). A reaction is stored only once the sandbox took it,
+/// so what the route answers right after `POST /messages/{id}/react` is final.
+async fn phone_sees_reaction(app: &TestApp, inbox: &Inbox, external: &str, emoji: &str) {
+    let sent = json_of(
+        app.get(
+            &format!("/sandbox/{}/sent/{external}", inbox.connection),
+            &inbox.admin,
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(sent["externalId"], external, "{sent}");
+    assert_eq!(sent["reaction"], emoji, "{sent}");
+}
+
+async fn the_phone_sees_the_attendants_reaction(app: TestApp) {
+    let a = inbox(&app, "Alpha").await;
+    let b = inbox(&app, "Beta").await;
+    let maria = "5511987700021";
+    let first = phone(
+        &app,
+        &a,
+        json!({"from": maria, "name": "Maria", "body": "Pode me ajudar?"}),
+    )
+    .await;
+    let messages = messages_when(&app, &a, maria, |m| by_external(m, &first).is_some()).await;
+    let id = by_external(&messages, &first).expect("her message")["id"]
+        .as_i64()
+        .expect("id");
+    // No reaction yet: the phone sees none.
+    phone_sees_reaction(&app, &a, &first, "").await;
+
+    json_of(
+        app.post(
+            &format!("/messages/{id}/react"),
+            &a.admin,
+            &json!({"emoji": "👍"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    phone_sees_reaction(&app, &a, &first, "👍").await;
+
+    // A message no phone sent to this connection is not found.
+    assert_error(
+        app.get(
+            &format!("/sandbox/{}/sent/no-such-message", a.connection),
+            &a.admin,
+        )
+        .await,
+        StatusCode::NOT_FOUND,
+        "ERR_NOT_FOUND",
+    )
+    .await;
+    // Company B reads nothing of A's phones: not through A's connection, nor through its own.
+    assert_eq!(
+        app.get(&format!("/sandbox/{}/sent/{first}", a.connection), &b.admin)
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_error(
+        app.get(&format!("/sandbox/{}/sent/{first}", b.connection), &b.admin)
+            .await,
+        StatusCode::NOT_FOUND,
+        "ERR_NOT_FOUND",
+    )
+    .await;
+}
+
+/// The ticket list's preview of a last message the contact deleted says so, without its text.
+async fn the_list_preview_follows_the_contacts_deletion(app: TestApp) {
+    let a = inbox(&app, "Alpha").await;
+    let maria = "5511987700031";
+    let first = phone(
+        &app,
+        &a,
+        json!({"from": maria, "name": "Maria", "body": "meu CPF é 123"}),
+    )
+    .await;
+    messages_when(&app, &a, maria, |m| by_external(m, &first).is_some()).await;
+    let ticket = || async {
+        json_of(
+            app.get("/tickets?showAll=true&status=pending", &a.admin)
+                .await,
+            StatusCode::OK,
+        )
+        .await["tickets"][0]
+            .clone()
+    };
+    let before = ticket().await;
+    assert_eq!(before["lastMessage"], "meu CPF é 123");
+    assert_eq!(before["lastMessageDeleted"], false);
+    assert_eq!(before["lastMessageFromMe"], false);
+    assert_eq!(
+        before["lastMessageMedia"],
+        Value::Null,
+        "a text names no media kind"
+    );
+
+    phone(
+        &app,
+        &a,
+        json!({"from": maria, "edit": first, "body": "meu CPF"}),
+    )
+    .await;
+    messages_when(&app, &a, maria, |m| {
+        by_external(m, &first).is_some_and(|x| x["isEdited"] == true)
+    })
+    .await;
+    assert_eq!(ticket().await["lastMessage"], "meu CPF");
+
+    phone(&app, &a, json!({"from": maria, "delete": first})).await;
+    messages_when(&app, &a, maria, |m| {
+        by_external(m, &first).is_some_and(|x| x["isDeleted"] == true)
+    })
+    .await;
+    let after = ticket().await;
+    assert_eq!(after["lastMessageDeleted"], true, "{after}");
+    assert_eq!(after["lastMessage"], "");
+    assert_eq!(after["lastMessageFromMe"], false);
 }

@@ -1,7 +1,12 @@
 //! Scheduled and recurring messages, on both engines, through simulated phones: validation, a
-//! schedule a few seconds ahead reaching the phone exactly once, a recurring one (its next send
-//! made due through the job queue), an edit or a delete before the send, a plan without
-//! schedules, and company B never reaching company A's schedules.
+//! schedule a few seconds ahead reaching the phone exactly once, a recurring one, an edit or a
+//! delete before the send, a plan without schedules, and company B never reaching company A's
+//! schedules.
+//!
+//! These run on a manual clock: a test moves the server's time past a send, runs the due jobs
+//! and checks; "nothing more is sent" is checked by moving past any later send time, running
+//! the due jobs again and finding nothing changed. One test keeps the wall clock and proves the
+//! background worker sends a due schedule by itself.
 
 use std::time::Duration;
 
@@ -13,17 +18,25 @@ use serde_json::{Value, json};
 
 use crate::automation::received_when;
 use crate::helpers::{MemberOptions, TestApp, assert_error, days_from_today, json_of};
-use crate::tickets::{Inbox, inbox, inbox_tests};
+use crate::tickets::{Inbox, inbox};
 
-inbox_tests!(
-    validation_follows_the_spec,
-    a_schedule_reaches_the_phone_exactly_once,
-    a_recurring_schedule_sends_its_times_then_stops,
-    edited_or_deleted_schedules_send_only_what_is_current,
-    a_failed_send_is_kept_as_an_error,
-    a_plan_without_schedules_is_refused,
-    company_b_never_reaches_company_a_schedules,
-);
+mod clocked {
+    crate::clocked_tests!(
+        validation_follows_the_spec,
+        a_schedule_reaches_the_phone_exactly_once,
+        a_recurring_schedule_sends_its_times_then_stops,
+        edited_or_deleted_schedules_send_only_what_is_current,
+        a_failed_send_is_kept_as_an_error,
+        a_plan_without_schedules_is_refused,
+        company_b_never_reaches_company_a_schedules,
+    );
+    use super::*;
+}
+
+mod wall {
+    crate::tickets::inbox_tests!(the_background_worker_sends_a_due_schedule);
+    use super::*;
+}
 
 /// A contact of the inbox's company; answers its id.
 async fn contact(app: &TestApp, inbox: &Inbox, name: &str, number: &str) -> i64 {
@@ -47,9 +60,14 @@ async fn alpha_with_maria(app: &TestApp, number: &str) -> (Inbox, i64) {
     (a, maria)
 }
 
-/// `seconds` from now, as the wire writes it.
-fn in_seconds(seconds: i64) -> String {
-    (Utc::now() + TimeDelta::seconds(seconds)).to_rfc3339()
+/// `seconds` from the server's now, as the wire writes it.
+fn in_seconds(app: &TestApp, seconds: i64) -> String {
+    (app.now() + TimeDelta::seconds(seconds)).to_rfc3339()
+}
+
+/// What phone `number` has received so far (no waiting).
+async fn received_now(app: &TestApp, inbox: &Inbox, number: &str) -> Vec<String> {
+    received_when(app, inbox, number, |_| true).await
 }
 
 async fn schedule(app: &TestApp, token: &str, body: Value) -> Value {
@@ -114,7 +132,7 @@ async fn validation_follows_the_spec(app: TestApp) {
         app.post(
             "/schedules",
             &a.admin,
-            &json!({"body": "oi", "sendAt": in_seconds(-3600)}),
+            &json!({"body": "oi", "sendAt": in_seconds(&app, -3600)}),
         )
         .await,
         StatusCode::UNPROCESSABLE_ENTITY,
@@ -146,7 +164,7 @@ async fn validation_follows_the_spec(app: TestApp) {
         app.post(
             "/schedules",
             &a.admin,
-            &json!({"body": "Olá Maria", "contactId": 999_999, "sendAt": in_seconds(3600)}),
+            &json!({"body": "Olá Maria", "contactId": 999_999, "sendAt": in_seconds(&app, 3600)}),
         )
         .await,
         StatusCode::NOT_FOUND,
@@ -158,7 +176,7 @@ async fn validation_follows_the_spec(app: TestApp) {
     let created = schedule(
         &app,
         &a.user,
-        json!({"body": "Olá Maria", "contactId": maria, "sendAt": in_seconds(3600)}),
+        json!({"body": "Olá Maria", "contactId": maria, "sendAt": in_seconds(&app, 3600)}),
     )
     .await;
     assert_eq!(created["status"], "PENDENTE");
@@ -219,19 +237,26 @@ async fn a_schedule_reaches_the_phone_exactly_once(app: TestApp) {
     let created = schedule(
         &app,
         &a.user,
-        json!({"body": "Lembrete da consulta", "contactId": maria, "sendAt": in_seconds(2)}),
+        json!({"body": "Lembrete da consulta", "contactId": maria, "sendAt": in_seconds(&app, 2)}),
     )
     .await;
     let id = created["id"].as_i64().expect("id");
+    // Not due yet: nothing is sent.
+    app.advance(TimeDelta::seconds(1));
+    assert_eq!(app.run_due_jobs().await, 0);
+    assert!(received_now(&app, &a, number).await.is_empty());
+    app.advance(TimeDelta::seconds(2));
+    assert_eq!(app.run_due_jobs().await, 1);
     let got = received_when(&app, &a, number, |m| !m.is_empty()).await;
     assert_eq!(got, ["Lembrete da consulta"]);
     let sent = schedule_when(&app, &a, id, |s| s["status"] == "ENVIADA").await;
     assert!(sent["sentAt"].is_string(), "{sent}");
     assert_eq!(sent["nextSendAt"], Value::Null);
     assert_eq!(sent["sends"], 1);
-    // Nothing more is queued and nothing more arrives.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    let after = received_when(&app, &a, number, |_| true).await;
+    // Nothing more is queued and nothing more arrives, a day later either.
+    app.advance(TimeDelta::days(1));
+    assert_eq!(app.run_due_jobs().await, 0);
+    let after = received_now(&app, &a, number).await;
     assert_eq!(after.len(), 1, "{after:?}");
     let jobs = app
         .ports
@@ -255,7 +280,7 @@ async fn a_schedule_reaches_the_phone_exactly_once(app: TestApp) {
         app.put(
             &format!("/schedules/{id}"),
             &a.admin,
-            &json!({"body": "Outro texto", "contactId": maria, "sendAt": in_seconds(60)}),
+            &json!({"body": "Outro texto", "contactId": maria, "sendAt": in_seconds(&app, 60)}),
         )
         .await,
         StatusCode::UNPROCESSABLE_ENTITY,
@@ -273,7 +298,7 @@ async fn a_recurring_schedule_sends_its_times_then_stops(app: TestApp) {
         json!({
             "body": "Pague a mensalidade",
             "contactId": maria,
-            "sendAt": in_seconds(1),
+            "sendAt": in_seconds(&app, 1),
             "intervalo": 1,
             "valorIntervalo": 2,
             "enviarQuantasVezes": 3,
@@ -288,7 +313,9 @@ async fn a_recurring_schedule_sends_its_times_then_stops(app: TestApp) {
         chrono::DateTime::parse_from_rfc3339(created["sendAt"].as_str().expect("sendAt"))
             .expect("a time");
     let scope = TenantScope::new(a.company);
+    app.advance(TimeDelta::seconds(2));
     for sends in 1..=3 {
+        assert_eq!(app.run_due_jobs().await, 1, "send {sends}");
         let got = received_when(&app, &a, number, |m| m.len() >= sends).await;
         assert_eq!(got.len(), sends, "{got:?}");
         assert!(got.iter().all(|b| b == "Pague a mensalidade"), "{got:?}");
@@ -300,7 +327,7 @@ async fn a_recurring_schedule_sends_its_times_then_stops(app: TestApp) {
         }
         assert_eq!(current["status"], "AGENDADA");
         // The next send is a job due two days (in the company's time zone) after the
-        // previous one; the test makes it due now through the queue.
+        // previous one; the test moves the clock there.
         let next = chrono::DateTime::parse_from_rfc3339(
             current["nextSendAt"].as_str().expect("nextSendAt"),
         )
@@ -314,14 +341,16 @@ async fn a_recurring_schedule_sends_its_times_then_stops(app: TestApp) {
         assert_eq!(jobs.len(), 1, "{jobs:?}");
         assert_eq!(jobs[0].payload.kind(), "sendSchedule");
         assert_eq!(jobs[0].run_at, next.with_timezone(&Utc));
-        app.ports
-            .jobs
-            .retry_at(jobs[0].id, Utc::now(), "made due by the test")
-            .await
-            .expect("made due");
+        // A second before, it is not due.
+        app.advance(next.with_timezone(&Utc) - app.now() - TimeDelta::seconds(1));
+        assert_eq!(app.run_due_jobs().await, 0);
+        assert_eq!(received_now(&app, &a, number).await.len(), sends);
+        app.advance(TimeDelta::seconds(1));
     }
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    assert_eq!(received_when(&app, &a, number, |_| true).await.len(), 3);
+    // Past where a fourth send would be: nothing more.
+    app.advance(TimeDelta::days(3));
+    assert_eq!(app.run_due_jobs().await, 0);
+    assert_eq!(received_now(&app, &a, number).await.len(), 3);
     assert!(
         app.ports
             .jobs
@@ -347,13 +376,13 @@ async fn edited_or_deleted_schedules_send_only_what_is_current(app: TestApp) {
     let deleted = schedule(
         &app,
         &a.admin,
-        json!({"body": "Nunca enviada", "contactId": maria, "sendAt": in_seconds(2)}),
+        json!({"body": "Nunca enviada", "contactId": maria, "sendAt": in_seconds(&app, 2)}),
     )
     .await;
     let edited = schedule(
         &app,
         &a.admin,
-        json!({"body": "Primeira versão", "contactId": maria, "sendAt": in_seconds(2)}),
+        json!({"body": "Primeira versão", "contactId": maria, "sendAt": in_seconds(&app, 2)}),
     )
     .await;
     let response = app
@@ -364,18 +393,25 @@ async fn edited_or_deleted_schedules_send_only_what_is_current(app: TestApp) {
         app.put(
             &format!("/schedules/{}", edited["id"]),
             &a.admin,
-            &json!({"body": "Segunda versão", "contactId": maria, "sendAt": in_seconds(3)}),
+            &json!({"body": "Segunda versão", "contactId": maria, "sendAt": in_seconds(&app, 3)}),
         )
         .await,
         StatusCode::OK,
     )
     .await;
     assert_eq!(changed["status"], "PENDENTE");
+    // When the first version was due, nothing is sent (its job is stale).
+    app.advance(TimeDelta::milliseconds(2500));
+    app.run_due_jobs().await;
+    assert!(received_now(&app, &a, number).await.is_empty());
+    app.advance(TimeDelta::seconds(1));
+    app.run_due_jobs().await;
     let got = received_when(&app, &a, number, |m| !m.is_empty()).await;
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    let got_later = received_when(&app, &a, number, |_| true).await;
     assert_eq!(got, ["Segunda versão"]);
-    assert_eq!(got_later, ["Segunda versão"]);
+    // Nothing else, however long after.
+    app.advance(TimeDelta::days(2));
+    assert_eq!(app.run_due_jobs().await, 0);
+    assert_eq!(received_now(&app, &a, number).await, ["Segunda versão"]);
     assert_error(
         app.get(&format!("/schedules/{}", deleted["id"]), &a.admin)
             .await,
@@ -395,10 +431,12 @@ async fn a_failed_send_is_kept_as_an_error(app: TestApp) {
     let created = schedule(
         &app,
         &a.admin,
-        json!({"body": "Não vai chegar", "contactId": maria, "sendAt": in_seconds(1), "enviarQuantasVezes": 3}),
+        json!({"body": "Não vai chegar", "contactId": maria, "sendAt": in_seconds(&app, 1), "enviarQuantasVezes": 3}),
     )
     .await;
     let id = created["id"].as_i64().expect("id");
+    app.advance(TimeDelta::seconds(2));
+    app.run_due_jobs().await;
     let failed = schedule_when(&app, &a, id, |s| s["status"] == "ERRO").await;
     assert!(
         failed["lastError"]
@@ -408,8 +446,10 @@ async fn a_failed_send_is_kept_as_an_error(app: TestApp) {
     );
     assert_eq!(failed["sends"], 0);
     assert_eq!(failed["nextSendAt"], Value::Null);
-    // Nothing is retried or queued after a failure.
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    // Nothing is retried or queued after a failure, past every retry delay and later send.
+    app.advance(TimeDelta::days(3));
+    assert_eq!(app.run_due_jobs().await, 0);
+    assert_eq!(failed["sends"], 0);
     let jobs = app
         .ports
         .jobs
@@ -460,7 +500,7 @@ async fn a_plan_without_schedules_is_refused(app: TestApp) {
         app.post(
             "/schedules",
             &token,
-            &json!({"body": "Olá Maria", "contactId": 1, "sendAt": in_seconds(60)}),
+            &json!({"body": "Olá Maria", "contactId": 1, "sendAt": in_seconds(&app, 60)}),
         )
         .await,
         StatusCode::FORBIDDEN,
@@ -476,11 +516,12 @@ async fn company_b_never_reaches_company_a_schedules(app: TestApp) {
     let created = schedule(
         &app,
         &a.admin,
-        json!({"body": "Só da Alpha", "contactId": maria, "sendAt": in_seconds(3600)}),
+        json!({"body": "Só da Alpha", "contactId": maria, "sendAt": in_seconds(&app, 3600)}),
     )
     .await;
     let path = format!("/schedules/{}", created["id"]);
-    let body = json!({"body": "Invasão da Beta", "contactId": maria, "sendAt": in_seconds(60)});
+    let body =
+        json!({"body": "Invasão da Beta", "contactId": maria, "sendAt": in_seconds(&app, 60)});
     assert_error(
         app.get(&path, &b.admin).await,
         StatusCode::NOT_FOUND,
@@ -510,4 +551,22 @@ async fn company_b_never_reaches_company_a_schedules(app: TestApp) {
     assert_eq!(listed["count"], 0);
     let still = json_of(app.get(&path, &a.admin).await, StatusCode::OK).await;
     assert_eq!(still["body"], "Só da Alpha");
+}
+
+/// The wall clock: the background worker sends a schedule when it falls due, with no test
+/// running jobs.
+async fn the_background_worker_sends_a_due_schedule(app: TestApp) {
+    let number = "5511987730007";
+    let (a, maria) = alpha_with_maria(&app, number).await;
+    let created = schedule(
+        &app,
+        &a.admin,
+        json!({"body": "Pelo trabalhador", "contactId": maria, "sendAt": in_seconds(&app, 1)}),
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    let got = received_when(&app, &a, number, |m| !m.is_empty()).await;
+    assert_eq!(got, ["Pelo trabalhador"]);
+    let sent = schedule_when(&app, &a, id, |s| s["status"] == "ENVIADA").await;
+    assert_eq!(sent["sends"], 1);
 }

@@ -229,6 +229,7 @@ async fn a_blocked_companys_tokens_fail_at_once(app: TestApp) {
                     used_at: None,
                     revoked: false,
                 },
+                &[],
             )
             .await
             .expect("session stored");
@@ -659,7 +660,7 @@ async fn secrets_and_the_database_stay_private_across_restarts() {
     state
         .ports
         .settings
-        .set_platform_setting(chatflow_server::JWT_SECRET_SETTING, legacy)
+        .set_platform_setting(chatflow_server::JWT_SECRET_SETTING, legacy, None)
         .await
         .expect("stored");
     drop(state);

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use chatflow_core::TenantScope;
-use chatflow_core::inbox::events::InboxEvent;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -17,20 +16,10 @@ app_tests!(tag_writes_emit_tag_events);
 
 /// The company's `tag` events in the log, as (seq, payload).
 async fn logged_tag_events(app: &TestApp, scope: TenantScope) -> Vec<(i64, Value)> {
-    app.ports
-        .event_log
-        .read(scope, 0, 10_000)
+    app.logged_events(scope.company_id(), "tag")
         .await
-        .expect("the log reads")
         .into_iter()
-        .filter_map(|e| match e.event {
-            InboxEvent::Other {
-                name_suffix,
-                payload,
-                ..
-            } if name_suffix == "tag" => Some((e.seq, payload)),
-            _ => None,
-        })
+        .map(|(seq, payload, _)| (seq, payload))
         .collect()
 }
 

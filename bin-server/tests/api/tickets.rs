@@ -294,7 +294,7 @@ async fn lgpd_masks_numbers_for_plain_users(app: TestApp) {
     for key in ["enableLGPD", "lgpdHideNumber"] {
         app.ports
             .settings
-            .set_company_setting(TenantScope::new(a.company), key, "enabled")
+            .set_company_setting(TenantScope::new(a.company), key, "enabled", &[])
             .await
             .expect("setting");
     }

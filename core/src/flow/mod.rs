@@ -32,6 +32,6 @@ pub use model::{
 };
 pub use simulate::{Transcript, TranscriptEntry, simulate};
 pub use validate::{
-    FlowIssue, FlowIssueCode, MAX_CONNECTIONS, MAX_INTERVAL_SECONDS, MAX_NODES, MAX_TEXT_CHARS,
-    Severity, check, validate,
+    CONDITION_OPERATORS, FlowIssue, FlowIssueCode, FlowLimits, MAX_CONNECTIONS,
+    MAX_INTERVAL_SECONDS, MAX_NODES, MAX_TEXT_CHARS, Severity, check, flow_limits, validate,
 };

@@ -1144,3 +1144,17 @@ fn the_sample_flow_simulates_both_branches() {
     let waiting = simulate(&f, 1, BTreeMap::new(), &[]);
     assert!(waiting.to_text().ends_with("(waiting for a reply)\n"));
 }
+
+#[test]
+fn the_editor_operators_are_the_interpreters() {
+    let limits = flow_limits();
+    let parsed: Vec<Operator> = limits
+        .condition_operators
+        .iter()
+        .map(|o| Operator::parse(o).unwrap_or_else(|| panic!("{o} is not an operator")))
+        .collect();
+    let distinct: std::collections::HashSet<_> = parsed.iter().map(|o| format!("{o:?}")).collect();
+    assert_eq!(distinct.len(), parsed.len(), "each operator once");
+    assert_eq!(limits.max_interval_seconds, MAX_INTERVAL_SECONDS);
+    assert_eq!(limits.max_image_bytes, 2 * crate::limits::MIB);
+}

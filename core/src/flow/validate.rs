@@ -21,6 +21,57 @@ pub const MAX_TEXT_CHARS: usize = 4096;
 /// Longest pause of an interval node or content element, in seconds.
 pub const MAX_INTERVAL_SECONDS: i64 = 120;
 
+/// The limits a flow is held to, in one value for the flow editor (which runs them through
+/// WASM instead of writing them again): [`validate`]'s bounds and the largest file of each media
+/// node ([`crate::limits::UploadKind`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowLimits {
+    pub max_nodes: usize,
+    pub max_connections: usize,
+    pub max_text_chars: usize,
+    pub max_interval_seconds: i64,
+    pub max_image_bytes: u64,
+    pub max_audio_bytes: u64,
+    pub max_video_bytes: u64,
+    /// The condition operators, as the editor writes them.
+    pub condition_operators: Vec<String>,
+}
+
+/// The operators a condition node offers, in the editor's order and spelling.
+pub const CONDITION_OPERATORS: [&str; 12] = [
+    "==",
+    "!=",
+    "contains",
+    "not_contains",
+    "starts_with",
+    "ends_with",
+    ">",
+    "<",
+    ">=",
+    "<=",
+    "empty",
+    "not_empty",
+];
+
+/// The limits of every flow.
+pub fn flow_limits() -> FlowLimits {
+    use crate::limits::UploadKind;
+    FlowLimits {
+        max_nodes: MAX_NODES,
+        max_connections: MAX_CONNECTIONS,
+        max_text_chars: MAX_TEXT_CHARS,
+        max_interval_seconds: MAX_INTERVAL_SECONDS,
+        max_image_bytes: UploadKind::FlowImage.max_bytes(),
+        max_audio_bytes: UploadKind::FlowAudio.max_bytes(),
+        max_video_bytes: UploadKind::FlowVideo.max_bytes(),
+        condition_operators: CONDITION_OPERATORS
+            .iter()
+            .map(|o| (*o).to_owned())
+            .collect(),
+    }
+}
+
 /// How serious an issue is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -81,6 +81,57 @@ pub fn last_message_text(body: &str, media_type: MediaType) -> String {
     }
 }
 
+/// The message a ticket's preview comes from, as the store loaded it with the ticket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastMessageSource {
+    pub body: String,
+    pub media_type: MediaType,
+    pub is_deleted: bool,
+    pub from_me: bool,
+}
+
+/// What a ticket's list preview shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastMessagePreview {
+    pub text: String,
+    pub deleted: bool,
+    pub from_me: bool,
+    /// The media kind when `text` is only its placeholder (a file without a caption), so a
+    /// client can name it in the reader's language; `None` for text and captioned files.
+    pub media: Option<MediaType>,
+}
+
+/// The preview follows its message: when `source` (the message the ticket's
+/// `last_message_id` points at) was deleted, the preview says so and shows no text; when it was
+/// edited, its current text shows. Without a source (tickets from before the preview knew its
+/// message, or whose message is gone) the stored text `stored` stays.
+pub fn last_message_preview(
+    stored: &str,
+    source: Option<&LastMessageSource>,
+) -> LastMessagePreview {
+    match source {
+        None => LastMessagePreview {
+            text: stored.to_owned(),
+            deleted: false,
+            from_me: false,
+            media: None,
+        },
+        Some(m) if m.is_deleted => LastMessagePreview {
+            text: String::new(),
+            deleted: true,
+            from_me: m.from_me,
+            media: None,
+        },
+        Some(m) => LastMessagePreview {
+            text: last_message_text(&m.body, m.media_type),
+            deleted: false,
+            from_me: m.from_me,
+            media: (m.body.trim().is_empty() && m.media_type != MediaType::Chat)
+                .then_some(m.media_type),
+        },
+    }
+}
+
 /// Decides what to do with `message`.
 ///
 /// - A group chat is dropped unless the connection allows groups.

@@ -1,8 +1,8 @@
 //! LGPD number masking: with `enableLGPD` and `lgpdHideNumber`, plain users receive contact
 //! numbers with every digit hidden except the start and the last 2; groups are never masked.
 
+use crate::events::RecipientSettings;
 use crate::identity::Actor;
-use crate::inbox::events::RecipientSettings;
 use crate::inbox::model::{Contact, Ticket};
 
 /// Masks a number: keeps the first 4 characters and the last 2, hides the rest with `*`.

@@ -86,18 +86,12 @@ pub fn forwarded(
     ticket: TicketId,
 ) -> NewMessage {
     NewMessage {
-        ticket_id: ticket,
-        body: original.body.clone(),
-        from_me: true,
-        is_private: false,
         is_forwarded: true,
         media_type: original.media_type,
         media_path,
         media_name: original.media_name.clone(),
-        quoted_msg_id: None,
         user_id: Some(actor.user_id),
-        external_id: None,
-        ack: 0,
+        ..NewMessage::text(ticket, original.body.clone())
     }
 }
 

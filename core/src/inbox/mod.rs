@@ -1,4 +1,5 @@
-//! The inbox: connections, contacts, tickets, messages and their realtime events.
+//! The inbox: connections, contacts, tickets and messages (their realtime events are in
+//! [`crate::events`]).
 //!
 //! - [`model`]: entities and inputs as the API shows them.
 //! - [`channel`]: the channel port every provider implements and the inbound event type.
@@ -6,9 +7,10 @@
 //! - [`inbound`]: storable and bounded text from channels, and setting aside what cannot be
 //!   stored (inbound failures).
 //! - [`visibility`]: which tickets a user sees; the inbox filter.
+//! - [`membership`]: whether a ticket belongs in one inbox list, and the inbox's controls (asked
+//!   by the web app through WASM).
 //! - [`lgpd`]: number masking.
 //! - [`messages`]: message rules (validation, signing, edit/delete, forward, media limits).
-//! - [`events`]: realtime events (outbox entries) and their per-recipient payloads.
 //! - [`search`]: search text normalisation.
 //! - [`ports`]: repositories of the inbox.
 //! - [`connection_rules`]: validation of a connection's settings.
@@ -19,14 +21,15 @@
 pub mod channel;
 pub mod connection_rules;
 pub mod contact_rules;
-pub mod events;
 pub mod import;
 pub mod inbound;
 pub mod ingest;
 pub mod lgpd;
+pub mod membership;
 pub mod messages;
 pub mod model;
 pub mod ports;
 pub mod sandbox;
 pub mod search;
+pub mod variables;
 pub mod visibility;

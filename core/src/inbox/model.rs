@@ -395,7 +395,24 @@ pub struct Ticket {
     pub company_id: CompanyId,
     pub status: TicketStatus,
     pub unread_messages: i64,
+    /// The list preview: the last message's text (or a media placeholder), empty when that
+    /// message was deleted (see [`crate::inbox::ingest::last_message_preview`]).
     pub last_message: String,
+    /// The message the preview comes from (never a private note); `None` before any message.
+    /// The three preview fields default when absent, so tickets stored in the event log before
+    /// they existed still read.
+    #[serde(default)]
+    pub last_message_id: Option<MessageId>,
+    /// The preview's message was deleted (by the attendant's side or by the contact).
+    #[serde(default)]
+    pub last_message_deleted: bool,
+    /// The preview's message was sent from the connection's side.
+    #[serde(default)]
+    pub last_message_from_me: bool,
+    /// The media kind when the preview is only a file's placeholder (`lastMessage` then holds
+    /// the Portuguese placeholder, e.g. "📷 Imagem", which clients may show in their language).
+    #[serde(default)]
+    pub last_message_media: Option<MediaType>,
     pub is_group: bool,
     pub is_bot: bool,
     pub channel: ChannelKind,
@@ -713,4 +730,26 @@ pub struct NewMessage {
     /// Set once the channel accepted it.
     pub external_id: Option<String>,
     pub ack: i64,
+}
+
+impl NewMessage {
+    /// A plain text the company sends on `ticket`: not private, not forwarded, quoting nothing,
+    /// by no user, not yet accepted by the channel. Other kinds start here and change a field
+    /// (`NewMessage { user_id, ..NewMessage::text(ticket, body) }`).
+    pub fn text(ticket: TicketId, body: impl Into<String>) -> Self {
+        Self {
+            ticket_id: ticket,
+            body: body.into(),
+            from_me: true,
+            is_private: false,
+            is_forwarded: false,
+            media_type: MediaType::Chat,
+            media_path: None,
+            media_name: None,
+            quoted_msg_id: None,
+            user_id: None,
+            external_id: None,
+            ack: 0,
+        }
+    }
 }

@@ -6,11 +6,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::error::Result;
+use crate::events::{Event, StoredEvent};
 use crate::ids::{
     CompanyId, ContactId, MessageId, QueueId, TagId, TenantScope, TicketId, UserId, WhatsappId,
 };
 use crate::inbox::channel::InboundMessage;
-use crate::inbox::events::{InboxEvent, StoredEvent};
 use crate::inbox::ingest::{IngestContext, IngestPlan};
 use crate::inbox::model::{
     Connection, ConnectionInput, Contact, ContactFilter, ContactInput, KeysetPage, Message,
@@ -32,7 +32,7 @@ pub trait ConnectionRepo: Send + Sync {
         scope: TenantScope,
         input: &ConnectionInput,
         token: &str,
-        events: &[InboxEvent],
+        events: &[Event],
     ) -> Result<Connection>;
     /// Updates the editable fields (and the default flag as in `create`).
     async fn update(
@@ -412,8 +412,10 @@ pub enum Missed {
 /// order (`companies.event_seq` is bumped in the writing transaction).
 #[async_trait]
 pub trait EventLog: Send + Sync {
-    /// Appends events in their own transaction (for use cases whose data write is separate).
-    async fn append(&self, scope: TenantScope, events: &[InboxEvent]) -> Result<i64>;
+    /// Appends events that describe no stored data, in their own transaction (tools and tests;
+    /// every write appends its own events in its transaction instead, through its repository),
+    /// and returns the company's new head (the current one for no events).
+    async fn append(&self, scope: TenantScope, events: &[Event]) -> Result<i64>;
     /// Platform-level: each company's latest sequence number (the dispatcher polls this).
     async fn heads(&self) -> Result<Vec<(CompanyId, i64)>>;
     /// Events of the company with sequence > `after`, at most `limit`, in order.

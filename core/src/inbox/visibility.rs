@@ -9,6 +9,7 @@
 //! [`crate::policy::authorize`], so the rules live in one place.
 
 use crate::identity::Actor;
+use crate::inbox::membership::ListedTicket;
 use crate::inbox::model::{Ticket, TicketFilter, TicketQuery};
 use crate::policy::{Action, authorize};
 use crate::ticket::TicketStatus;
@@ -42,7 +43,8 @@ pub fn may_see_ticket(actor: &Actor, ticket: &Ticket) -> bool {
 /// The store filter for `query` as `actor` may run it.
 ///
 /// - Queues: admins see every queue unless they pick some; a user is limited to their queues
-///   (narrowed further by the queues they pick), plus tickets without a queue with `allTicket`.
+///   (narrowed further by the queues they pick), plus tickets without a queue with `allTicket`
+///   (admins always), whether or not queues are picked.
 ///   The closed tab alone (`statuses == [closed]`) lifts the queue limit for `allHistoric`.
 /// - Owners: with show-all asked for and allowed, every owner (or the picked users); otherwise
 ///   the caller's own tickets and unassigned ones.
@@ -63,7 +65,7 @@ pub fn ticket_filter(actor: &Actor, query: &TicketQuery) -> TicketFilter {
             (false, actor.queue_ids.clone(), without_queue)
         }
     } else if unrestricted_queues {
-        (false, query.queue_ids.clone(), false)
+        (false, query.queue_ids.clone(), without_queue)
     } else {
         let picked = query
             .queue_ids
@@ -71,7 +73,9 @@ pub fn ticket_filter(actor: &Actor, query: &TicketQuery) -> TicketFilter {
             .copied()
             .filter(|q| actor.queue_ids.contains(q))
             .collect();
-        (false, picked, false)
+        // Picking queues narrows the queued tickets; tickets still waiting for a queue (the
+        // chatbot's menu) stay for whoever may see them, as they do with no queue picked.
+        (false, picked, without_queue)
     };
 
     let show_all = query.show_all && can(actor, Action::ShowAllTickets(company));
@@ -116,6 +120,11 @@ impl TicketFilter {
     /// Whether `ticket` passes the filter's visibility part (queues, owners, groups, statuses).
     /// The store runs the same rules in SQL; this is their reference (tests compare the two).
     pub fn admits(&self, ticket: &Ticket) -> bool {
+        self.admits_visible(&ListedTicket::of(ticket))
+    }
+
+    /// [`TicketFilter::admits`] of the facts a list reads of a ticket.
+    pub fn admits_visible(&self, ticket: &ListedTicket) -> bool {
         let status = self.statuses.is_empty() || self.statuses.contains(&ticket.status);
         let queue = self.all_queues
             || match ticket.queue_id {

@@ -14,10 +14,11 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::events::Event;
 use crate::identity::{Actor, Profile, User};
 use crate::ids::{CompanyId, PlanId, TenantScope, UserId};
 use crate::policy::{self, Action, CapabilityContext};
-use crate::ports::{Audience, NewCompany, RealtimeEvent, RefreshSession};
+use crate::ports::{NewCompany, RefreshSession};
 use crate::service::Ports;
 use crate::service::users::{self, NewUserInput, UserView};
 use crate::settings;
@@ -104,16 +105,12 @@ pub fn token_hash(token: &str) -> String {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// The name of a company's session event.
-pub fn auth_event_name(company_id: CompanyId) -> String {
-    format!("company-{company_id}-auth")
-}
-
 /// Signs a user in with e-mail (lower-cased) and password.
 ///
 /// Unknown e-mails and wrong passwords both give `ERR_INVALID_CREDENTIALS`. Records the sign-in
-/// on the company, opens a session family and tells the user's other sockets
-/// (`company-{id}-auth`, with the new `sessionId`) so other sessions of the same user sign out.
+/// on the company, opens a session family and, in the same transaction, appends
+/// [`Event::SignedIn`] for the user's other sockets (`company-{id}-auth`, with the new
+/// `sessionId`) so other sessions of the same user sign out.
 pub async fn login(
     ports: &Ports,
     email: &str,
@@ -146,20 +143,11 @@ pub async fn login(
     ports.companies.touch_last_login(scope, now).await?;
 
     let (session, refresh_token) = new_session(ports, &user, ports.ids.uuid(), policy, now);
-    ports.sessions.create(scope, &session).await?;
-    ports
-        .events
-        .publish(RealtimeEvent {
-            company_id: user.company_id,
-            audience: Audience::User(user.id),
-            name: auth_event_name(user.company_id),
-            payload: serde_json::json!({
-                "action": "update",
-                "user": { "id": user.id },
-                "sessionId": session.family,
-            }),
-        })
-        .await;
+    let signed_in = Event::SignedIn {
+        user_id: user.id,
+        session_id: session.family,
+    };
+    ports.sessions.create(scope, &session, &[signed_in]).await?;
     grant(ports, user, &company, session, Some(refresh_token), now).await
 }
 
@@ -319,7 +307,7 @@ pub async fn signup(ports: &Ports, input: SignupInput, now: DateTime<Utc>) -> Re
     };
     ports
         .settings
-        .set_company_setting(scope, "campaignsEnabled", campaigns)
+        .set_company_setting(scope, "campaignsEnabled", campaigns, &[])
         .await?;
     let user = users::create_in_company(
         ports,

@@ -475,21 +475,16 @@ async fn send_flow_media(
     .map(|_| ())
 }
 
-/// The content type of a flow's file, by its name (flows accept png, jpg, ogg, mp3, opus, mp4).
+/// The content type of a flow's file, by its name (flows accept png, jpg, ogg, mp3, opus, mp4),
+/// or by the node's kind when the name says nothing known.
 fn mime_of(file_name: &str, kind: MediaKind) -> &'static str {
-    let ext = file_name
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default();
-    match (ext.as_str(), kind) {
-        ("png", _) => "image/png",
-        ("jpg" | "jpeg", _) => "image/jpeg",
-        ("mp3", _) => "audio/mpeg",
-        ("ogg" | "oga" | "opus", _) => "audio/ogg",
-        ("mp4", _) => "video/mp4",
-        (_, MediaKind::Image) => "image/jpeg",
-        (_, MediaKind::Audio) => "audio/ogg",
-        (_, MediaKind::Video) => "video/mp4",
+    match crate::media::mime_of(file_name) {
+        crate::media::UNKNOWN => match kind {
+            MediaKind::Image => "image/jpeg",
+            MediaKind::Audio => "audio/ogg",
+            MediaKind::Video => "video/mp4",
+        },
+        known => known,
     }
 }
 

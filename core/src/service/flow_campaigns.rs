@@ -9,10 +9,10 @@
 use serde::Deserialize;
 
 use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
+use crate::events::{Event, SaveAction};
 use crate::flow_ports::{FlowCampaign, FlowCampaignId, FlowCampaignInput, FlowId};
 use crate::identity::Actor;
 use crate::ids::WhatsappId;
-use crate::inbox::events::InboxEvent;
 use crate::policy::{Action, authorize};
 use crate::service::Ports;
 
@@ -22,22 +22,17 @@ pub const NAME_MAX_CHARS: usize = 100;
 pub const PHRASE_MAX_CHARS: usize = 1000;
 
 /// `company-{id}-flowcampaign` `{action: "create"|"update", flowCampaign}`.
-pub fn campaign_event(action: &str, campaign: &FlowCampaign) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "flowcampaign".into(),
-        payload: serde_json::json!({"action": action, "flowCampaign": campaign}),
-        user_id: None,
-        room: None,
+pub fn campaign_event(action: SaveAction, campaign: &FlowCampaign) -> Event {
+    Event::FlowCampaignSaved {
+        action,
+        flow_campaign: Box::new(campaign.clone()),
     }
 }
 
 /// `company-{id}-flowcampaign` `{action: "delete", flowCampaignId}`.
-pub fn campaign_deleted_event(id: FlowCampaignId) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "flowcampaign".into(),
-        payload: serde_json::json!({"action": "delete", "flowCampaignId": id}),
-        user_id: None,
-        room: None,
+pub fn campaign_deleted_event(id: FlowCampaignId) -> Event {
+    Event::FlowCampaignDeleted {
+        flow_campaign_id: id,
     }
 }
 

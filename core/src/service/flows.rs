@@ -15,12 +15,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
+use crate::events::{Event, SaveAction};
 use crate::flow::{Flow, FlowIssue, MAX_CONNECTIONS, MAX_NODES};
 use crate::flow_ports::{
     FlowDeleteOutcome, FlowId, FlowRecord, FlowRunRecord, FlowSummary, FlowVersion, PublishOutcome,
 };
 use crate::identity::Actor;
-use crate::inbox::events::InboxEvent;
 use crate::policy::{Action, authorize};
 use crate::service::Ports;
 use crate::validation;
@@ -37,23 +37,16 @@ pub const NAME_MAX_CHARS: usize = 50;
 pub const COPY_SUFFIX: &str = " - cópia";
 
 /// `company-{id}-flowbuilder` `{action: "create"|"update", flow}` for the whole company.
-pub fn flow_event(action: &str, flow: &FlowSummary) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "flowbuilder".into(),
-        payload: serde_json::json!({"action": action, "flow": flow}),
-        user_id: None,
-        room: None,
+pub fn flow_event(action: SaveAction, flow: &FlowSummary) -> Event {
+    Event::FlowSaved {
+        action,
+        flow: Box::new(flow.clone()),
     }
 }
 
 /// `company-{id}-flowbuilder` `{action: "delete", flowId}` for the whole company.
-pub fn flow_deleted_event(id: FlowId) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "flowbuilder".into(),
-        payload: serde_json::json!({"action": "delete", "flowId": id}),
-        user_id: None,
-        room: None,
-    }
+pub fn flow_deleted_event(id: FlowId) -> Event {
+    Event::FlowDeleted { flow_id: id }
 }
 
 /// A page of `GET /flowbuilder`: `{flows, hasMore, count}`.

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::ports::{
-    Clock, CompanyRepo, EventBus, HelpRepo, IdGenerator, Mailer, MediaStore, PasswordHasher,
+    Clock, CompanyRepo, HelpRepo, IdGenerator, Mailer, MediaStore, PasswordHasher,
     PasswordResetRepo, PlanRepo, QueueRepo, SessionRepo, SettingsRepo, UserRepo,
 };
 
@@ -34,7 +34,6 @@ pub struct Ports {
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
     pub hasher: Arc<dyn PasswordHasher>,
-    pub events: Arc<dyn EventBus>,
     pub companies: Arc<dyn CompanyRepo>,
     pub plans: Arc<dyn PlanRepo>,
     pub users: Arc<dyn UserRepo>,

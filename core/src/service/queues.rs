@@ -11,9 +11,9 @@
 //! does (two admins editing the same menu at once: the last write wins).
 
 use crate::error::{ErrorCode, Result};
+use crate::events::{Event, SaveAction};
 use crate::identity::Actor;
 use crate::ids::{QueueId, TenantScope, UserId};
-use crate::inbox::events::InboxEvent;
 use crate::policy::{Action, authorize};
 use crate::queue::{
     ChatbotId, ChatbotNode, ChatbotOption, ChatbotOptionType, Queue, QueueContext, QueueInput,
@@ -27,23 +27,16 @@ use crate::settings::{ScheduleType, SettingsView, to_map};
 pub const QUEUE_LIMIT_CODE: ErrorCode = ErrorCode::ERR_QUEUE_LIMIT_REACHED;
 
 /// `company-{id}-queue` `{action: "create"|"update", queue}` for the whole company.
-pub fn queue_event(action: &str, queue: &Queue) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "queue".into(),
-        payload: serde_json::json!({"action": action, "queue": queue}),
-        user_id: None,
-        room: None,
+pub fn queue_event(action: SaveAction, queue: &Queue) -> Event {
+    Event::QueueSaved {
+        action,
+        queue: Box::new(queue.clone()),
     }
 }
 
 /// `company-{id}-queue` `{action: "delete", queueId}` for the whole company.
-pub fn queue_deleted_event(id: QueueId) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "queue".into(),
-        payload: serde_json::json!({"action": "delete", "queueId": id}),
-        user_id: None,
-        room: None,
-    }
+pub fn queue_deleted_event(id: QueueId) -> Event {
+    Event::QueueDeleted { queue_id: id }
 }
 
 /// The company's queues with their chatbot menus, in their order (`GET /queue`): any user of

@@ -39,6 +39,32 @@ pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<QuickMessage>> {
         .collect())
 }
 
+/// The quick messages the caller sees (as [`list`]) with their variables filled for `ticket`
+/// ([`crate::inbox::variables`]: the contact, the queue, the protocol, and the caller as the
+/// attendant), so the ticket input inserts the text as the contact will read it. A ticket the
+/// caller may not see (another company's included) answers `ERR_NO_TICKET_FOUND`.
+pub async fn list_for_ticket(
+    ports: &Ports,
+    actor: &Actor,
+    ticket: crate::ids::TicketId,
+) -> Result<Vec<QuickMessage>> {
+    let ticket = crate::service::inbox::tickets::visible(ports, actor, ticket).await?;
+    let user = ports
+        .users
+        .get(actor.scope(), actor.user_id)
+        .await?
+        .map(|u| u.name);
+    let vars = crate::inbox::variables::Variables::of(&ticket, user.as_deref());
+    Ok(list(ports, actor)
+        .await?
+        .into_iter()
+        .map(|mut m| {
+            m.message = crate::inbox::variables::fill(&m.message, &vars);
+            m
+        })
+        .collect())
+}
+
 /// A page of the quick messages the caller sees whose shortcode or message matches `search`
 /// (accent- and case-insensitive).
 pub async fn page(

@@ -11,7 +11,6 @@ use crate::ids::{ScheduleId, TenantScope};
 use crate::inbox::model::{NewTicket, Ticket};
 use crate::schedule::{
     self, NewSchedule, PAGE_SIZE, Schedule, ScheduleFilter, ScheduleInput, media_allowed,
-    media_mime_type,
 };
 use crate::service::Ports;
 use crate::service::inbox::messages::{self, SendMessage, Upload};
@@ -307,7 +306,7 @@ async fn send(ports: &Ports, scope: TenantScope, schedule: &Schedule, claimed: i
                 .ok_or(ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA)?;
             Some(Upload {
                 file_name: name.clone(),
-                mime_type: media_mime_type(name).to_owned(),
+                mime_type: crate::media::mime_of(name).to_owned(),
                 bytes,
             })
         }

@@ -7,18 +7,18 @@
 //! (payment provider keys) are write-only: stored sealed by the [`crate::ports::SecretCipher`]
 //! port, and shown, to the super user only, as [`SECRET_MASK`] when set (empty when not); sending
 //! the mask back leaves the stored secret as it is. [`secret`] opens one for the code that uses
-//! it. Every change but a secret's is published to the company's sockets as
-//! `company-{id}-settings`.
+//! it. Every change but a secret's appends `company-{id}-settings` ([`settings_event`]) to the
+//! company's event log in the write's transaction.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, Result};
+use crate::events::Event;
 use crate::identity::Actor;
 use crate::ids::{CompanyId, TenantScope};
 use crate::policy::{self, Action};
-use crate::ports::{Audience, RealtimeEvent};
 use crate::service::Ports;
 use crate::settings::{self, Scope, SettingDef};
 
@@ -32,11 +32,6 @@ pub struct Setting {
 
 /// What a secret that is set reads as; never its value.
 pub const SECRET_MASK: &str = "********";
-
-/// The name of a company's settings event.
-pub fn settings_event_name(company_id: CompanyId) -> String {
-    format!("company-{company_id}-settings")
-}
 
 /// Every setting the actor may see (`GET /settings`): the company's keys with their defaults,
 /// and for the super user the platform keys too (secrets included).
@@ -94,7 +89,10 @@ pub async fn seal_stored_secrets(ports: &Ports) -> Result<usize> {
     for (key, value) in &stored {
         if settings::is_secret(key) && !value.is_empty() && !ports.secrets.is_sealed(value) {
             let value = ports.secrets.seal(value)?;
-            ports.settings.set_platform_setting(key, &value).await?;
+            ports
+                .settings
+                .set_platform_setting(key, &value, None)
+                .await?;
             sealed += 1;
         }
     }
@@ -145,13 +143,23 @@ pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result
     };
     let scope = actor.scope();
     policy::authorize(actor, &Action::UpdateSetting(actor.company_id, def))?;
+    let setting = Setting {
+        key: def.key.to_owned(),
+        value: shown(def.key, value.to_owned()),
+    };
+    // Secrets are not broadcast: the company's sockets include users who may not read them.
+    let events = if def.secret {
+        Vec::new()
+    } else {
+        vec![settings_event(&setting)]
+    };
     match def.scope {
         Scope::Company => {
             let current = settings::to_map(&ports.settings.company_settings(scope).await?);
             settings::check_change(&current, def.key, value)?;
             ports
                 .settings
-                .set_company_setting(scope, def.key, value)
+                .set_company_setting(scope, def.key, value, &events)
                 .await?;
         }
         // The mask a reader was shown, sent back: the secret stays as it is.
@@ -164,29 +172,22 @@ pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result
             } else {
                 value.to_owned()
             };
+            // Announced to the acting super user's company.
             ports
                 .settings
-                .set_platform_setting(def.key, &stored)
+                .set_platform_setting(def.key, &stored, Some((scope, &events)))
                 .await?;
         }
     }
-    let setting = Setting {
-        key: def.key.to_owned(),
-        value: shown(def.key, value.to_owned()),
-    };
-    // Secrets are not broadcast: the company's sockets include users who may not read them.
-    if !def.secret {
-        ports
-            .events
-            .publish(RealtimeEvent {
-                company_id: actor.company_id,
-                audience: Audience::Company,
-                name: settings_event_name(actor.company_id),
-                payload: serde_json::json!({ "action": "update", "setting": &setting }),
-            })
-            .await;
-    }
     Ok(setting)
+}
+
+/// `company-{id}-settings` `{action: "update", setting}` for the whole company (never for a
+/// secret: the company's sockets include users who may not read it).
+pub fn settings_event(setting: &Setting) -> Event {
+    Event::SettingUpdated {
+        setting: setting.clone(),
+    }
 }
 
 /// A public setting for anyone, signed in or not (`GET /public-settings/{key}`): only the

@@ -15,12 +15,11 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
+use crate::events::{Event, SaveAction};
 use crate::identity::{Actor, AllTicket, MenuMode, Profile, Theme, Toggle, User};
 use crate::ids::{CompanyId, QueueId, TenantScope, UserId, WhatsappId};
 use crate::policy::{self, Action, UserTarget};
-use crate::ports::{
-    Audience, NewUser, Page, PageRequest, QueueSummary, RealtimeEvent, UserChanges, UserSettings,
-};
+use crate::ports::{NewUser, Page, PageRequest, QueueSummary, UserChanges, UserSettings};
 use crate::service::Ports;
 use crate::tenancy::Company;
 use crate::validation::{self, FormMode};
@@ -291,9 +290,7 @@ pub async fn create_in_company(
         is_super: false,
         settings,
     };
-    let user = ports.users.create(scope, &new_user).await?;
-    publish_user(ports, scope, "create", &user).await;
-    Ok(user)
+    ports.users.create(scope, &new_user).await
 }
 
 /// Sets a user's password for the platform (the CLI) and revokes every session of the user.
@@ -462,17 +459,16 @@ pub async fn update(
             None => ports.sessions.revoke_user(scope, user_id).await?,
         }
     }
-    publish_user(ports, scope, "update", &user).await;
     view(ports, scope, user).await
 }
 
 /// Deletes a user of the actor's company (`DELETE /users/{id}`): never oneself, never the super
-/// user unless by a super user (the policy's rules). Revokes the user's sessions and removes the avatar.
+/// user unless by a super user (the policy's rules). The store revokes the user's sessions,
+/// deletes the user and appends the event in one transaction; then the avatar is removed.
 pub async fn delete(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<()> {
     let scope = actor.scope();
     let current = find(ports, scope, user_id).await?;
     policy::authorize(actor, &Action::DeleteUser(UserTarget::of(&current)))?;
-    ports.sessions.revoke_user(scope, user_id).await?;
     if !ports.users.delete(scope, user_id).await? {
         return Err(ErrorCode::ERR_NO_USER_FOUND.into());
     }
@@ -480,15 +476,6 @@ pub async fn delete(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<()>
         // The row is gone; a file left behind is only wasted space, so a failure is not an error.
         let _ = ports.media.delete(scope, image).await;
     }
-    ports
-        .events
-        .publish(RealtimeEvent {
-            company_id: scope.company_id(),
-            audience: Audience::Company,
-            name: user_event_name(scope.company_id()),
-            payload: serde_json::json!({ "action": "delete", "userId": user_id }),
-        })
-        .await;
     Ok(())
 }
 
@@ -560,7 +547,6 @@ pub async fn upload_avatar(
         // The new avatar is in place; an old file left behind is only wasted space.
         let _ = ports.media.delete(scope, &old).await;
     }
-    publish_user(ports, scope, "update", &user).await;
     view(ports, scope, user).await
 }
 
@@ -583,18 +569,15 @@ pub async fn avatar(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<Ava
     })
 }
 
-/// Records whether a user has a live connection (the socket heartbeat) and tells the company.
+/// Records whether a user has a live connection (the socket heartbeat) and tells the company
+/// (the store appends the user's `update` event with the write).
 pub async fn set_online(
     ports: &Ports,
     scope: TenantScope,
     user_id: UserId,
     online: bool,
 ) -> Result<()> {
-    ports.users.set_online(scope, user_id, online).await?;
-    if let Some(user) = ports.users.get(scope, user_id).await? {
-        publish_user(ports, scope, "update", &user).await;
-    }
-    Ok(())
+    ports.users.set_online(scope, user_id, online).await
 }
 
 /// Builds the web app's view of a user: the entity with its company and queues.
@@ -606,9 +589,19 @@ pub async fn view(ports: &Ports, scope: TenantScope, user: User) -> Result<UserV
 
 // ------------------------------------------------------------------ helpers
 
-/// The name of a company's user event.
-pub fn user_event_name(company_id: CompanyId) -> String {
-    format!("company-{company_id}-user")
+/// `company-{id}-user` `{action, user}` for a created or changed user, for the whole company.
+/// The payload holds only what every member of the company may see (the `GET /users/list`
+/// fields); admins' tables refetch for the rest. The store appends it with the write.
+pub fn user_saved_event(action: SaveAction, user: &User) -> Event {
+    Event::UserSaved {
+        action,
+        user: Box::new(UserSummary::from(user)),
+    }
+}
+
+/// `company-{id}-user` `{action: "delete", userId}` for the whole company.
+pub fn user_deleted_event(id: UserId) -> Event {
+    Event::UserDeleted { user_id: id }
 }
 
 fn assemble(user: User, company: Option<&Company>, queues: &[QueueSummary]) -> UserView {
@@ -630,20 +623,6 @@ async fn find(ports: &Ports, scope: TenantScope, user_id: UserId) -> Result<User
         .get(scope, user_id)
         .await?
         .ok_or_else(|| ErrorCode::ERR_NO_USER_FOUND.into())
-}
-
-/// Tells the company's sockets that a user changed. The payload holds only what every member of
-/// the company may see (the `GET /users/list` fields); admins' tables refetch for the rest.
-async fn publish_user(ports: &Ports, scope: TenantScope, action: &str, user: &User) {
-    ports
-        .events
-        .publish(RealtimeEvent {
-            company_id: scope.company_id(),
-            audience: Audience::Company,
-            name: user_event_name(scope.company_id()),
-            payload: serde_json::json!({ "action": action, "user": UserSummary::from(user) }),
-        })
-        .await;
 }
 
 async fn platform_toggle_on(ports: &Ports, key: &str) -> Result<bool> {

@@ -4,11 +4,13 @@
 //! per contact and connection is ever not closed.
 
 use chatflow_core::ErrorCode;
+use chatflow_core::events::RecipientSettings;
 use chatflow_core::identity::{Actor, AllTicket, Profile, Toggle, UserFlags};
 use chatflow_core::ids::{CompanyId, ContactId, MessageId, QueueId, TicketId, UserId, WhatsappId};
 use chatflow_core::inbox::channel::InboundMessage;
-use chatflow_core::inbox::events::RecipientSettings;
-use chatflow_core::inbox::ingest::{IngestContext, IngestPlan, TicketPlan, decide};
+use chatflow_core::inbox::ingest::{
+    IngestContext, IngestPlan, LastMessageSource, TicketPlan, decide, last_message_preview,
+};
 use chatflow_core::inbox::lgpd::{hides_numbers_for, mask_number, ticket_for};
 use chatflow_core::inbox::messages::{may_delete, may_edit, signed_body, validate_body};
 use chatflow_core::inbox::model::{
@@ -56,6 +58,10 @@ fn ticket(
         status,
         unread_messages: 0,
         last_message: String::new(),
+        last_message_id: None,
+        last_message_deleted: false,
+        last_message_from_me: false,
+        last_message_media: None,
         is_group: group,
         is_bot: false,
         channel: ChannelKind::Whatsapp,
@@ -279,6 +285,47 @@ fn message_rules() {
             .code,
         ErrorCode::ERR_NO_PERMISSION
     );
+}
+
+// ----------------------------------------------------------------- list preview
+
+#[test]
+fn preview_follows_its_message_when_deleted_or_edited() {
+    use chatflow_core::inbox::model::MediaType;
+    let source = |body: &str, media_type, is_deleted, from_me| LastMessageSource {
+        body: body.into(),
+        media_type,
+        is_deleted,
+        from_me,
+    };
+    // No source: the stored text stays.
+    let p = last_message_preview("old", None);
+    assert_eq!(
+        (p.text.as_str(), p.deleted, p.from_me),
+        ("old", false, false)
+    );
+    // Edited: the message's current text, not the stored one.
+    let edited = source("new text", MediaType::Chat, false, false);
+    let p = last_message_preview("old", Some(&edited));
+    assert_eq!((p.text.as_str(), p.deleted), ("new text", false));
+    // Deleted by the contact: flagged, and its text is no longer shown.
+    let deleted = source("secret", MediaType::Chat, true, false);
+    let p = last_message_preview("secret", Some(&deleted));
+    assert_eq!((p.text.as_str(), p.deleted, p.from_me), ("", true, false));
+    // Deleted on the attendant's side: flagged as from me.
+    let own = source("oops", MediaType::Chat, true, true);
+    let p = last_message_preview("oops", Some(&own));
+    assert_eq!((p.deleted, p.from_me), (true, true));
+    // A caption-less image keeps its placeholder.
+    let image = source("", MediaType::Image, false, true);
+    let p = last_message_preview("", Some(&image));
+    assert_eq!((p.text.as_str(), p.from_me), ("📷 Imagem", true));
+    assert_eq!(p.media, Some(MediaType::Image));
+    // A captioned image and a text: their own words, no placeholder to name.
+    let captioned = source("look", MediaType::Image, false, false);
+    assert_eq!(last_message_preview("", Some(&captioned)).media, None);
+    assert_eq!(last_message_preview("", Some(&edited)).media, None);
+    assert_eq!(last_message_preview("", Some(&deleted)).media, None);
 }
 
 // ----------------------------------------------------------------- ingestion model

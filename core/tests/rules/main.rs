@@ -6,6 +6,7 @@
 //! validation ([`validation`]), and the web app's copy of the catalogues
 //! ([`web_catalogue`]).
 
+mod events;
 mod inbox;
 mod policy;
 mod tenancy;

@@ -193,6 +193,8 @@ describe('routing and session', () => {
     socket.serverEmit('company-1-auth', { action: 'update', user: { id: 1 }, sessionId: 'other' });
     expect(await screen.findByText('Sua conta foi acessada em outro computador.')).toBeInTheDocument();
     expect(localStorage.getItem('token')).toBeNull();
+    // Kept for the login page after the reload.
+    expect(sessionStorage.getItem('signOutNotice')).toBe('elsewhere');
     expect(reload).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1000);
     expect(reload).toHaveBeenCalled();
@@ -208,7 +210,8 @@ describe('language and theme', () => {
     expect(await screen.findByTestId('login-submit')).toHaveTextContent('Entrar');
     await user.click(screen.getByTestId('language-switcher'));
     await user.click(await screen.findByTestId('language-option-en'));
-    expect(await screen.findByTestId('login-submit')).toHaveTextContent('Sign in');
+    // The English catalogue is its own chunk, fetched on the switch.
+    await waitFor(() => expect(screen.getByTestId('login-submit')).toHaveTextContent('Sign in'));
     expect(localStorage.getItem('language')).toBe('en');
     expect(document.documentElement.dataset.theme).toBe('light');
     await user.click(screen.getByTestId('theme-toggle'));

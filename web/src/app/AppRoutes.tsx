@@ -1,14 +1,17 @@
 import { lazy } from 'react';
-import { Navigate, Route, Routes } from 'react-router';
+import { Route, Routes } from 'react-router';
 import { PublicOnly, RequireActiveSubscription, RequireAuth, RequireCapability } from './guards';
-import { builtEntries } from './routes';
+import { PLANNED_ROUTES, builtEntries } from './routes';
+import { withCatalogues } from '../lib/i18n';
 
 const LoginPage = lazy(() => import('../features/auth/components/LoginPage'));
-const SignupPage = lazy(() => import('../features/auth/components/SignupPage'));
+const SignupPage = lazy(withCatalogues(['signup'], () => import('../features/auth/components/SignupPage')));
 const ForgotPasswordPage = lazy(() => import('../features/auth/components/ForgotPasswordPage'));
 const AppShell = lazy(() => import('./layout/AppShell'));
 const Landing = lazy(() => import('./pages/Landing'));
 const SubscriptionExpiredPage = lazy(() => import('./pages/SubscriptionExpiredPage'));
+const NotAvailablePage = lazy(() => import('./pages/NotAvailablePage'));
+const NotFoundPage = lazy(() => import('./pages/NotFoundPage'));
 
 export function AppRoutes() {
   return (
@@ -39,7 +42,10 @@ export function AppRoutes() {
                   />
                 );
               })}
-            <Route path="*" element={<Navigate to="/" replace />} />
+            {PLANNED_ROUTES.map((path) => (
+              <Route key={path} path={path} element={<NotAvailablePage />} />
+            ))}
+            <Route path="*" element={<NotFoundPage />} />
           </Route>
         </Route>
       </Route>

@@ -1,10 +1,11 @@
 /**
  * Session side effects (spec 1 §4, §7): restore the session at start, keep the socket connected
- * while signed in, and sign out when the same user signs in elsewhere.
+ * while signed in, and sign out when the same user signs in elsewhere (the login page then says
+ * so, see `lib/session/notice`).
  */
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { restoreSession, useSession, wireSessionSignals } from '../lib/session';
+import { restoreSession, setSignOutNotice, useSession, wireSessionSignals } from '../lib/session';
 import { connectSocket, disconnectSocket, useCompanyEvent } from '../lib/socket';
 import { toast } from '../lib/toast';
 
@@ -29,6 +30,8 @@ function OtherSessionWatcher({ userId, sessionId }: { userId: number; sessionId:
     } catch {
       // storage unavailable
     }
+    // After the reload the login page tells why the session ended.
+    setSignOutNotice('elsewhere');
     setTimeout(() => window.location.reload(), OTHER_SESSION_RELOAD_MS);
   });
   return null;

@@ -1,7 +1,7 @@
 /** Route guards (spec 1 §2): session, subscription and capability. */
 import { Suspense, type ReactNode } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { PageLoader } from '../components/ui';
+import { PageLoader } from '../components/ui/PageLoader';
 import { useSession } from '../lib/session';
 import { ForbiddenPage } from './pages/ForbiddenPage';
 

@@ -8,29 +8,15 @@ import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { SvgIconComponent } from '@mui/icons-material';
 import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import AllInboxIcon from '@mui/icons-material/AllInbox';
-import AnnouncementIcon from '@mui/icons-material/Announcement';
-import ApiIcon from '@mui/icons-material/Api';
-import AttachFileIcon from '@mui/icons-material/AttachFile';
-import BusinessIcon from '@mui/icons-material/Business';
-import CampaignIcon from '@mui/icons-material/Campaign';
 import ContactPhoneIcon from '@mui/icons-material/ContactPhone';
-import DashboardIcon from '@mui/icons-material/Dashboard';
-import DeviceHubIcon from '@mui/icons-material/DeviceHub';
 import EventIcon from '@mui/icons-material/Event';
-import ForumIcon from '@mui/icons-material/Forum';
-import HelpOutlineIcon from '@mui/icons-material/HelpOutlineOutlined';
 import LocalOfferIcon from '@mui/icons-material/LocalOffer';
-import PaymentsIcon from '@mui/icons-material/Payments';
 import PeopleAltIcon from '@mui/icons-material/PeopleAlt';
-import PsychologyIcon from '@mui/icons-material/Psychology';
-import QueryStatsIcon from '@mui/icons-material/QueryStats';
 import QuestionAnswerIcon from '@mui/icons-material/QuestionAnswer';
 import SettingsIcon from '@mui/icons-material/Settings';
-import SpeedIcon from '@mui/icons-material/Speed';
 import SyncAltIcon from '@mui/icons-material/SyncAlt';
-import ViewKanbanIcon from '@mui/icons-material/ViewKanban';
 import WhatsAppIcon from '@mui/icons-material/WhatsApp';
-import WifiIcon from '@mui/icons-material/Wifi';
+import { withCatalogues } from '../lib/i18n';
 import type pt from '../lib/i18n/locales/pt';
 
 export type MenuGroup = keyof typeof pt.menu.groups;
@@ -39,7 +25,11 @@ type MenuLabel = Exclude<keyof typeof pt.menu, 'groups' | 'version'>;
 export interface MenuEntry {
   id: string;
   path: string;
-  icon: SvgIconComponent;
+  /**
+   * The menu's icon; null for a page not built yet (it shows in no menu), so its icon is not in
+   * the first load: the issue that builds the page gives it one.
+   */
+  icon: SvgIconComponent | null;
   /** Translation key under `menu.` */
   label: MenuLabel;
   group: MenuGroup;
@@ -57,7 +47,7 @@ export interface MenuEntry {
 function entry(
   id: string,
   path: string,
-  icon: SvgIconComponent,
+  icon: SvgIconComponent | null,
   label: MenuLabel,
   group: MenuGroup,
   page?: LazyExoticComponent<ComponentType>,
@@ -67,33 +57,33 @@ function entry(
 
 /** In menu order. */
 export const MENU_ENTRIES: readonly MenuEntry[] = [
-  entry('dashboard', '/', DashboardIcon, 'dashboard', 'management'),
-  entry('reports', '/reports', QueryStatsIcon, 'reports', 'management'),
-  entry('moments', '/moments', SpeedIcon, 'moments', 'management'),
+  entry('dashboard', '/', null, 'dashboard', 'management'),
+  entry('reports', '/reports', null, 'reports', 'management'),
+  entry('moments', '/moments', null, 'moments', 'management'),
   { ...entry('tickets', '/tickets', WhatsAppIcon, 'tickets', 'service', lazy(() => import('../features/tickets/components/TicketsPage'))), pageCapability: 'menu:tickets', nested: true },
   { ...entry('quick-messages', '/quick-messages', QuestionAnswerIcon, 'quickMessages', 'service', lazy(() => import('../features/quick-messages/components/QuickMessagesPage'))), pageCapability: 'menu:quick-messages' },
   { ...entry('contacts', '/contacts', ContactPhoneIcon, 'contacts', 'service', lazy(() => import('../features/contacts/components/ContactsRoutes'))), pageCapability: 'menu:contacts', nested: true },
-  { ...entry('tags', '/tags', LocalOfferIcon, 'tags', 'service', lazy(() => import('../features/tags/components/TagsPage'))), pageCapability: 'menu:tags' },
-  entry('helps', '/helps', HelpOutlineIcon, 'helps', 'service'),
-  entry('kanban', '/Kanban', ViewKanbanIcon, 'kanban', 'service'),
+  { ...entry('tags', '/tags', LocalOfferIcon, 'tags', 'service', lazy(() => import('../features/contacts/tags/components/TagsPage'))), pageCapability: 'menu:tags' },
+  entry('helps', '/helps', null, 'helps', 'service'),
+  entry('kanban', '/Kanban', null, 'kanban', 'service'),
   { ...entry('schedules', '/schedules', EventIcon, 'schedules', 'service', lazy(() => import('../features/schedules/components/SchedulesPage'))), pageCapability: 'menu:schedules' },
-  entry('chats', '/chats', ForumIcon, 'chats', 'service'),
-  entry('campaigns', '/campaigns', CampaignIcon, 'campaigns', 'campaigns'),
+  entry('chats', '/chats', null, 'chats', 'service'),
+  entry('campaigns', '/campaigns', null, 'campaigns', 'campaigns'),
   // Admins only (the server grants menu:flowbuilders with ManageFlows); the menu's capability opens the page.
-  { ...entry('flowbuilders', '/flowbuilders', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(() => import('../features/flows/components/FlowsPage'))), pageCapability: 'menu:flowbuilders' },
-  entry('messages-api', '/messages-api', ApiIcon, 'messagesApi', 'service'),
-  entry('prompts', '/prompts', PsychologyIcon, 'prompts', 'service'),
-  entry('queue-integration', '/queue-integration', DeviceHubIcon, 'queueIntegration', 'service'),
-  entry('users', '/users', PeopleAltIcon, 'users', 'administration', lazy(() => import('../features/users/components/UsersPage'))),
+  { ...entry('flowbuilders', '/flowbuilders', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(withCatalogues(['flows', 'connections'], () => import('../features/flows/components/FlowsPage')))), pageCapability: 'menu:flowbuilders' },
+  entry('messages-api', '/messages-api', null, 'messagesApi', 'service'),
+  entry('prompts', '/prompts', null, 'prompts', 'service'),
+  entry('queue-integration', '/queue-integration', null, 'queueIntegration', 'service'),
+  entry('users', '/users', PeopleAltIcon, 'users', 'administration', lazy(withCatalogues(['users'], () => import('../features/users/components/UsersPage')))),
   // No page capability of its own: the menu's (admins only, spec 1 "Side menu") opens the page too.
-  { ...entry('queues', '/queues', AllInboxIcon, 'queues', 'administration', lazy(() => import('../features/queues/components/QueuesPage'))), pageCapability: 'menu:queues' },
-  { ...entry('connections', '/connections', SyncAltIcon, 'connections', 'administration', lazy(() => import('../features/connections/components/ConnectionsPage'))), pageCapability: 'menu:connections' },
-  entry('files', '/files', AttachFileIcon, 'files', 'administration'),
-  entry('financeiro', '/financeiro', PaymentsIcon, 'financeiro', 'administration'),
-  entry('settings', '/settings', SettingsIcon, 'settings', 'administration', lazy(() => import('../features/settings/components/SettingsPage'))),
-  entry('announcements', '/announcements', AnnouncementIcon, 'announcements', 'platform'),
-  entry('all-connections', '/allConnections', WifiIcon, 'allConnections', 'platform'),
-  entry('companies', '/companies', BusinessIcon, 'companies', 'platform'),
+  { ...entry('queues', '/queues', AllInboxIcon, 'queues', 'administration', lazy(withCatalogues(['queues'], () => import('../features/queues/components/QueuesPage')))), pageCapability: 'menu:queues' },
+  { ...entry('connections', '/connections', SyncAltIcon, 'connections', 'administration', lazy(withCatalogues(['connections'], () => import('../features/connections/components/ConnectionsPage')))), pageCapability: 'menu:connections' },
+  entry('files', '/files', null, 'files', 'administration'),
+  entry('financeiro', '/financeiro', null, 'financeiro', 'administration'),
+  entry('settings', '/settings', SettingsIcon, 'settings', 'administration', lazy(withCatalogues(['queues', 'settings'], () => import('../features/settings/components/SettingsPage')))),
+  entry('announcements', '/announcements', null, 'announcements', 'platform'),
+  entry('all-connections', '/allConnections', null, 'allConnections', 'platform'),
+  entry('companies', '/companies', null, 'companies', 'platform'),
 ];
 
 /** Builds a routed page that has no menu entry (same shape; its capabilities are set below). */
@@ -105,15 +95,33 @@ const routeOnlyEntry = entry;
  */
 export const ROUTE_ONLY_ENTRIES: readonly MenuEntry[] = [
   {
-    ...routeOnlyEntry('flowbuilder', '/flowbuilder/:id', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(() => import('../features/flows/components/FlowEditorPage'))),
+    ...routeOnlyEntry('flowbuilder', '/flowbuilder/:id', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(withCatalogues(['flows', 'connections'], () => import('../features/flows/components/FlowEditorPage')))),
     capability: 'menu:flowbuilders',
     pageCapability: 'menu:flowbuilders',
   },
   {
-    ...routeOnlyEntry('phrase-lists', '/phrase-lists', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(() => import('../features/flows/components/PhraseListsPage'))),
+    ...routeOnlyEntry('phrase-lists', '/phrase-lists', AccountTreeIcon, 'flowbuilders', 'campaigns', lazy(withCatalogues(['flows', 'connections'], () => import('../features/flows/components/PhraseListsPage')))),
     capability: 'menu:flowbuilders',
     pageCapability: 'menu:flowbuilders',
   },
+];
+
+/**
+ * Routes of the spec whose pages are not built in this version: the unbuilt menu entries (but
+ * `/`, the start page) and the spec's routes without a menu entry. Each shows the "not available
+ * yet" page rather than leading elsewhere; none is in the menu. Matching ignores case (`/Kanban`).
+ * Any other address is a 404.
+ */
+export const PLANNED_ROUTES: readonly string[] = [
+  ...MENU_ENTRIES.filter((e) => !e.built && e.path !== '/').map((e) => e.path),
+  '/chats/:id',
+  '/TagsKanban',
+  '/todolist',
+  '/subscription',
+  '/contact-lists',
+  '/contact-lists/:contactListId/contacts',
+  '/campaign/:campaignId/report',
+  '/campaigns-config',
 ];
 
 /** Entries that are routed in this version: built menu entries, then the route-only pages. */

@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { IconButton, ListItemText, Menu, MenuItem, Tooltip } from '@mui/material';
+import { IconButton, ListItemText, Menu, MenuItem } from '@mui/material';
 import TranslateIcon from '@mui/icons-material/Translate';
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES, currentLanguage, setLanguage } from '../lib/i18n';
+import { Tooltip } from './Tooltip';
 
 /** Language menu (pt, en, es, tr); the choice is kept in localStorage. */
 export function LanguageSwitcher({ color = 'inherit' }: { color?: 'inherit' | 'default' | 'primary' }) {

@@ -1,8 +1,9 @@
-import { IconButton, Tooltip } from '@mui/material';
+import { IconButton } from '@mui/material';
 import DarkModeIcon from '@mui/icons-material/DarkMode';
 import LightModeIcon from '@mui/icons-material/LightMode';
 import { useTranslation } from 'react-i18next';
 import { toggleThemeMode, useThemeMode } from '../lib/theme';
+import { Tooltip } from './Tooltip';
 
 /** Light/dark switch; the choice is kept in localStorage `preferredTheme`. */
 export function ThemeToggle({ color = 'inherit' }: { color?: 'inherit' | 'default' | 'primary' }) {

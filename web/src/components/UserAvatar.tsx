@@ -1,7 +1,9 @@
 import { Avatar, type SxProps, type Theme } from '@mui/material';
 import { blueGrey, cyan, deepOrange, deepPurple, green, indigo, pink, teal } from '@mui/material/colors';
 import { useTranslation } from 'react-i18next';
-import { initialsOf, useAvatarUrl } from '../lib/avatar';
+// Not through lib/avatar's index: the shell shows avatars, the upload code stays with the dialogs.
+import { initialsOf } from '../lib/avatar/initials';
+import { useAvatarUrl } from '../lib/avatar/use-avatar-url';
 
 export interface AvatarUser {
   id: number;

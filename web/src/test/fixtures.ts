@@ -59,3 +59,21 @@ export function authFixture(options: { user?: Record<string, unknown>; permissio
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
   };
 }
+
+/** An admin who also sees the connections, contacts and tags pages. */
+export const ADMIN_INBOX_PERMISSIONS = [
+  ...ADMIN_PERMISSIONS,
+  'menu:connections',
+  'menu:contacts',
+  'menu:tags',
+  'connections-page:actionButtons',
+  'connections-page:addConnection',
+  'connections-page:editOrDeleteConnection',
+  'contacts-page:deleteContact',
+  'contacts:export',
+  'tags:delete',
+];
+
+export function adminAuth(permissions: string[] = ADMIN_INBOX_PERMISSIONS) {
+  return authFixture({ permissions });
+}

@@ -1,13 +1,18 @@
-//! The core's flow interpreter for the browser, through wasm-bindgen.
+//! The core's rules for the browser, through wasm-bindgen.
 //!
 //! A thin host: every function takes and returns JSON text (the same shapes the server and the
-//! CLI use: `chatflow_core::flow`), so the web app needs no second model of a flow and the
-//! simulation panel runs exactly the code the server runs. Errors come back as
-//! `{"error": "..."}` instead of exceptions. No business rule lives here.
+//! CLI use), so the web app needs no second model and runs exactly the code the server runs: the
+//! flow interpreter (`chatflow_core::flow`), the form validators and password strength
+//! (`chatflow_core::validation`), list membership of a ticket and the inbox's controls
+//! (`chatflow_core::inbox::membership`) and the flow limits. Errors come back as
+//! `{"error": "..."}` instead of exceptions. No business rule lives here: each function reads
+//! its input, calls one core function and writes its answer.
 
 use std::collections::BTreeMap;
 
 use chatflow_core::flow::{self, Flow, Input, RunState};
+use chatflow_core::inbox::membership::{self, ListView, ListedTicket, SignedIn};
+use chatflow_core::validation::{self, FormValues};
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -85,6 +90,64 @@ pub fn simulate_flow(flow_json: &str, seed: &str, vars_json: &str, inputs_json: 
         Ok(to_json(&flow::simulate(&flow, seed, vars, &inputs)))
     };
     run().unwrap_or_else(|e| e)
+}
+
+/// The failing fields of one form's values (`{"form": "user" | "contact" | "signup" | "note" |
+/// "tag" | "queue" | "connection" | "newPassword", ...values}`): `{"fields": FieldError[]}`.
+#[wasm_bindgen(js_name = checkForm)]
+pub fn check_form(values_json: &str) -> String {
+    match parse::<FormValues>("form", values_json) {
+        Ok(form) => to_json(&serde_json::json!({ "fields": validation::check_form(&form) })),
+        Err(e) => e,
+    }
+}
+
+/// A password's strength: `{"score": 0..5, "label": "weak" | "medium" | "strong", "warn": bool}`
+/// (`warn`: the login page's low-strength dialog).
+#[wasm_bindgen(js_name = passwordStrength)]
+pub fn password_strength(password: &str) -> String {
+    let strength = validation::password_strength(password);
+    to_json(&serde_json::json!({
+        "score": strength.score,
+        "label": strength.label,
+        "warn": validation::needs_strength_warning(strength.score),
+    }))
+}
+
+/// Whether an e-mail address is valid: `{"valid": bool}`.
+#[wasm_bindgen(js_name = isValidEmail)]
+pub fn is_valid_email(email: &str) -> String {
+    to_json(&serde_json::json!({ "valid": validation::is_valid_email(email) }))
+}
+
+/// Whether a ticket belongs in an inbox list of the signed-in user: `{"belongs": bool}`.
+/// `user_json` is the session's user (`SignedIn`), `list_json` the list (`ListView`),
+/// `ticket_json` the ticket's facts (`ListedTicket`).
+#[wasm_bindgen(js_name = belongsToList)]
+pub fn belongs_to_list(user_json: &str, list_json: &str, ticket_json: &str) -> String {
+    let run = || -> Result<String, String> {
+        let user: SignedIn = parse("user", user_json)?;
+        let list: ListView = parse("list", list_json)?;
+        let ticket: ListedTicket = parse("ticket", ticket_json)?;
+        let belongs = membership::belongs_to_list(&user.actor(), &list, &ticket);
+        Ok(to_json(&serde_json::json!({ "belongs": belongs })))
+    };
+    run().unwrap_or_else(|e| e)
+}
+
+/// The inbox controls of the signed-in user (`InboxControls`).
+#[wasm_bindgen(js_name = inboxControls)]
+pub fn inbox_controls(user_json: &str) -> String {
+    match parse::<SignedIn>("user", user_json) {
+        Ok(user) => to_json(&membership::inbox_controls(&user.actor())),
+        Err(e) => e,
+    }
+}
+
+/// The limits of every flow (`FlowLimits`).
+#[wasm_bindgen(js_name = flowLimits)]
+pub fn flow_limits() -> String {
+    to_json(&flow::flow_limits())
 }
 
 #[cfg(test)]

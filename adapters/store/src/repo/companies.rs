@@ -10,7 +10,7 @@ use sqlx::types::Json;
 
 use crate::Store;
 use crate::error::{db_error, db_error_missing};
-use crate::repo::{from_wire, now, to_wire};
+use crate::repo::{from_wire, to_wire};
 
 macro_rules! company_columns {
     () => {
@@ -95,7 +95,7 @@ impl CompanyRepo for Store {
 
     async fn create(&self, company: &NewCompany) -> Result<Company> {
         let recurrence = to_wire(&company.recurrence)?;
-        let at = now();
+        let at = self.now();
         let row = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, CompanyRow>(concat!(
                 "INSERT INTO companies (name, email, phone, plan_id, status, due_date, recurrence, \
@@ -120,7 +120,7 @@ impl CompanyRepo for Store {
     }
 
     async fn set_due_date(&self, scope: TenantScope, due_date: NaiveDate) -> Result<()> {
-        let at = now();
+        let at = self.now();
         let result = crate::on_pool!(self.pool(), |p| {
             sqlx::query("UPDATE companies SET due_date = $1, updated_at = $2 WHERE id = $3")
                 .bind(due_date)
@@ -161,7 +161,7 @@ impl CompanyRepo for Store {
     }
 
     async fn set_schedules(&self, scope: TenantScope, rows: &[ScheduleRow]) -> Result<bool> {
-        let at = now();
+        let at = self.now();
         let rows = Json(rows);
         let done = crate::on_pool!(self.pool(), |p| {
             sqlx::query("UPDATE companies SET schedules = $1, updated_at = $2 WHERE id = $3")

@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use chatflow_core::events::Event;
 use chatflow_core::flow_ports::FlowId;
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::{
     Connection, ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate,
 };
@@ -21,7 +21,7 @@ use sqlx::types::Json;
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::{from_wire, now, to_wire};
+use crate::repo::{from_wire, to_wire};
 
 /// The columns a [`ConnectionRow`] reads.
 const COLUMNS: &str = "id, company_id, name, number, channel, provider, status, qrcode, retries, \
@@ -232,10 +232,10 @@ impl InputText {
     }
 }
 
-fn updates(connections: Vec<Connection>) -> Vec<InboxEvent> {
+fn updates(connections: Vec<Connection>) -> Vec<Event> {
     connections
         .into_iter()
-        .map(|c| InboxEvent::WhatsappUpdate {
+        .map(|c| Event::WhatsappUpdate {
             whatsapp: Box::new(c),
         })
         .collect()
@@ -275,11 +275,11 @@ impl ConnectionRepo for Store {
         scope: TenantScope,
         input: &ConnectionInput,
         token: &str,
-        events: &[InboxEvent],
+        events: &[Event],
     ) -> Result<Connection> {
         let company = scope.company_id().0;
         let text = InputText::of(input)?;
-        let at = now();
+        let at = self.now();
         write_tx!(self, |tx| {
             let mut changed: Vec<i64> = Vec::new();
             if input.is_default {
@@ -366,7 +366,7 @@ impl ConnectionRepo for Store {
                 .ok_or_else(|| Error::internal("created connection not found"))?;
             let mut all = updates(loaded);
             all.extend_from_slice(events);
-            crate::append_events!(&mut *tx, scope, &all)?;
+            crate::append_events!(&mut *tx, scope, self.now(), &all)?;
             Ok::<Connection, Error>(created)
         })
     }
@@ -379,7 +379,7 @@ impl ConnectionRepo for Store {
     ) -> Result<Option<Connection>> {
         let company = scope.company_id().0;
         let text = InputText::of(input)?;
-        let at = now();
+        let at = self.now();
         write_tx!(self, |tx| {
             let done = sqlx::query(
                 "UPDATE whatsapps SET name = $3, channel = $4, provider = $5, \
@@ -479,14 +479,14 @@ impl ConnectionRepo for Store {
             }
             let loaded = load!(&mut *tx, Some(company), Some(&changed[..]))?;
             let updated = loaded.iter().find(|c| c.id == id).cloned();
-            crate::append_events!(&mut *tx, scope, &updates(loaded))?;
+            crate::append_events!(&mut *tx, scope, self.now(), &updates(loaded))?;
             Ok::<Option<Connection>, Error>(updated)
         })
     }
 
     async fn set_token(&self, scope: TenantScope, id: WhatsappId, token: &str) -> Result<bool> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         write_tx!(self, |tx| {
             let done = sqlx::query(
                 "UPDATE whatsapps SET token = $3, updated_at = $4 WHERE company_id = $1 AND id = $2",
@@ -502,7 +502,7 @@ impl ConnectionRepo for Store {
                 return Ok(false);
             }
             let loaded = load!(&mut *tx, Some(company), Some(&[id.0][..]))?;
-            crate::append_events!(&mut *tx, scope, &updates(loaded))?;
+            crate::append_events!(&mut *tx, scope, self.now(), &updates(loaded))?;
             Ok::<bool, Error>(true)
         })
     }
@@ -514,7 +514,7 @@ impl ConnectionRepo for Store {
         update: &SessionUpdate,
     ) -> Result<Option<Connection>> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         write_tx!(self, |tx| {
             let done = sqlx::query(
                 "UPDATE whatsapps SET status = $3, qrcode = $4, retries = $5, \
@@ -541,7 +541,8 @@ impl ConnectionRepo for Store {
             crate::append_events!(
                 &mut *tx,
                 scope,
-                &[InboxEvent::WhatsappSession {
+                self.now(),
+                &[Event::WhatsappSession {
                     session: Box::new(connection.clone())
                 }]
             )?;
@@ -564,7 +565,8 @@ impl ConnectionRepo for Store {
             crate::append_events!(
                 &mut *tx,
                 scope,
-                &[InboxEvent::WhatsappDelete { whatsapp_id: id.0 }]
+                self.now(),
+                &[Event::WhatsappDelete { whatsapp_id: id.0 }]
             )?;
             Ok::<bool, Error>(true)
         })
@@ -579,7 +581,7 @@ impl ConnectionRepo for Store {
 
     async fn set_default(&self, scope: TenantScope, id: WhatsappId) -> Result<bool> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         write_tx!(self, |tx| {
             let exists: Option<i64> =
                 sqlx::query_scalar("SELECT id FROM whatsapps WHERE company_id = $1 AND id = $2")
@@ -602,7 +604,7 @@ impl ConnectionRepo for Store {
             .await
             .map_err(db_error)?;
             let loaded = load!(&mut *tx, Some(company), Some(&changed[..]))?;
-            crate::append_events!(&mut *tx, scope, &updates(loaded))?;
+            crate::append_events!(&mut *tx, scope, self.now(), &updates(loaded))?;
             Ok::<bool, Error>(true)
         })
     }

@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use chatflow_core::events::Event;
 use chatflow_core::ids::{ContactId, TagId, WhatsappId};
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::{
     Contact, ContactFilter, ContactInput, Cursor, ExtraInfo, KeysetPage, PageStart, Tag,
 };
@@ -21,7 +21,7 @@ use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope};
 use chrono::{DateTime, Utc};
 
 use crate::error::db_error;
-use crate::repo::{escape_like, from_wire, now, to_wire};
+use crate::repo::{escape_like, from_wire, to_wire};
 use crate::{Backend, Store};
 
 /// The columns of [`ContactRow`], for `SELECT {CONTACT_COLUMNS} FROM contacts c LEFT JOIN
@@ -215,8 +215,8 @@ fn contact_write_error(error: sqlx::Error) -> Error {
 }
 
 /// The contact event of a write.
-fn update_event(action: &str, contact: &Contact) -> InboxEvent {
-    InboxEvent::ContactUpdate {
+fn update_event(action: &str, contact: &Contact) -> Event {
+    Event::ContactUpdate {
         action: action.to_owned(),
         contact: Box::new(contact.clone()),
     }
@@ -339,7 +339,7 @@ impl Store {
 
 /// Replaces a contact's extra fields on `$conn`.
 macro_rules! replace_extras {
-    ($conn:expr, $company:expr, $contact:expr, $extras:expr) => {{
+    ($conn:expr, $at:expr, $company:expr, $contact:expr, $extras:expr) => {{
         let conn = $conn;
         sqlx::query("DELETE FROM contact_custom_fields WHERE company_id = $1 AND contact_id = $2")
             .bind($company)
@@ -347,7 +347,7 @@ macro_rules! replace_extras {
             .execute(&mut *conn)
             .await
             .map_err(db_error)?;
-        let at = now();
+        let at: chrono::DateTime<chrono::Utc> = $at;
         for extra in $extras {
             let extra: &ExtraInfo = extra;
             if extra.name.trim().is_empty() {
@@ -525,7 +525,7 @@ impl ContactRepo for Store {
         let company = scope.company_id().0;
         let channel = to_wire(&input.channel.unwrap_or(ChannelKind::Whatsapp))?;
         let text = search_text(&input.name, &input.number, &input.email);
-        let at = now();
+        let at = self.now();
         Ok(write_tx!(self, |tx| {
             let id: i64 = sqlx::query_scalar(
                 "INSERT INTO contacts (company_id, name, number, email, channel, is_group, \
@@ -548,9 +548,14 @@ impl ContactRepo for Store {
             .fetch_one(&mut *tx)
             .await
             .map_err(contact_write_error)?;
-            replace_extras!(&mut *tx, company, id, &input.extra_info);
+            replace_extras!(&mut *tx, self.now(), company, id, &input.extra_info);
             let contact = reload!(&mut *tx, scope, id);
-            crate::append_events!(&mut *tx, scope, &[update_event("create", &contact)])?;
+            crate::append_events!(
+                &mut *tx,
+                scope,
+                self.now(),
+                &[update_event("create", &contact)]
+            )?;
             contact
         }))
     }
@@ -563,7 +568,7 @@ impl ContactRepo for Store {
     ) -> Result<Option<Contact>> {
         let company = scope.company_id().0;
         let text = search_text(&input.name, &input.number, &input.email);
-        let at = now();
+        let at = self.now();
         Ok(write_tx!(self, |tx| {
             let found: Option<i64> = sqlx::query_scalar(
                 "UPDATE contacts SET name = $3, number = $4, email = $5, \
@@ -591,9 +596,14 @@ impl ContactRepo for Store {
             match found {
                 None => None,
                 Some(id) => {
-                    replace_extras!(&mut *tx, company, id, &input.extra_info);
+                    replace_extras!(&mut *tx, self.now(), company, id, &input.extra_info);
                     let contact = reload!(&mut *tx, scope, id);
-                    crate::append_events!(&mut *tx, scope, &[update_event("update", &contact)])?;
+                    crate::append_events!(
+                        &mut *tx,
+                        scope,
+                        self.now(),
+                        &[update_event("update", &contact)]
+                    )?;
                     Some(contact)
                 }
             }
@@ -614,7 +624,8 @@ impl ContactRepo for Store {
                 crate::append_events!(
                     &mut *tx,
                     scope,
-                    &[InboxEvent::ContactDelete { contact_id: id }]
+                    self.now(),
+                    &[Event::ContactDelete { contact_id: id }]
                 )?;
             }
             done > 0
@@ -628,7 +639,7 @@ impl ContactRepo for Store {
         active: bool,
     ) -> Result<Option<Contact>> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         Ok(write_tx!(self, |tx| {
             let found: Option<i64> = sqlx::query_scalar(
                 "UPDATE contacts SET active = $3, updated_at = $4 \
@@ -645,7 +656,12 @@ impl ContactRepo for Store {
                 None => None,
                 Some(id) => {
                     let contact = reload!(&mut *tx, scope, id);
-                    crate::append_events!(&mut *tx, scope, &[update_event("update", &contact)])?;
+                    crate::append_events!(
+                        &mut *tx,
+                        scope,
+                        self.now(),
+                        &[update_event("update", &contact)]
+                    )?;
                     Some(contact)
                 }
             }
@@ -660,7 +676,7 @@ impl ContactRepo for Store {
         accept_audio: Option<bool>,
     ) -> Result<Option<Contact>> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         Ok(write_tx!(self, |tx| {
             let found: Option<i64> = sqlx::query_scalar(
                 "UPDATE contacts SET disable_bot = COALESCE($3, disable_bot), \
@@ -679,7 +695,12 @@ impl ContactRepo for Store {
                 None => None,
                 Some(id) => {
                     let contact = reload!(&mut *tx, scope, id);
-                    crate::append_events!(&mut *tx, scope, &[update_event("update", &contact)])?;
+                    crate::append_events!(
+                        &mut *tx,
+                        scope,
+                        self.now(),
+                        &[update_event("update", &contact)]
+                    )?;
                     Some(contact)
                 }
             }
@@ -688,7 +709,7 @@ impl ContactRepo for Store {
 
     async fn set_tags(&self, scope: TenantScope, id: ContactId, tags: &[TagId]) -> Result<bool> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         Ok(write_tx!(self, |tx| {
             let found: Option<i64> = sqlx::query_scalar(
                 "UPDATE contacts SET updated_at = $3 WHERE company_id = $1 AND id = $2 RETURNING id",
@@ -725,7 +746,12 @@ impl ContactRepo for Store {
                         .map_err(db_error)?;
                     }
                     let contact = reload!(&mut *tx, scope, contact_id);
-                    crate::append_events!(&mut *tx, scope, &[update_event("update", &contact)])?;
+                    crate::append_events!(
+                        &mut *tx,
+                        scope,
+                        self.now(),
+                        &[update_event("update", &contact)]
+                    )?;
                     true
                 }
             }
@@ -735,7 +761,7 @@ impl ContactRepo for Store {
     async fn upsert(&self, scope: TenantScope, input: &ContactInput) -> Result<(Contact, bool)> {
         let company = scope.company_id().0;
         let channel = to_wire(&input.channel.unwrap_or(ChannelKind::Whatsapp))?;
-        let at = now();
+        let at = self.now();
         Ok(write_tx!(self, |tx| {
             let inserted: Option<i64> = sqlx::query_scalar(
                 "INSERT INTO contacts (company_id, name, number, email, channel, is_group, \
@@ -760,7 +786,7 @@ impl ContactRepo for Store {
             .map_err(contact_write_error)?;
             let (id, created) = match inserted {
                 Some(id) => {
-                    replace_extras!(&mut *tx, company, id, &input.extra_info);
+                    replace_extras!(&mut *tx, self.now(), company, id, &input.extra_info);
                     (id, true)
                 }
                 None => {
@@ -797,7 +823,12 @@ impl ContactRepo for Store {
             };
             let contact = reload!(&mut *tx, scope, id);
             let action = if created { "create" } else { "update" };
-            crate::append_events!(&mut *tx, scope, &[update_event(action, &contact)])?;
+            crate::append_events!(
+                &mut *tx,
+                scope,
+                self.now(),
+                &[update_event(action, &contact)]
+            )?;
             (contact, created)
         }))
     }

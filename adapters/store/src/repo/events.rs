@@ -7,7 +7,7 @@
 //! order: once `event_seq = N` is visible, every event up to N is.
 
 use async_trait::async_trait;
-use chatflow_core::inbox::events::{InboxEvent, StoredEvent};
+use chatflow_core::events::{Event, StoredEvent};
 use chatflow_core::inbox::ports::{EventLog, Missed};
 use chatflow_core::{CompanyId, Error, Result, TenantScope};
 use chrono::{DateTime, Utc};
@@ -15,14 +15,15 @@ use chrono::{DateTime, Utc};
 use crate::Store;
 use crate::error::db_error;
 
-/// Appends `$events` (a `&[InboxEvent]`) for `$scope` on `$conn` (a `&mut SqliteConnection`
+/// Appends `$events` (a `&[Event]`) for `$scope` on `$conn` (a `&mut SqliteConnection`
 /// or `&mut PgConnection`, normally a transaction's), returning the last sequence number (or the
 /// current one when there is nothing to append). Use it inside the transaction that writes the
 /// data the events describe.
 #[macro_export]
 macro_rules! append_events {
-    ($conn:expr, $scope:expr, $events:expr) => {{
-        let events: &[chatflow_core::inbox::events::InboxEvent] = $events;
+    ($conn:expr, $scope:expr, $at:expr, $events:expr) => {{
+        let at: chrono::DateTime<chrono::Utc> = $at;
+        let events: &[chatflow_core::events::Event] = $events;
         let scope: chatflow_core::TenantScope = $scope;
         let conn = $conn;
         async move {
@@ -35,7 +36,6 @@ macro_rules! append_events {
             .fetch_one(&mut *conn)
             .await
             .map_err($crate::error::db_error)?;
-            let at = $crate::repo::now();
             for (i, event) in events.iter().enumerate() {
                 let payload = serde_json::to_string(event).map_err(|e| {
                     chatflow_core::Error::internal(format!("cannot serialise event: {e}"))
@@ -83,10 +83,10 @@ const READ: &str = "SELECT company_id, seq, payload, created_at FROM events \
 
 #[async_trait]
 impl EventLog for Store {
-    async fn append(&self, scope: TenantScope, events: &[InboxEvent]) -> Result<i64> {
+    async fn append(&self, scope: TenantScope, events: &[Event]) -> Result<i64> {
         crate::on_pool!(self.pool(), |p| {
             let mut tx = p.begin().await.map_err(db_error)?;
-            let last = crate::append_events!(&mut *tx, scope, events)?;
+            let last = crate::append_events!(&mut *tx, scope, self.now(), events)?;
             tx.commit().await.map_err(db_error)?;
             Ok(last)
         })

@@ -11,6 +11,7 @@
 //! one in one transaction; a step saves only while the run's `revision` is the one it read.
 
 use async_trait::async_trait;
+use chatflow_core::events::SaveAction;
 use chatflow_core::flow::Flow;
 use chatflow_core::flow_ports::{
     FlowCampaign, FlowCampaignId, FlowCampaignInput, FlowCampaignRepo, FlowDeleteOutcome, FlowId,
@@ -51,7 +52,6 @@ macro_rules! insert_timer {
         .map_err(db_error)?;
     }};
 }
-use crate::repo::now;
 
 /// The columns [`FlowRow`] reads.
 macro_rules! flow_columns {
@@ -216,7 +216,7 @@ impl FlowRepo for Store {
         name: &str,
         draft: Option<&Flow>,
     ) -> Result<FlowSummary> {
-        let at = now();
+        let at = self.now();
         let draft = draft.map(graph_text).transpose()?;
         let sql: &str = concat!(
             "INSERT INTO flows (company_id, name, active, draft, created_at, updated_at) \
@@ -234,7 +234,12 @@ impl FlowRepo for Store {
                     .await
                     .map_err(db_error)?;
                 let summary = row.summary();
-                crate::append_events!(&mut *tx, scope, &[flow_event("create", &summary)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[flow_event(SaveAction::Create, &summary)]
+                )?;
                 Ok(summary)
             }
             .await
@@ -247,7 +252,7 @@ impl FlowRepo for Store {
         id: FlowId,
         name: &str,
     ) -> Result<Option<FlowSummary>> {
-        let at = now();
+        let at = self.now();
         let sql: &str = concat!(
             "UPDATE flows SET name = $3, updated_at = $4 WHERE company_id = $1 AND id = $2 \
              RETURNING ",
@@ -267,7 +272,12 @@ impl FlowRepo for Store {
                     return Ok(None);
                 };
                 let summary = row.summary();
-                crate::append_events!(&mut *tx, scope, &[flow_event("update", &summary)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[flow_event(SaveAction::Update, &summary)]
+                )?;
                 Ok(Some(summary))
             }
             .await
@@ -280,7 +290,7 @@ impl FlowRepo for Store {
         id: FlowId,
         draft: &Flow,
     ) -> Result<Option<FlowSummary>> {
-        let at = now();
+        let at = self.now();
         let draft = graph_text(draft)?;
         let sql: &str = concat!(
             "UPDATE flows SET draft = $3, updated_at = $4 WHERE company_id = $1 AND id = $2 \
@@ -301,7 +311,12 @@ impl FlowRepo for Store {
                     return Ok(None);
                 };
                 let summary = row.summary();
-                crate::append_events!(&mut *tx, scope, &[flow_event("update", &summary)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[flow_event(SaveAction::Update, &summary)]
+                )?;
                 Ok(Some(summary))
             }
             .await
@@ -315,7 +330,7 @@ impl FlowRepo for Store {
         graph: &Flow,
         by: Option<UserId>,
     ) -> Result<PublishOutcome> {
-        let at = now();
+        let at = self.now();
         let graph = graph_text(graph)?;
         let finish_sql: &str = concat!(
             "UPDATE flows SET published_version = $3, updated_at = $4, \
@@ -377,7 +392,12 @@ impl FlowRepo for Store {
                     .fetch_one(&mut *tx)
                     .await
                     .map_err(db_error)?;
-                crate::append_events!(&mut *tx, scope, &[flow_event("update", &row.summary())])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[flow_event(SaveAction::Update, &row.summary())]
+                )?;
                 Ok(PublishOutcome::Published(version.into()))
             }
             .await
@@ -451,7 +471,7 @@ impl FlowRepo for Store {
                     .execute(&mut *tx)
                     .await
                     .map_err(db_error)?;
-                crate::append_events!(&mut *tx, scope, &[flow_deleted_event(id)])?;
+                crate::append_events!(&mut *tx, scope, self.now(), &[flow_deleted_event(id)])?;
                 Ok(FlowDeleteOutcome::Deleted)
             }
             .await
@@ -459,7 +479,7 @@ impl FlowRepo for Store {
     }
 
     async fn insert_run(&self, scope: TenantScope, run: &NewFlowRun) -> Result<i64> {
-        let at = now();
+        let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
                 // Touch the ticket first: on PostgreSQL this locks it until commit, so two runs
@@ -574,7 +594,7 @@ impl FlowRepo for Store {
         expected_revision: i64,
         update: &RunUpdate<'_>,
     ) -> Result<bool> {
-        let at = now();
+        let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
                 let done = sqlx::query(
@@ -714,7 +734,7 @@ impl FlowCampaignRepo for Store {
     }
 
     async fn create(&self, scope: TenantScope, input: &FlowCampaignInput) -> Result<FlowCampaign> {
-        let at = now();
+        let at = self.now();
         let sql: &str = concat!(
             "INSERT INTO flow_campaigns \
              (company_id, name, flow_id, whatsapp_id, phrase, status, created_at, updated_at) \
@@ -735,7 +755,12 @@ impl FlowCampaignRepo for Store {
                     .await
                     .map_err(db_error)?;
                 let campaign = FlowCampaign::from(row);
-                crate::append_events!(&mut *tx, scope, &[campaign_event("create", &campaign)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[campaign_event(SaveAction::Create, &campaign)]
+                )?;
                 Ok(campaign)
             }
             .await
@@ -748,7 +773,7 @@ impl FlowCampaignRepo for Store {
         id: FlowCampaignId,
         input: &FlowCampaignInput,
     ) -> Result<Option<FlowCampaign>> {
-        let at = now();
+        let at = self.now();
         let sql: &str = concat!(
             "UPDATE flow_campaigns SET name = $3, flow_id = $4, whatsapp_id = $5, phrase = $6, \
              status = $7, updated_at = $8 WHERE company_id = $1 AND id = $2 \
@@ -773,7 +798,12 @@ impl FlowCampaignRepo for Store {
                     return Ok(None);
                 };
                 let campaign = FlowCampaign::from(row);
-                crate::append_events!(&mut *tx, scope, &[campaign_event("update", &campaign)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[campaign_event(SaveAction::Update, &campaign)]
+                )?;
                 Ok(Some(campaign))
             }
             .await
@@ -794,7 +824,7 @@ impl FlowCampaignRepo for Store {
                 if done == 0 {
                     return Ok(false);
                 }
-                crate::append_events!(&mut *tx, scope, &[campaign_deleted_event(id)])?;
+                crate::append_events!(&mut *tx, scope, self.now(), &[campaign_deleted_event(id)])?;
                 Ok(true)
             }
             .await

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::{from_wire, now, to_wire};
+use crate::repo::{from_wire, to_wire};
 
 #[derive(sqlx::FromRow)]
 struct FailureRow {
@@ -70,7 +70,7 @@ impl InboundFailureRepo for Store {
         let payload = serde_json::to_string(event)
             .map_err(|e| Error::internal(format!("cannot serialise an inbound event: {e}")))?;
         let (code, detail) = error_columns(error)?;
-        let at = now();
+        let at = self.now();
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar::<_, i64>(
                 "INSERT INTO inbound_failures (company_id, whatsapp_id, event, error_code, \
@@ -155,7 +155,7 @@ impl InboundFailureRepo for Store {
             .bind(id)
             .bind(&code)
             .bind(&detail)
-            .bind(now())
+            .bind(self.now())
             .execute(p)
             .await
             .map_err(db_error)?

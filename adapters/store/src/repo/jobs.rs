@@ -8,7 +8,7 @@ use chatflow_core::{CompanyId, Error, Result, TenantScope};
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::error::db_error;
-use crate::repo::now;
+
 use crate::{Backend, Store};
 
 #[derive(sqlx::FromRow)]
@@ -49,7 +49,7 @@ impl Store {
     async fn release_job(&self, id: i64, release: Release, error: &str) -> Result<()> {
         let (column, at) = match release {
             Release::RetryAt(at) => ("run_at", at),
-            Release::Failed => ("failed_at", now()),
+            Release::Failed => ("failed_at", self.now()),
         };
         let sql = format!(
             "UPDATE jobs SET {column} = $1, locked_until = NULL, last_error = $2 WHERE id = $3"
@@ -90,7 +90,7 @@ impl JobQueue for Store {
                     .bind(job.payload.kind())
                     .bind(payload)
                     .bind(job.run_at)
-                    .bind(now())
+                    .bind(self.now())
                     .fetch_one(&mut *tx)
                     .await
                     .map_err(db_error)?;

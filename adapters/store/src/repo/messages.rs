@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use chatflow_core::events::{Event, MessageAction};
 use chatflow_core::ids::{ContactId, MessageId, ScheduleId, TicketId, UserId, WhatsappId};
 use chatflow_core::inbox::channel::InboundMessage;
-use chatflow_core::inbox::events::{InboxEvent, MessageAction};
 use chatflow_core::inbox::ingest::{EventIntent, IngestContext, IngestPlan, TicketPlan};
 use chatflow_core::inbox::model::{
     Connection, Cursor, KeysetPage, MediaType, Message, NewMessage, PageStart, QuotedMessage,
@@ -25,7 +25,7 @@ use chrono::{DateTime, Utc};
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::{now, to_wire};
+use crate::repo::to_wire;
 
 /// The select list and joins of [`MessageRow`].
 pub(crate) const MESSAGE_SELECT: &str = "m.id, m.ticket_id, m.contact_id, m.whatsapp_id, \
@@ -74,7 +74,7 @@ pub(crate) struct ReactionRow {
     emoji: String,
 }
 
-fn media_type(value: &str) -> MediaType {
+pub(crate) fn media_type(value: &str) -> MediaType {
     MediaType::parse(value).unwrap_or(MediaType::Chat)
 }
 
@@ -164,7 +164,7 @@ macro_rules! load_messages {
 /// Appends the `appMessage` event of message `$id` (with its ticket) on `$conn`, returning the
 /// message: evaluates to `Result<Option<Message>>`.
 macro_rules! message_event {
-    ($conn:expr, $scope:expr, $id:expr, $action:expr) => {{
+    ($conn:expr, $at:expr, $scope:expr, $id:expr, $action:expr) => {{
         let scope: TenantScope = $scope;
         let id: i64 = $id;
         async {
@@ -176,7 +176,8 @@ macro_rules! message_event {
             crate::append_events!(
                 &mut *$conn,
                 scope,
-                &[InboxEvent::AppMessage {
+                $at,
+                &[Event::AppMessage {
                     action: $action,
                     message: Box::new(message.clone()),
                     ticket: Box::new(ticket),
@@ -386,7 +387,7 @@ impl MessageRepo for Store {
                     return Ok(None);
                 }
                 set_reaction!(tx, company, id.0, emoji, from_me)?;
-                message_event!(tx, scope, id.0, MessageAction::Update)
+                message_event!(tx, self.now(), scope, id.0, MessageAction::Update)
             }
             .await
         })
@@ -437,7 +438,7 @@ impl MessageRepo for Store {
         decided_tx!(self, |tx| {
             async {
                 // 1. The contact, created on first contact.
-                let at = now();
+                let at = self.now();
                 let inserted: Option<i64> = sqlx::query_scalar(
                     "INSERT INTO contacts (company_id, name, number, channel, is_group, \
                      whatsapp_id, search_text, created_at, updated_at) \
@@ -518,7 +519,7 @@ impl MessageRepo for Store {
                              ON CONFLICT DO NOTHING RETURNING id",
                         )
                         .bind(company)
-                        .bind(uuid::Uuid::new_v4())
+                        .bind(self.new_uuid())
                         .bind(to_wire(&status)?)
                         .bind(is_group)
                         .bind(&channel)
@@ -582,19 +583,21 @@ impl MessageRepo for Store {
                 // 5. The ticket's counters, logs, the contact's name.
                 sqlx::query(
                     "UPDATE tickets SET unread_messages = unread_messages + $1, \
-                     last_message = $2, updated_at = $3 WHERE company_id = $4 AND id = $5",
+                     last_message = $2, last_message_id = $6, updated_at = $3 \
+                     WHERE company_id = $4 AND id = $5",
                 )
                 .bind(unread_increment.max(0))
                 .bind(&last_message)
                 .bind(at)
                 .bind(company)
                 .bind(ticket_id)
+                .bind(message_id)
                 .execute(&mut *tx)
                 .await
                 .map_err(db_error)?;
                 if ticket_created {
                     for log in &logs {
-                        crate::insert_ticket_log!(tx, scope, ticket_id, log)?;
+                        crate::insert_ticket_log!(tx, scope, self.now(), ticket_id, log)?;
                     }
                 }
                 let contact_event = events.contains(&EventIntent::ContactUpdate);
@@ -626,10 +629,10 @@ impl MessageRepo for Store {
                 let mut out = Vec::new();
                 for intent in &events {
                     match intent {
-                        EventIntent::TicketUpdate => out.push(InboxEvent::TicketUpdate {
+                        EventIntent::TicketUpdate => out.push(Event::TicketUpdate {
                             ticket: Box::new(ticket.clone()),
                         }),
-                        EventIntent::MessageCreate => out.push(InboxEvent::AppMessage {
+                        EventIntent::MessageCreate => out.push(Event::AppMessage {
                             action: MessageAction::Create,
                             message: Box::new(stored.clone()),
                             ticket: Box::new(ticket.clone()),
@@ -638,14 +641,14 @@ impl MessageRepo for Store {
                             let contact =
                                 crate::load_contact!(&mut *tx, scope, ContactId(contact_id))?
                                     .ok_or_else(|| Error::internal("contact vanished"))?;
-                            out.push(InboxEvent::ContactUpdate {
+                            out.push(Event::ContactUpdate {
                                 action: if contact_created { "create" } else { "update" }.into(),
                                 contact: Box::new(contact),
                             });
                         }
                     }
                 }
-                crate::append_events!(&mut *tx, scope, &out)?;
+                crate::append_events!(&mut *tx, scope, self.now(), &out)?;
                 Ok::<_, Error>((
                     IngestOutcome::Stored {
                         ticket: TicketId(ticket_id),
@@ -734,7 +737,7 @@ impl MessageRepo for Store {
                     return Ok(None);
                 };
                 set_reaction!(tx, company, id, emoji, false)?;
-                message_event!(tx, scope, id, MessageAction::Update)
+                message_event!(tx, self.now(), scope, id, MessageAction::Update)
             }
             .await
         })
@@ -792,7 +795,7 @@ impl Store {
                         return Ok(None);
                     }
                 }
-                let at = now();
+                let at = self.now();
                 let id: i64 = sqlx::query_scalar(
                     "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
                      external_id, user_id, queue_id, body, search_text, from_me, read, \
@@ -829,13 +832,14 @@ impl Store {
                         message.media_type,
                     );
                     sqlx::query(
-                        "UPDATE tickets SET last_message = $1, updated_at = $2 \
-                         WHERE company_id = $3 AND id = $4",
+                        "UPDATE tickets SET last_message = $1, last_message_id = $5, \
+                         updated_at = $2 WHERE company_id = $3 AND id = $4",
                     )
                     .bind(last)
                     .bind(at)
                     .bind(company)
                     .bind(message.ticket_id.0)
+                    .bind(id)
                     .execute(&mut *tx)
                     .await
                     .map_err(db_error)?;
@@ -852,14 +856,15 @@ impl Store {
                     .await
                     .map_err(db_error)?;
                 }
-                let created = message_event!(tx, scope, id, MessageAction::Create)?
+                let created = message_event!(tx, self.now(), scope, id, MessageAction::Create)?
                     .ok_or_else(|| Error::internal("message vanished after insert"))?;
                 let ticket = crate::load_ticket!(&mut *tx, scope, message.ticket_id)?
                     .ok_or_else(|| Error::internal("ticket vanished"))?;
                 crate::append_events!(
                     &mut *tx,
                     scope,
-                    &[InboxEvent::TicketUpdate {
+                    self.now(),
+                    &[Event::TicketUpdate {
                         ticket: Box::new(ticket)
                     }]
                 )?;
@@ -891,14 +896,14 @@ impl Store {
                     .bind(id)
                     .bind(text.clone())
                     .bind(normalized.clone())
-                    .bind(now())
+                    .bind(self.now())
                     .execute(&mut *tx)
                     .await
                     .map_err(db_error)?;
                 if done.rows_affected() == 0 {
                     return Ok(None);
                 }
-                message_event!(tx, scope, id, MessageAction::Update)
+                message_event!(tx, self.now(), scope, id, MessageAction::Update)
             }
             .await
         })
@@ -937,7 +942,7 @@ impl Store {
                     .bind(connection.0)
                     .bind(external_id)
                     .bind(ack.unwrap_or(0))
-                    .bind(now());
+                    .bind(self.now());
                 if body.is_some() {
                     q = q.bind(body.clone()).bind(normalized.clone());
                 }
@@ -945,7 +950,7 @@ impl Store {
                 let Some(id) = id else {
                     return Ok(None);
                 };
-                message_event!(tx, scope, id, MessageAction::Update)
+                message_event!(tx, self.now(), scope, id, MessageAction::Update)
             }
             .await
         })

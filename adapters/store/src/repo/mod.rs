@@ -5,7 +5,6 @@
 //! `sqlx::FromRow` and converted to domain types here.
 
 use chatflow_core::{Error, Result};
-use chrono::{DateTime, SubsecRound, Utc};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -52,12 +51,6 @@ pub(crate) fn from_wire<T: DeserializeOwned>(column: &str, text: &str) -> Result
         .map_err(|_| Error::internal(format!("unexpected value {text:?} in column {column}")))
 }
 
-/// The time rows are stamped with, at microsecond precision (what PostgreSQL keeps), so a value
-/// read back equals the value written on both engines.
-pub(crate) fn now() -> DateTime<Utc> {
-    Utc::now().trunc_subsecs(6)
-}
-
 /// Escapes `%`, `_` and `\` for a `LIKE ... ESCAPE '\'` pattern.
 pub(crate) fn escape_like(term: &str) -> String {
     let mut escaped = String::with_capacity(term.len());
@@ -87,6 +80,64 @@ mod tests {
         assert_eq!(back, Recurrence::Anual);
         let err = from_wire::<Profile>("profile", "root").expect_err("unknown spelling");
         assert_eq!(err.code, chatflow_core::ErrorCode::ERR_INTERNAL);
+    }
+
+    /// The store's source outside its test modules: every file of `src/repo` and `src/bulk.rs`.
+    fn store_sources() -> Vec<(String, String)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = vec![root.join("bulk.rs"), root.join("db.rs")];
+        let repo = std::fs::read_dir(root.join("repo")).expect("src/repo is readable");
+        for entry in repo {
+            let path = entry.expect("a directory entry").path();
+            if path.extension().is_some_and(|ext| ext == "rs") {
+                files.push(path);
+            }
+        }
+        files
+            .into_iter()
+            .map(|path| {
+                let text = std::fs::read_to_string(&path).expect("a readable source file");
+                // Tests may read the wall clock; the code they test may not.
+                let code = match text.find("#[cfg(test)]") {
+                    Some(at) => text[..at].to_owned(),
+                    None => text,
+                };
+                (path.display().to_string(), code)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_store_takes_its_time_and_ids_from_the_ports() {
+        // Spelled in pieces so this test does not find itself.
+        let forbidden = [
+            ["Utc", "::now"].concat(),
+            ["Local", "::now"].concat(),
+            ["SystemTime", "::now"].concat(),
+            ["new", "_v4"].concat(),
+            ["CURRENT", "_TIMESTAMP"].concat(),
+            ["rand", "::"].concat(),
+        ];
+        let sources = store_sources();
+        assert!(sources.len() > 10, "the scan finds the repositories");
+        for (path, code) in &sources {
+            for word in &forbidden {
+                assert!(
+                    !code.contains(word.as_str()),
+                    "{path} uses {word}: take the time and ids from the store's stamps (the ports' clock and ids)"
+                );
+            }
+            // SQL's now(): a call not preceded by `.` (method calls such as `self.now()` are ours).
+            let lower = code.to_lowercase();
+            let pattern = ["now", "()"].concat();
+            for (at, _) in lower.match_indices(pattern.as_str()) {
+                let before = lower[..at].chars().next_back();
+                assert!(
+                    before == Some('.'),
+                    "{path} calls SQL's clock ({pattern}) at byte {at}: bind the stamped time instead"
+                );
+            }
+        }
     }
 
     #[test]

@@ -7,7 +7,6 @@ use chatflow_core::{PlanId, Result};
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::now;
 
 macro_rules! plan_columns {
     () => {
@@ -97,7 +96,7 @@ impl PlanRepo for Store {
     }
 
     async fn create(&self, plan: &NewPlan) -> Result<Plan> {
-        let at = now();
+        let at = self.now();
         let flags = plan.flags;
         let row = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, PlanRow>(concat!(

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use chatflow_core::events::SaveAction;
 use chatflow_core::ports::{QueueRepo, QueueSummary};
 use chatflow_core::queue::{
     ChatbotId, ChatbotOption, Queue, QueueInput, ScheduleRow, default_schedules,
@@ -19,7 +20,7 @@ use sqlx::types::Json;
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::{from_wire, now, to_wire};
+use crate::repo::{from_wire, to_wire};
 
 #[derive(sqlx::FromRow)]
 struct QueueSummaryRow {
@@ -210,13 +211,13 @@ fn flatten(options: &[ChatbotOption]) -> Vec<FlatOption<'_>> {
 
 /// Replaces queue `$queue`'s chatbot tree with `$options` on `$tx` (see the module notes).
 macro_rules! write_tree {
-    ($tx:expr, $company:expr, $queue:expr, $options:expr) => {{
+    ($tx:expr, $at:expr, $company:expr, $queue:expr, $options:expr) => {{
         let company: i64 = $company;
         let queue: i64 = $queue;
         let options: &[ChatbotOption] = $options;
         let tx = $tx;
+        let at: chrono::DateTime<chrono::Utc> = $at;
         async move {
-            let at = now();
             let existing: Vec<i64> = sqlx::query_scalar(
                 "SELECT id FROM chatbots WHERE company_id = $1 AND queue_id = $2",
             )
@@ -367,7 +368,7 @@ impl QueueRepo for Store {
 
     async fn create_queue(&self, scope: TenantScope, input: &QueueInput) -> Result<Queue> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         let schedules = Json(input.schedules.clone().unwrap_or_default());
         crate::inbox_write_tx!(self, |tx| {
             async {
@@ -394,9 +395,14 @@ impl QueueRepo for Store {
                 .fetch_one(&mut *tx)
                 .await
                 .map_err(db_error)?;
-                write_tree!(&mut *tx, company, id, &input.chatbots)?;
+                write_tree!(&mut *tx, self.now(), company, id, &input.chatbots)?;
                 let queue = reload!(&mut *tx, company, id)?;
-                crate::append_events!(&mut *tx, scope, &[queue_event("create", &queue)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[queue_event(SaveAction::Create, &queue)]
+                )?;
                 Ok(queue)
             }
             .await
@@ -410,7 +416,7 @@ impl QueueRepo for Store {
         input: &QueueInput,
     ) -> Result<Option<Queue>> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         let schedules = input.schedules.clone().map(Json);
         crate::inbox_write_tx!(self, |tx| {
             async {
@@ -441,9 +447,14 @@ impl QueueRepo for Store {
                 if found.is_none() {
                     return Ok(None);
                 }
-                write_tree!(&mut *tx, company, id.0, &input.chatbots)?;
+                write_tree!(&mut *tx, self.now(), company, id.0, &input.chatbots)?;
                 let queue = reload!(&mut *tx, company, id.0)?;
-                crate::append_events!(&mut *tx, scope, &[queue_event("update", &queue)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[queue_event(SaveAction::Update, &queue)]
+                )?;
                 Ok(Some(queue))
             }
             .await
@@ -457,7 +468,7 @@ impl QueueRepo for Store {
         chatbots: &[ChatbotOption],
     ) -> Result<Option<Queue>> {
         let company = scope.company_id().0;
-        let at = now();
+        let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
                 let found: Option<i64> = sqlx::query_scalar(
@@ -473,9 +484,14 @@ impl QueueRepo for Store {
                 if found.is_none() {
                     return Ok(None);
                 }
-                write_tree!(&mut *tx, company, id.0, chatbots)?;
+                write_tree!(&mut *tx, self.now(), company, id.0, chatbots)?;
                 let queue = reload!(&mut *tx, company, id.0)?;
-                crate::append_events!(&mut *tx, scope, &[queue_event("update", &queue)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[queue_event(SaveAction::Update, &queue)]
+                )?;
                 Ok(Some(queue))
             }
             .await
@@ -509,9 +525,9 @@ impl QueueRepo for Store {
                 let mut events = vec![queue_deleted_event(id)];
                 for other in touched {
                     let queue = reload!(&mut *tx, company, other)?;
-                    events.push(queue_event("update", &queue));
+                    events.push(queue_event(SaveAction::Update, &queue));
                 }
-                crate::append_events!(&mut *tx, scope, &events)?;
+                crate::append_events!(&mut *tx, scope, self.now(), &events)?;
                 Ok(true)
             }
             .await

@@ -12,7 +12,6 @@ use chatflow_core::{Result, TenantScope};
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::now;
 
 /// The columns every query returns, for `concat!` (queries stay `&'static str`).
 macro_rules! columns {
@@ -94,7 +93,7 @@ impl QuickMessageRepo for Store {
         owner: UserId,
         fields: &QuickMessageFields,
     ) -> Result<QuickMessage> {
-        let at = now();
+        let at = self.now();
         let sql = concat!(
             "INSERT INTO quick_messages (company_id, user_id, shortcode, message, geral, visao, \
              status, created_at, updated_at) \
@@ -119,7 +118,7 @@ impl QuickMessageRepo for Store {
                     .map_err(db_error)?;
                 let created =
                     QuickMessage::from(row.ok_or(chatflow_core::ErrorCode::ERR_NO_USER_FOUND)?);
-                crate::append_events!(&mut *tx, scope, &created_events(&created))?;
+                crate::append_events!(&mut *tx, scope, self.now(), &created_events(&created))?;
                 Ok(created)
             }
             .await
@@ -133,7 +132,7 @@ impl QuickMessageRepo for Store {
         fields: &QuickMessageFields,
         was_shared: bool,
     ) -> Result<Option<QuickMessage>> {
-        let at = now();
+        let at = self.now();
         let sql = concat!(
             "UPDATE quick_messages SET shortcode = $3, message = $4, geral = $5, visao = $6, \
              status = $7, updated_at = $8 WHERE company_id = $1 AND id = $2 RETURNING ",
@@ -158,7 +157,12 @@ impl QuickMessageRepo for Store {
                     return Ok(None);
                 };
                 let updated = QuickMessage::from(row);
-                crate::append_events!(&mut *tx, scope, &updated_events(was_shared, &updated))?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &updated_events(was_shared, &updated)
+                )?;
                 Ok(Some(updated))
             }
             .await
@@ -171,7 +175,7 @@ impl QuickMessageRepo for Store {
         id: QuickMessageId,
         media: Option<(&str, &str)>,
     ) -> Result<Option<QuickMessage>> {
-        let at = now();
+        let at = self.now();
         let sql = concat!(
             "UPDATE quick_messages SET media_file = $3, media_name = $4, updated_at = $5 \
              WHERE company_id = $1 AND id = $2 RETURNING ",
@@ -194,7 +198,7 @@ impl QuickMessageRepo for Store {
                 };
                 let updated = QuickMessage::from(row);
                 let events = updated_events(updated.geral, &updated);
-                crate::append_events!(&mut *tx, scope, &events)?;
+                crate::append_events!(&mut *tx, scope, self.now(), &events)?;
                 Ok(Some(updated))
             }
             .await
@@ -219,7 +223,7 @@ impl QuickMessageRepo for Store {
                     return Ok(None);
                 };
                 let deleted = QuickMessage::from(row);
-                crate::append_events!(&mut *tx, scope, &deleted_events(&deleted))?;
+                crate::append_events!(&mut *tx, scope, self.now(), &deleted_events(&deleted))?;
                 Ok(Some(deleted))
             }
             .await

@@ -11,7 +11,6 @@ use chrono::{DateTime, Utc};
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::now;
 
 #[derive(sqlx::FromRow)]
 struct PairingRow {
@@ -148,7 +147,7 @@ impl SandboxRepo for Store {
             .bind(company)
             .bind(connection.0)
             .bind(nonce)
-            .bind(now())
+            .bind(self.now())
             .bind(reset)
             .fetch_optional(p)
             .await
@@ -185,7 +184,7 @@ impl SandboxRepo for Store {
             )
             .bind(scope.company_id().0)
             .bind(connection.0)
-            .bind(now())
+            .bind(self.now())
             .execute(p)
             .await
             .map_err(db_error)?
@@ -226,7 +225,7 @@ impl SandboxRepo for Store {
             .bind(scope.company_id().0)
             .bind(connection.0)
             .bind(&payload)
-            .bind(now())
+            .bind(self.now())
             .bind(&chat)
             .bind(&chat_name)
             .bind(is_group)
@@ -352,7 +351,7 @@ impl SandboxRepo for Store {
             )
             .bind(scope.company_id().0)
             .bind(id)
-            .bind(now())
+            .bind(self.now())
             .execute(p)
             .await
             .map_err(db_error)?
@@ -372,7 +371,7 @@ impl SandboxRepo for Store {
     ) -> Result<SandboxReceived> {
         let payload = serde_json::to_string(content)
             .map_err(|e| Error::internal(format!("cannot serialise sandbox content: {e}")))?;
-        let at = now();
+        let at = self.now();
         let row: Option<ReceivedRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "INSERT INTO sandbox_outbound (company_id, whatsapp_id, to_number, external_id, \
@@ -431,7 +430,7 @@ impl SandboxRepo for Store {
             .bind(connection.0)
             .bind(external_id)
             .bind(ack)
-            .bind(now())
+            .bind(self.now())
             .execute(p)
             .await
             .map_err(db_error)?
@@ -462,7 +461,7 @@ impl SandboxRepo for Store {
                 .bind(connection.0)
                 .bind(external_id)
                 .bind(text)
-                .bind(now())
+                .bind(self.now())
                 .execute(p)
                 .await
                 .map_err(db_error)?
@@ -485,7 +484,7 @@ impl SandboxRepo for Store {
             .bind(scope.company_id().0)
             .bind(connection.0)
             .bind(to)
-            .bind(now())
+            .bind(self.now())
             .execute(p)
             .await
             .map_err(db_error)?

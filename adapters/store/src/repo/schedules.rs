@@ -4,6 +4,7 @@
 //! is never stored without its job, and a job of an older revision finds nothing to do.
 
 use async_trait::async_trait;
+use chatflow_core::events::SaveAction;
 use chatflow_core::ids::{ContactId, MessageId, QueueId, ScheduleId, UserId, WhatsappId};
 use chatflow_core::inbox::model::{Message, NewMessage};
 use chatflow_core::jobs::JobPayload;
@@ -16,7 +17,7 @@ use chrono::{DateTime, Utc};
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::{escape_like, from_wire, now, to_wire};
+use crate::repo::{escape_like, from_wire, to_wire};
 
 #[derive(sqlx::FromRow)]
 struct ScheduleRow {
@@ -132,10 +133,15 @@ macro_rules! read_schedule {
 
 /// Reads the schedule `$id` changed in `$tx` and appends its `update` event; answers it.
 macro_rules! updated {
-    ($tx:ident, $scope:expr, $id:expr) => {{
+    ($tx:ident, $now:expr, $scope:expr, $id:expr) => {{
         let schedule = read_schedule!(&mut *$tx, $scope, $id)?;
         if let Some(schedule) = &schedule {
-            crate::append_events!(&mut *$tx, $scope, &[schedule_event("update", schedule)])?;
+            crate::append_events!(
+                &mut *$tx,
+                $scope,
+                $now,
+                &[schedule_event(SaveAction::Update, schedule)]
+            )?;
         }
         Ok(schedule)
     }};
@@ -143,7 +149,7 @@ macro_rules! updated {
 
 /// Queues the `sendSchedule` job of `$id` at `$revision`, due at `$at`, on `$conn`.
 macro_rules! queue_send {
-    ($conn:expr, $scope:expr, $id:expr, $revision:expr, $at:expr) => {{
+    ($conn:expr, $now:expr, $scope:expr, $id:expr, $revision:expr, $at:expr) => {{
         let payload = job_text($id, $revision)?;
         sqlx::query(
             "INSERT INTO jobs (company_id, kind, payload, run_at, created_at) \
@@ -152,7 +158,7 @@ macro_rules! queue_send {
         .bind($scope.company_id().0)
         .bind(payload)
         .bind($at)
-        .bind(now())
+        .bind($now)
         .execute($conn)
         .await
         .map_err(db_error)
@@ -215,7 +221,7 @@ impl ScheduleRepo for Store {
 
     async fn create(&self, scope: TenantScope, new: &NewSchedule) -> Result<Schedule> {
         let text = spelled(new)?;
-        let at = now();
+        let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
                 let contact: Option<i64> =
@@ -256,10 +262,15 @@ impl ScheduleRepo for Store {
                 .await
                 .map_err(db_error)?;
                 let id = ScheduleId(id);
-                queue_send!(&mut *tx, scope, id, 0, new.send_at)?;
+                queue_send!(&mut *tx, self.now(), scope, id, 0, new.send_at)?;
                 let schedule = read_schedule!(&mut *tx, scope, id)?
                     .ok_or_else(|| Error::internal("a stored schedule vanished"))?;
-                crate::append_events!(&mut *tx, scope, &[schedule_event("create", &schedule)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[schedule_event(SaveAction::Create, &schedule)]
+                )?;
                 Ok(schedule)
             }
             .await
@@ -273,7 +284,7 @@ impl ScheduleRepo for Store {
         new: &NewSchedule,
     ) -> Result<Option<Schedule>> {
         let text = spelled(new)?;
-        let at = now();
+        let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
                 let revision: Option<i64> = sqlx::query_scalar(
@@ -309,8 +320,8 @@ impl ScheduleRepo for Store {
                 let Some(revision) = revision else {
                     return Ok(None);
                 };
-                queue_send!(&mut *tx, scope, id, revision, new.send_at)?;
-                updated!(tx, scope, id)
+                queue_send!(&mut *tx, self.now(), scope, id, revision, new.send_at)?;
+                updated!(tx, self.now(), scope, id)
             }
             .await
         })
@@ -329,7 +340,7 @@ impl ScheduleRepo for Store {
                 if done == 0 {
                     return Ok(false);
                 }
-                crate::append_events!(&mut *tx, scope, &[schedule_deleted_event(id)])?;
+                crate::append_events!(&mut *tx, scope, self.now(), &[schedule_deleted_event(id)])?;
                 Ok(true)
             }
             .await
@@ -353,7 +364,7 @@ impl ScheduleRepo for Store {
                 .bind(id.0)
                 .bind(path)
                 .bind(name)
-                .bind(now())
+                .bind(self.now())
                 .execute(&mut *tx)
                 .await
                 .map_err(db_error)?
@@ -361,7 +372,7 @@ impl ScheduleRepo for Store {
                 if done == 0 {
                     return Ok(None);
                 }
-                updated!(tx, scope, id)
+                updated!(tx, self.now(), scope, id)
             }
             .await
         })
@@ -446,7 +457,7 @@ impl ScheduleRepo for Store {
                 .bind(outcome.sends)
                 .bind(outcome.next_send_at)
                 .bind(&outcome.error)
-                .bind(now())
+                .bind(self.now())
                 .execute(&mut *tx)
                 .await
                 .map_err(db_error)?
@@ -455,9 +466,9 @@ impl ScheduleRepo for Store {
                     return Ok(None);
                 }
                 if let Some(at) = outcome.next_send_at {
-                    queue_send!(&mut *tx, scope, id, revision + 1, at)?;
+                    queue_send!(&mut *tx, self.now(), scope, id, revision + 1, at)?;
                 }
-                updated!(tx, scope, id)
+                updated!(tx, self.now(), scope, id)
             }
             .await
         })

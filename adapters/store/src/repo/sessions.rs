@@ -1,6 +1,7 @@
 //! [`SessionRepo`] on the store: refresh-token sessions and their atomic rotation.
 
 use async_trait::async_trait;
+use chatflow_core::events::Event;
 use chatflow_core::ports::{RefreshSession, SessionRepo};
 use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope, UserId};
 use chrono::{DateTime, Utc};
@@ -8,7 +9,6 @@ use uuid::Uuid;
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::now;
 
 #[derive(sqlx::FromRow)]
 struct SessionRow {
@@ -59,11 +59,17 @@ fn check_scope(scope: TenantScope, session: &RefreshSession) -> Result<()> {
 
 #[async_trait]
 impl SessionRepo for Store {
-    async fn create(&self, scope: TenantScope, session: &RefreshSession) -> Result<()> {
+    async fn create(
+        &self,
+        scope: TenantScope,
+        session: &RefreshSession,
+        events: &[Event],
+    ) -> Result<()> {
         check_scope(scope, session)?;
-        let at = now();
-        let inserted = crate::on_pool!(self.pool(), |p| {
-            sqlx::query(INSERT_SCOPED)
+        let at = self.now();
+        crate::on_pool!(self.pool(), |p| {
+            let mut tx = p.begin().await.map_err(db_error)?;
+            let inserted = sqlx::query(INSERT_SCOPED)
                 .bind(session.id)
                 .bind(session.family)
                 .bind(session.user_id.0)
@@ -73,14 +79,19 @@ impl SessionRepo for Store {
                 .bind(session.revoked)
                 .bind(at)
                 .bind(scope.company_id().0)
-                .execute(p)
+                .execute(&mut *tx)
                 .await
                 .map_err(db_error)?
-                .rows_affected()
-        });
-        if inserted == 0 {
-            return Err(Error::new(ErrorCode::ERR_NO_USER_FOUND));
-        }
+                .rows_affected();
+            if inserted == 0 {
+                tx.rollback().await.map_err(db_error)?;
+                return Err(Error::new(ErrorCode::ERR_NO_USER_FOUND));
+            }
+            if !events.is_empty() {
+                crate::append_events!(&mut *tx, scope, at, events)?;
+            }
+            tx.commit().await.map_err(db_error)
+        })?;
         Ok(())
     }
 
@@ -106,7 +117,8 @@ impl SessionRepo for Store {
         at: DateTime<Utc>,
     ) -> Result<bool> {
         check_scope(scope, new)?;
-        let created = now();
+        // The new session is created at the time the caller rotated the old one.
+        let created = at;
         crate::on_pool!(self.pool(), |p| {
             let mut tx = p.begin().await.map_err(db_error)?;
             // The conditional update is the lock: of two concurrent rotations of the same token,

@@ -1,12 +1,12 @@
 //! [`SettingsRepo`] on the store: platform and company key/value settings.
 
 use async_trait::async_trait;
+use chatflow_core::events::Event;
 use chatflow_core::ports::SettingsRepo;
 use chatflow_core::{ErrorCode, Result, TenantScope};
 
 use crate::Store;
 use crate::error::{db_error, db_error_missing};
-use crate::repo::now;
 
 #[async_trait]
 impl SettingsRepo for Store {
@@ -37,9 +37,16 @@ impl SettingsRepo for Store {
         })
     }
 
-    async fn set_company_setting(&self, scope: TenantScope, key: &str, value: &str) -> Result<()> {
-        let at = now();
+    async fn set_company_setting(
+        &self,
+        scope: TenantScope,
+        key: &str,
+        value: &str,
+        events: &[Event],
+    ) -> Result<()> {
+        let at = self.now();
         crate::on_pool!(self.pool(), |p| {
+            let mut tx = p.begin().await.map_err(db_error)?;
             sqlx::query(
                 "INSERT INTO company_settings (company_id, key, value, updated_at) \
                  VALUES ($1, $2, $3, $4) \
@@ -50,10 +57,13 @@ impl SettingsRepo for Store {
             .bind(key)
             .bind(value)
             .bind(at)
-            .execute(p)
+            .execute(&mut *tx)
             .await
-            .map_err(|e| db_error_missing(e, ErrorCode::ERR_NO_COMPANY_FOUND))
-            .map(|_| ())
+            .map_err(|e| db_error_missing(e, ErrorCode::ERR_NO_COMPANY_FOUND))?;
+            if !events.is_empty() {
+                crate::append_events!(&mut *tx, scope, at, events)?;
+            }
+            tx.commit().await.map_err(db_error)
         })?;
         Ok(())
     }
@@ -69,9 +79,15 @@ impl SettingsRepo for Store {
         })
     }
 
-    async fn set_platform_setting(&self, key: &str, value: &str) -> Result<()> {
-        let at = now();
+    async fn set_platform_setting(
+        &self,
+        key: &str,
+        value: &str,
+        announce: Option<(TenantScope, &[Event])>,
+    ) -> Result<()> {
+        let at = self.now();
         crate::on_pool!(self.pool(), |p| {
+            let mut tx = p.begin().await.map_err(db_error)?;
             sqlx::query(
                 "INSERT INTO platform_settings (key, value, updated_at) VALUES ($1, $2, $3) \
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
@@ -79,10 +95,13 @@ impl SettingsRepo for Store {
             .bind(key)
             .bind(value)
             .bind(at)
-            .execute(p)
+            .execute(&mut *tx)
             .await
-            .map_err(db_error)
-                .map(|_| ())
+            .map_err(db_error)?;
+            if let Some((scope, events)) = announce.filter(|(_, events)| !events.is_empty()) {
+                crate::append_events!(&mut *tx, scope, at, events)?;
+            }
+            tx.commit().await.map_err(db_error)
         })?;
         Ok(())
     }

@@ -3,8 +3,8 @@
 //! the same transaction.
 
 use async_trait::async_trait;
+use chatflow_core::events::{Event, SaveAction};
 use chatflow_core::ids::{ContactId, TagId, TicketId};
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::Tag;
 use chatflow_core::inbox::ports::TagRepo;
 use chatflow_core::service::inbox::tags::{tag_deleted_event, tag_event};
@@ -12,7 +12,6 @@ use chatflow_core::{Error, Result, TenantScope};
 
 use crate::Store;
 use crate::error::db_error;
-use crate::repo::now;
 
 #[derive(sqlx::FromRow)]
 struct TagRow {
@@ -66,7 +65,7 @@ impl TagRepo for Store {
         color: &str,
         kanban: i64,
     ) -> Result<Tag> {
-        let at = now();
+        let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
                 let row: TagRow = sqlx::query_as(
@@ -82,7 +81,12 @@ impl TagRepo for Store {
                 .await
                 .map_err(db_error)?;
                 let tag = Tag::from(row);
-                crate::append_events!(&mut *tx, scope, &[tag_event("create", &tag)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[tag_event(SaveAction::Create, &tag)]
+                )?;
                 Ok(tag)
             }
             .await
@@ -97,7 +101,7 @@ impl TagRepo for Store {
         color: &str,
         kanban: i64,
     ) -> Result<Option<Tag>> {
-        let at = now();
+        let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
                 let row: Option<TagRow> = sqlx::query_as(
@@ -117,7 +121,12 @@ impl TagRepo for Store {
                     return Ok(None);
                 };
                 let tag = Tag::from(row);
-                crate::append_events!(&mut *tx, scope, &[tag_event("update", &tag)])?;
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    self.now(),
+                    &[tag_event(SaveAction::Update, &tag)]
+                )?;
                 Ok(Some(tag))
             }
             .await
@@ -137,7 +146,7 @@ impl TagRepo for Store {
                 if done == 0 {
                     return Ok(false);
                 }
-                crate::append_events!(&mut *tx, scope, &[tag_deleted_event(id)])?;
+                crate::append_events!(&mut *tx, scope, self.now(), &[tag_deleted_event(id)])?;
                 Ok(true)
             }
             .await
@@ -190,7 +199,8 @@ impl TagRepo for Store {
                     crate::append_events!(
                         &mut *tx,
                         scope,
-                        &[InboxEvent::TicketUpdate {
+                        self.now(),
+                        &[Event::TicketUpdate {
                             ticket: Box::new(loaded)
                         }]
                     )?;
@@ -241,7 +251,8 @@ impl TagRepo for Store {
                     crate::append_events!(
                         &mut *tx,
                         scope,
-                        &[InboxEvent::TicketUpdate {
+                        self.now(),
+                        &[Event::TicketUpdate {
                             ticket: Box::new(loaded)
                         }]
                     )?;

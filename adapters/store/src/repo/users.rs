@@ -3,10 +3,12 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
+use chatflow_core::events::SaveAction;
 use chatflow_core::identity::{User, UserFlags};
 use chatflow_core::ports::{
     NewUser, Page, PageRequest, SignedIn, UserChanges, UserLogin, UserRepo, UserSettings,
 };
+use chatflow_core::service::users::{user_deleted_event, user_saved_event};
 use chatflow_core::{
     CompanyId, Error, ErrorCode, QueueId, Result, TenantScope, UserId, WhatsappId,
 };
@@ -14,7 +16,7 @@ use chrono::{DateTime, Utc};
 
 use crate::Store;
 use crate::error::{db_error, db_error_missing};
-use crate::repo::{escape_like, from_wire, now, to_wire};
+use crate::repo::{escape_like, from_wire, to_wire};
 
 macro_rules! user_columns {
     () => {
@@ -443,7 +445,7 @@ impl UserRepo for Store {
         let company = scope.company_id().0;
         let profile = to_wire(&user.profile)?;
         let s = SettingsText::of(&user.settings)?;
-        let at = now();
+        let at = self.now();
         crate::on_pool!(self.pool(), |p| {
             let mut tx = p.begin().await.map_err(db_error)?;
             // The default connection is kept only when it is one of the company's own.
@@ -501,8 +503,15 @@ impl UserRepo for Store {
                 .fetch_all(&mut *tx)
                 .await
                 .map_err(db_error)?;
+            let created = row.into_user(queues.into_iter().map(QueueId).collect())?;
+            crate::append_events!(
+                &mut *tx,
+                scope,
+                at,
+                &[user_saved_event(SaveAction::Create, &created)]
+            )?;
             tx.commit().await.map_err(db_error)?;
-            row.into_user(queues.into_iter().map(QueueId).collect())
+            Ok(created)
         })
     }
 
@@ -525,7 +534,8 @@ impl UserRepo for Store {
             Some(image) => (true, image.clone()),
             None => (false, None),
         };
-        let at = now();
+        let at = self.now();
+        let announced = changes.announced();
         crate::on_pool!(self.pool(), |p| {
             // The update comes first so the transaction takes the write lock at once.
             let updated = sqlx::query(
@@ -619,36 +629,84 @@ impl UserRepo for Store {
                 .fetch_all(&mut *tx)
                 .await
                 .map_err(db_error)?;
+            let updated = row.into_user(queues.into_iter().map(QueueId).collect())?;
+            if announced {
+                crate::append_events!(
+                    &mut *tx,
+                    scope,
+                    at,
+                    &[user_saved_event(SaveAction::Update, &updated)]
+                )?;
+            }
             tx.commit().await.map_err(db_error)?;
-            row.into_user(queues.into_iter().map(QueueId).collect())
-                .map(Some)
+            Ok(Some(updated))
         })
     }
 
     async fn delete(&self, scope: TenantScope, id: UserId) -> Result<bool> {
-        let deleted = crate::on_pool!(self.pool(), |p| {
-            sqlx::query("DELETE FROM users WHERE id = $1 AND company_id = $2")
+        let company = scope.company_id().0;
+        crate::on_pool!(self.pool(), |p| {
+            let mut tx = p.begin().await.map_err(db_error)?;
+            // Sessions go with the user (a cascade); revoking them first keeps that true on
+            // an engine without enforced foreign keys.
+            sqlx::query(
+                "UPDATE refresh_sessions SET revoked = TRUE WHERE user_id = $1 AND company_id = $2",
+            )
+            .bind(id.0)
+            .bind(company)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+            let deleted = sqlx::query("DELETE FROM users WHERE id = $1 AND company_id = $2")
                 .bind(id.0)
-                .bind(scope.company_id().0)
-                .execute(p)
+                .bind(company)
+                .execute(&mut *tx)
                 .await
                 .map_err(db_error)?
-                .rows_affected()
-        });
-        Ok(deleted > 0)
+                .rows_affected();
+            if deleted == 0 {
+                tx.rollback().await.map_err(db_error)?;
+                return Ok(false);
+            }
+            crate::append_events!(&mut *tx, scope, self.now(), &[user_deleted_event(id)])?;
+            tx.commit().await.map_err(db_error)?;
+            Ok(true)
+        })
     }
 
     async fn set_online(&self, scope: TenantScope, id: UserId, online: bool) -> Result<()> {
+        let company = scope.company_id().0;
         crate::on_pool!(self.pool(), |p| {
-            sqlx::query("UPDATE users SET online = $1 WHERE id = $2 AND company_id = $3")
-                .bind(online)
+            let mut tx = p.begin().await.map_err(db_error)?;
+            let changed =
+                sqlx::query("UPDATE users SET online = $1 WHERE id = $2 AND company_id = $3")
+                    .bind(online)
+                    .bind(id.0)
+                    .bind(company)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?
+                    .rows_affected();
+            if changed == 0 {
+                tx.rollback().await.map_err(db_error)?;
+                return Ok(());
+            }
+            let row = sqlx::query_as::<_, UserRow>(SELECT_ONE)
                 .bind(id.0)
-                .bind(scope.company_id().0)
-                .execute(p)
+                .bind(company)
+                .fetch_one(&mut *tx)
                 .await
-                .map_err(db_error)
-                .map(|_| ())
-        })?;
-        Ok(())
+                .map_err(db_error)?;
+            // The announced summary needs no queues.
+            let user = row.into_user(Vec::new())?;
+            crate::append_events!(
+                &mut *tx,
+                scope,
+                self.now(),
+                &[user_saved_event(SaveAction::Update, &user)]
+            )?;
+            tx.commit().await.map_err(db_error)?;
+            Ok(())
+        })
     }
 }

@@ -4,9 +4,9 @@
 //! isolation of all of it.
 
 use chatflow_core::TenantScope;
+use chatflow_core::events::Event;
 use chatflow_core::flow_ports::{FlowId, FlowRepo, FlowRun, NewFlowRun, RunTimer, RunUpdate};
 use chatflow_core::ids::{ContactId, QueueId, TicketId, UserId};
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::{ContactInput, Ticket};
 use chatflow_core::inbox::ports::{BotMemory, ContactRepo, EventLog, TicketRepo};
 use chatflow_core::jobs::{JobPayload, JobQueue};
@@ -110,7 +110,7 @@ async fn ticket_updates(store: &Store, scope: TenantScope) -> Vec<Ticket> {
         .expect("the log reads")
         .into_iter()
         .filter_map(|e| match e.event {
-            InboxEvent::TicketUpdate { ticket } => Some(*ticket),
+            Event::TicketUpdate { ticket } => Some(*ticket),
             _ => None,
         })
         .collect()

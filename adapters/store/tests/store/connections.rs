@@ -1,9 +1,9 @@
 //! ConnectionRepo and SandboxRepo: fields round-trip, the default flag, queues, session
 //! changes, the events each write appends, and company isolation.
 
+use chatflow_core::events::Event;
 use chatflow_core::flow_ports::FlowRepo;
 use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::{ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate};
 use chatflow_core::inbox::ports::{ConnectionRepo, EventLog};
 use chatflow_core::inbox::sandbox::{SandboxChange, SandboxRepo};
@@ -35,7 +35,7 @@ fn input(name: &str) -> ConnectionInput {
     }
 }
 
-async fn events(store: &Store, scope: TenantScope) -> Vec<InboxEvent> {
+async fn events(store: &Store, scope: TenantScope) -> Vec<Event> {
     EventLog::read(store, scope, 0, 1000)
         .await
         .expect("events read")
@@ -112,14 +112,10 @@ async fn connections_round_trip_with_queues_and_events(store: Store) {
 
     let log = events(&store, a).await;
     assert_eq!(log.len(), 3, "{log:?}");
+    assert!(matches!(&log[0], Event::WhatsappUpdate { whatsapp } if whatsapp.name == "Main line"));
+    assert!(matches!(&log[1], Event::WhatsappUpdate { whatsapp } if whatsapp.name == "Renamed"));
     assert!(
-        matches!(&log[0], InboxEvent::WhatsappUpdate { whatsapp } if whatsapp.name == "Main line")
-    );
-    assert!(
-        matches!(&log[1], InboxEvent::WhatsappUpdate { whatsapp } if whatsapp.name == "Renamed")
-    );
-    assert!(
-        matches!(&log[2], InboxEvent::WhatsappDelete { whatsapp_id } if *whatsapp_id == created.id.0)
+        matches!(&log[2], Event::WhatsappDelete { whatsapp_id } if *whatsapp_id == created.id.0)
     );
 }
 
@@ -333,11 +329,11 @@ async fn sessions_and_tokens_are_recorded(store: Store) {
     let log = events(&store, a).await;
     let sessions = log
         .iter()
-        .filter(|e| matches!(e, InboxEvent::WhatsappSession { .. }))
+        .filter(|e| matches!(e, Event::WhatsappSession { .. }))
         .count();
     assert_eq!(sessions, 3);
     assert!(
-        matches!(log.last(), Some(InboxEvent::WhatsappUpdate { whatsapp }) if whatsapp.token == "t2")
+        matches!(log.last(), Some(Event::WhatsappUpdate { whatsapp }) if whatsapp.token == "t2")
     );
 
     let all = ConnectionRepo::list_all_platform(&store)

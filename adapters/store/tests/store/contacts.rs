@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
+use chatflow_core::events::Event;
 use chatflow_core::ids::{ContactId, TagId, WhatsappId};
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::{ContactFilter, ContactInput, ExtraInfo, PageStart};
 use chatflow_core::inbox::ports::{ContactRepo, EventLog, TagRepo};
 use chatflow_core::ports::ChannelKind;
@@ -106,8 +106,8 @@ async fn creates_reads_updates_and_deletes_with_events(store: Store) {
     let kinds: Vec<String> = events
         .iter()
         .map(|e| match &e.event {
-            InboxEvent::ContactUpdate { action, .. } => action.clone(),
-            InboxEvent::ContactDelete { contact_id } => {
+            Event::ContactUpdate { action, .. } => action.clone(),
+            Event::ContactDelete { contact_id } => {
                 assert_eq!(*contact_id, created.id);
                 "delete".into()
             }

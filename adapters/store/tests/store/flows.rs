@@ -9,9 +9,8 @@ use chatflow_core::flow_ports::{
     PublishOutcome,
 };
 use chatflow_core::ids::{ContactId, TicketId};
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::ContactInput;
-use chatflow_core::inbox::ports::{ContactRepo, EventLog};
+use chatflow_core::inbox::ports::ContactRepo;
 use chatflow_store::Store;
 use serde_json::{Value, json};
 
@@ -30,20 +29,12 @@ fn graph(text: &str) -> Flow {
     .expect("a flow")
 }
 
-/// The `name_suffix` events' payloads of a company, in order.
+/// The payloads of the company's `company-{id}-{suffix}` events, in order.
 async fn events(store: &Store, scope: TenantScope, suffix: &str) -> Vec<Value> {
-    EventLog::read(store, scope, 0, 10_000)
+    crate::support::logged_events(store, scope, suffix)
         .await
-        .expect("the log reads")
         .into_iter()
-        .filter_map(|e| match e.event {
-            InboxEvent::Other {
-                name_suffix,
-                payload,
-                ..
-            } if name_suffix == suffix => Some(payload),
-            _ => None,
-        })
+        .map(|(payload, _)| payload)
         .collect()
 }
 

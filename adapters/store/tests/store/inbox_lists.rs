@@ -69,7 +69,7 @@ async fn first_pages_follow_every_write(store: Store) {
         .expect("get")
         .expect("exists");
     // A second server on the same database: its own cache, the same rows.
-    let other = Store::from_pool(store.pool().clone());
+    let other = Store::from_pool(store.pool().clone(), store.stamps().clone());
     for i in 0..3 {
         ingest(
             &store,
@@ -145,7 +145,7 @@ async fn cached_pages_show_what_writes_change(store: Store) {
         .await
         .expect("get")
         .expect("exists");
-    let other = Store::from_pool(store.pool().clone());
+    let other = Store::from_pool(store.pool().clone(), store.stamps().clone());
     ingest(&store, a, &c, &inbound("r1", "5511950001111", "oi")).await;
     let tab = TicketQuery {
         show_all: true,

@@ -15,7 +15,7 @@ use chatflow_core::service::users::{self, NewUserInput};
 use chatflow_core::{ErrorCode, TenantScope, UserId};
 use chatflow_store::Store;
 use chatflow_system::fake_smtp::FakeSmtpServer;
-use chatflow_system::{Argon2Hasher, BroadcastBus, LocalMediaStore, RandomIds, SmtpMailer};
+use chatflow_system::{Argon2Hasher, LocalMediaStore, RandomIds, SmtpMailer};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use uuid::Uuid;
 
@@ -348,7 +348,6 @@ fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
         clock: Arc::new(StoppedClock),
         ids: Arc::new(RandomIds),
         hasher: Arc::new(Argon2Hasher::with_params(8, 1, 1).expect("valid argon2 parameters")),
-        events: Arc::new(BroadcastBus::default()),
         companies: store.clone(),
         plans: store.clone(),
         users: store.clone(),
@@ -452,7 +451,7 @@ async fn use_case_resets_the_password_and_revokes_sessions(store: Store) {
         used_at: None,
         revoked: false,
     };
-    SessionRepo::create(&store, a, &session)
+    SessionRepo::create(&store, a, &session, &[])
         .await
         .expect("session stored");
 

@@ -3,8 +3,6 @@
 //! update (a failed write leaves nothing behind), realtime events in the write's transaction,
 //! deletion, and company isolation.
 
-use chatflow_core::inbox::events::InboxEvent;
-use chatflow_core::inbox::ports::EventLog;
 use chatflow_core::ports::{CompanyRepo, QueueRepo};
 use chatflow_core::queue::{
     ChatbotId, ChatbotOption, ChatbotOptionType, Queue, QueueInput, ScheduleRow, default_schedules,
@@ -96,18 +94,10 @@ fn id_of(option: &ChatbotOption) -> ChatbotId {
 }
 
 async fn queue_events(store: &Store, scope: TenantScope) -> Vec<Value> {
-    EventLog::read(store, scope, 0, 10_000)
+    crate::support::logged_events(store, scope, "queue")
         .await
-        .expect("the log reads")
         .into_iter()
-        .filter_map(|e| match e.event {
-            InboxEvent::Other {
-                name_suffix,
-                payload,
-                ..
-            } if name_suffix == "queue" => Some(payload),
-            _ => None,
-        })
+        .map(|(payload, _)| payload)
         .collect()
 }
 

@@ -2,8 +2,7 @@
 //! the owner of another company refused, and company isolation.
 
 use chatflow_core::TenantScope;
-use chatflow_core::inbox::events::InboxEvent;
-use chatflow_core::inbox::ports::EventLog;
+use chatflow_core::events::Recipients;
 use chatflow_core::quick_message::{QuickMessageFields, QuickMessageId, QuickMessageRepo};
 use chatflow_store::Store;
 
@@ -23,21 +22,15 @@ fn fields(shortcode: &str, geral: bool) -> QuickMessageFields {
 
 /// The company's quick-message events, as (action, addressed user).
 async fn events(store: &Store, scope: TenantScope) -> Vec<(String, Option<i64>)> {
-    store
-        .read(scope, 0, 1000)
+    crate::support::logged_events(store, scope, "quickmessage")
         .await
-        .expect("the log reads")
         .into_iter()
-        .filter_map(|e| match e.event {
-            InboxEvent::Other {
-                name_suffix,
-                payload,
-                user_id,
-                ..
-            } if name_suffix == "quickmessage" => {
-                Some((payload["action"].as_str().unwrap_or("").to_owned(), user_id))
-            }
-            _ => None,
+        .map(|(payload, recipients)| {
+            let user = match recipients {
+                Recipients::User(user) => Some(user.0),
+                Recipients::Company => None,
+            };
+            (payload["action"].as_str().unwrap_or("").to_owned(), user)
         })
         .collect()
 }

@@ -5,9 +5,8 @@
 use chatflow_core::TenantScope;
 use chatflow_core::identity::Toggle;
 use chatflow_core::ids::{ContactId, ScheduleId, UserId};
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::model::ContactInput;
-use chatflow_core::inbox::ports::{ContactRepo, EventLog};
+use chatflow_core::inbox::ports::ContactRepo;
 use chatflow_core::jobs::{JobPayload, JobQueue};
 use chatflow_core::schedule::{
     DayRule, Interval, NewSchedule, Recurrence, ScheduleFilter, ScheduleRepo, ScheduleStatus,
@@ -97,20 +96,10 @@ async fn send_jobs(store: &Store, scope: TenantScope) -> Vec<(ScheduleId, i64)> 
 
 /// The actions of the company's schedule events, in order.
 async fn schedule_actions(store: &Store, scope: TenantScope) -> Vec<String> {
-    EventLog::read(store, scope, 0, 10_000)
+    crate::support::logged_events(store, scope, "schedule")
         .await
-        .expect("the log reads")
         .into_iter()
-        .filter_map(|e| match e.event {
-            InboxEvent::Other {
-                name_suffix,
-                payload,
-                ..
-            } if name_suffix == "schedule" => {
-                Some(payload["action"].as_str().unwrap_or_default().to_owned())
-            }
-            _ => None,
-        })
+        .map(|(payload, _)| payload["action"].as_str().unwrap_or_default().to_owned())
         .collect()
 }
 

@@ -158,7 +158,7 @@ async fn fill_company(store: &Store, scope: TenantScope, tag: &str) {
     .expect("user created")
     .id;
     store
-        .set_company_setting(scope, "userRating", "enabled")
+        .set_company_setting(scope, "userRating", "enabled", &[])
         .await
         .expect("setting stored");
     SessionRepo::create(
@@ -174,6 +174,7 @@ async fn fill_company(store: &Store, scope: TenantScope, tag: &str) {
             used_at: None,
             revoked: false,
         },
+        &[],
     )
     .await
     .expect("session stored");
@@ -347,7 +348,9 @@ async fn sqlite_connections_use_wal_foreign_keys_and_normal_sync() {
     chatflow_system::test_engines::record_sqlite();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let url = format!("sqlite://{}", dir.path().join("a/b/c.db").display());
-    let store = Store::connect(&url).await.expect("opened");
+    let store = Store::connect(&url, crate::support::stamps())
+        .await
+        .expect("opened");
     assert_eq!(store.backend(), Backend::Sqlite);
     let DbPool::Sqlite(pool) = store.pool() else {
         panic!("a SQLite URL gives a SQLite pool");
@@ -377,7 +380,9 @@ async fn sqlite_connections_use_wal_foreign_keys_and_normal_sync() {
 
 #[tokio::test]
 async fn in_memory_sqlite_works() {
-    let store = Store::connect("sqlite::memory:").await.expect("opened");
+    let store = Store::connect("sqlite::memory:", crate::support::stamps())
+        .await
+        .expect("opened");
     store.migrate().await.expect("migrated");
     assert!(
         store
@@ -390,18 +395,24 @@ async fn in_memory_sqlite_works() {
 
 #[tokio::test]
 async fn unsupported_urls_are_refused_without_their_password() {
-    let err = Store::connect("mysql://root:hunter2@localhost/db")
-        .await
-        .expect_err("not supported");
+    let err = Store::connect(
+        "mysql://root:hunter2@localhost/db",
+        crate::support::stamps(),
+    )
+    .await
+    .expect_err("not supported");
     assert!(matches!(err, Error::UnsupportedUrl(_)), "{err:?}");
     assert!(!err.to_string().contains("hunter2"), "{err}");
 }
 
 #[tokio::test]
 async fn an_unreachable_postgres_is_a_connect_error() {
-    let err = Store::connect("postgres://postgres@127.0.0.1:1/none")
-        .await
-        .expect_err("nothing listens on port 1");
+    let err = Store::connect(
+        "postgres://postgres@127.0.0.1:1/none",
+        crate::support::stamps(),
+    )
+    .await
+    .expect_err("nothing listens on port 1");
     assert!(matches!(err, Error::Connect(_)), "{err:?}");
 }
 
@@ -410,7 +421,9 @@ async fn postgres_urls_give_a_postgres_store() {
     let Some(url) = chatflow_system::test_engines::postgres_or_skip() else {
         return;
     };
-    let store = Store::connect(&url).await.expect("opened");
+    let store = Store::connect(&url, crate::support::stamps())
+        .await
+        .expect("opened");
     assert_eq!(store.backend(), Backend::Postgres);
     store.close().await;
 }

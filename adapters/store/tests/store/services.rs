@@ -11,7 +11,7 @@ use chatflow_core::service::companies::{self, NewCompanyInput};
 use chatflow_core::tenancy::{PLATFORM_DUE_DATE, PlanFlags, Recurrence};
 use chatflow_core::{CompanyId, ErrorCode, PlanId, TenantScope};
 use chatflow_store::Store;
-use chatflow_system::{Argon2Hasher, BroadcastBus, LocalMediaStore, LogMailer, RandomIds};
+use chatflow_system::{Argon2Hasher, LocalMediaStore, LogMailer, RandomIds};
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
 use crate::store_tests;
@@ -49,7 +49,6 @@ fn ports(store: &Store, today: NaiveDate) -> Ports {
         clock: Arc::new(StoppedClock(noon(today))),
         ids: Arc::new(RandomIds),
         hasher: Arc::new(Argon2Hasher::with_params(8, 1, 1).expect("valid argon2 parameters")),
-        events: Arc::new(BroadcastBus::default()),
         companies: store.clone(),
         plans: store.clone(),
         users: store.clone(),

@@ -1,6 +1,8 @@
 //! SessionRepo, including the atomicity of refresh-token rotation.
 
+use chatflow_core::events::{Event, Recipients};
 use chatflow_core::identity::{AllTicket, MenuMode, Profile, Theme, Toggle};
+use chatflow_core::inbox::ports::EventLog;
 use chatflow_core::ports::{NewUser, RefreshSession, SessionRepo, UserRepo, UserSettings};
 use chatflow_core::{ErrorCode, TenantScope, UserId};
 use chatflow_store::Store;
@@ -20,6 +22,7 @@ store_tests!(
     another_companys_sessions_are_out_of_reach,
     revoke_user_except_keeps_one_family,
     the_signed_in_user_needs_a_live_session,
+    a_sign_in_appends_its_event_with_the_session,
 );
 
 fn t0() -> DateTime<Utc> {
@@ -77,7 +80,9 @@ async fn create_and_find_by_token_hash(store: Store) {
     let (a, _b) = two_companies(&store).await;
     let owner = user(&store, a, "owner@a.test").await;
     let s = session(a, owner, Uuid::new_v4(), "hash-1");
-    SessionRepo::create(&store, a, &s).await.expect("stored");
+    SessionRepo::create(&store, a, &s, &[])
+        .await
+        .expect("stored");
     let found = store
         .find_by_token_hash("hash-1")
         .await
@@ -95,7 +100,9 @@ async fn rotate_marks_the_old_token_and_stores_the_new(store: Store) {
     let owner = user(&store, a, "owner@a.test").await;
     let family = Uuid::new_v4();
     let old = session(a, owner, family, "old");
-    SessionRepo::create(&store, a, &old).await.expect("stored");
+    SessionRepo::create(&store, a, &old, &[])
+        .await
+        .expect("stored");
     let new = session(a, owner, family, "new");
     let at = t0() + Duration::minutes(20);
     assert!(store.rotate(a, old.id, &new, at).await.expect("rotated"));
@@ -118,7 +125,9 @@ async fn second_rotation_of_the_same_token_fails(store: Store) {
     let owner = user(&store, a, "owner@a.test").await;
     let family = Uuid::new_v4();
     let old = session(a, owner, family, "old");
-    SessionRepo::create(&store, a, &old).await.expect("stored");
+    SessionRepo::create(&store, a, &old, &[])
+        .await
+        .expect("stored");
     let first = session(a, owner, family, "first");
     let second = session(a, owner, family, "second");
     assert!(
@@ -154,7 +163,9 @@ async fn concurrent_rotations_let_exactly_one_through(store: Store) {
     let owner = user(&store, a, "owner@a.test").await;
     let family = Uuid::new_v4();
     let old = session(a, owner, family, "old");
-    SessionRepo::create(&store, a, &old).await.expect("stored");
+    SessionRepo::create(&store, a, &old, &[])
+        .await
+        .expect("stored");
 
     let attempts: Vec<_> = (0..8)
         .map(|i| {
@@ -193,7 +204,9 @@ async fn revoked_tokens_do_not_rotate(store: Store) {
     let owner = user(&store, a, "owner@a.test").await;
     let family = Uuid::new_v4();
     let old = session(a, owner, family, "old");
-    SessionRepo::create(&store, a, &old).await.expect("stored");
+    SessionRepo::create(&store, a, &old, &[])
+        .await
+        .expect("stored");
     store.revoke_family(a, family).await.expect("revoked");
     let new = session(a, owner, family, "new");
     assert!(!store.rotate(a, old.id, &new, t0()).await.expect("refused"));
@@ -212,7 +225,9 @@ async fn revoke_family_and_revoke_user(store: Store) {
         session(a, one, family_2, "f2"),
         session(a, two, Uuid::new_v4(), "other-user"),
     ] {
-        SessionRepo::create(&store, a, &s).await.expect("stored");
+        SessionRepo::create(&store, a, &s, &[])
+            .await
+            .expect("stored");
     }
     let revoked = |hash: &'static str| {
         let store = store.clone();
@@ -240,7 +255,9 @@ async fn another_companys_sessions_are_out_of_reach(store: Store) {
     let alice = user(&store, a, "alice@a.test").await;
     let family = Uuid::new_v4();
     let s = session(a, alice, family, "alice-token");
-    SessionRepo::create(&store, a, &s).await.expect("stored");
+    SessionRepo::create(&store, a, &s, &[])
+        .await
+        .expect("stored");
 
     // B cannot rotate, revoke by family or revoke by user A's session.
     let stolen = RefreshSession {
@@ -264,7 +281,7 @@ async fn another_companys_sessions_are_out_of_reach(store: Store) {
 
     // B cannot store a session for A's user either.
     let planted = session(b, alice, Uuid::new_v4(), "planted");
-    let err = SessionRepo::create(&store, b, &planted)
+    let err = SessionRepo::create(&store, b, &planted, &[])
         .await
         .expect_err("A's user is not in B");
     assert_eq!(err.code, ErrorCode::ERR_NO_USER_FOUND);
@@ -275,7 +292,7 @@ async fn another_companys_sessions_are_out_of_reach(store: Store) {
 
     // A session must be stored under its own company.
     let mismatched = session(a, alice, Uuid::new_v4(), "mismatched");
-    let err = SessionRepo::create(&store, b, &mismatched)
+    let err = SessionRepo::create(&store, b, &mismatched, &[])
         .await
         .expect_err("wrong scope");
     assert_eq!(err.code, ErrorCode::ERR_INTERNAL);
@@ -286,7 +303,7 @@ async fn revoke_user_except_keeps_one_family(store: Store) {
     let owner = user(&store, a, "owner@a.test").await;
     let (kept, ended) = (Uuid::new_v4(), Uuid::new_v4());
     for (family, hash) in [(kept, "kept"), (ended, "ended")] {
-        SessionRepo::create(&store, a, &session(a, owner, family, hash))
+        SessionRepo::create(&store, a, &session(a, owner, family, hash), &[])
             .await
             .expect("stored");
     }
@@ -326,7 +343,7 @@ async fn the_signed_in_user_needs_a_live_session(store: Store) {
     let (a, b) = two_companies(&store).await;
     let owner = user(&store, a, "owner@a.test").await;
     let family = Uuid::new_v4();
-    SessionRepo::create(&store, a, &session(a, owner, family, "live"))
+    SessionRepo::create(&store, a, &session(a, owner, family, "live"), &[])
         .await
         .expect("stored");
     let signed_in = store
@@ -360,4 +377,41 @@ async fn the_signed_in_user_needs_a_live_session(store: Store) {
             .expect("read")
             .is_none()
     );
+}
+
+async fn a_sign_in_appends_its_event_with_the_session(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let alice = user(&store, a, "alice@a.test").await;
+    let family = Uuid::new_v4();
+    let signed_in = |scope_user: UserId| Event::SignedIn {
+        user_id: scope_user,
+        session_id: family,
+    };
+    SessionRepo::create(
+        &store,
+        a,
+        &session(a, alice, family, "signed-in"),
+        &[signed_in(alice)],
+    )
+    .await
+    .expect("stored");
+    let logged = crate::support::logged_events(&store, a, "auth").await;
+    assert_eq!(
+        logged,
+        vec![(
+            serde_json::json!({"action": "update", "user": {"id": alice}, "sessionId": family}),
+            Recipients::User(alice),
+        )]
+    );
+    // A refused session appends nothing.
+    let before = store.heads().await.expect("heads");
+    SessionRepo::create(
+        &store,
+        b,
+        &session(b, alice, Uuid::new_v4(), "planted"),
+        &[signed_in(alice)],
+    )
+    .await
+    .expect_err("A's user is not in B");
+    assert_eq!(store.heads().await.expect("heads"), before);
 }

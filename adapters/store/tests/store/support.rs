@@ -7,7 +7,7 @@ use std::str::FromStr;
 use chatflow_core::ports::{CompanyRepo, NewCompany, NewPlan, PlanRepo};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
 use chatflow_core::{PlanId, TenantScope};
-use chatflow_store::{DbPool, Store};
+use chatflow_store::{DbPool, Stamps, Store};
 use chatflow_system::test_engines;
 use chrono::NaiveDate;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -59,6 +59,14 @@ macro_rules! unmigrated_store_tests {
     };
 }
 
+/// The stamps of a test store: the wall clock and random ids, as the server's defaults.
+pub fn stamps() -> Stamps {
+    Stamps::new(
+        std::sync::Arc::new(chatflow_system::SystemClock),
+        std::sync::Arc::new(chatflow_system::RandomIds),
+    )
+}
+
 /// Runs `test` on a store over a new SQLite file in a temporary directory (in a sub-directory
 /// that does not exist yet, so connecting must create it).
 pub async fn on_sqlite<F, Fut>(migrate: bool, test: F)
@@ -70,7 +78,7 @@ where
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("nested").join("chatflow.db");
     let url = format!("sqlite://{}", path.display());
-    let store = Store::connect(&url).await.expect("SQLite opens");
+    let store = Store::connect(&url, stamps()).await.expect("SQLite opens");
     assert!(path.is_file(), "the database file is created");
     if migrate {
         store.migrate().await.expect("migrations apply");
@@ -110,7 +118,7 @@ where
         .connect_with(server.database(&name))
         .await
         .expect("test database reachable");
-    let store = Store::from_pool(DbPool::Postgres(pool));
+    let store = Store::from_pool(DbPool::Postgres(pool), stamps());
     let outcome = async {
         if migrate {
             store.migrate().await.expect("migrations apply");
@@ -222,4 +230,37 @@ pub async fn connection(store: &Store, scope: TenantScope, name: &str) -> i64 {
         .await
         .expect("connection inserted")
     })
+}
+
+/// The company's logged events named `company-{id}-{suffix}`, in order, as an admin of the
+/// company receives them (payload without `seq`) with whose sockets they go to.
+pub async fn logged_events(
+    store: &Store,
+    scope: TenantScope,
+    suffix: &str,
+) -> Vec<(serde_json::Value, chatflow_core::events::Recipients)> {
+    use chatflow_core::events::RecipientSettings;
+    use chatflow_core::identity::{Actor, Profile, UserFlags};
+    use chatflow_core::inbox::ports::EventLog;
+    let admin = Actor {
+        user_id: chatflow_core::UserId(0),
+        company_id: scope.company_id(),
+        profile: Profile::Admin,
+        is_super: false,
+        flags: UserFlags::default(),
+        queue_ids: Vec::new(),
+    };
+    EventLog::read(store, scope, 0, 10_000)
+        .await
+        .expect("the log reads")
+        .into_iter()
+        .filter(|e| e.event.suffix() == suffix)
+        .map(|e| {
+            let mut payload = e
+                .event
+                .for_recipient(&admin, RecipientSettings::default(), e.seq);
+            payload.as_object_mut().map(|p| p.remove("seq"));
+            (payload, e.event.recipients())
+        })
+        .collect()
 }

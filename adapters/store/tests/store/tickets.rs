@@ -4,10 +4,10 @@
 
 use std::collections::HashSet;
 
+use chatflow_core::events::Event;
 use chatflow_core::identity::{Actor, UserFlags};
 use chatflow_core::ids::{ContactId, MessageId, TicketId, UserId, WhatsappId};
 use chatflow_core::inbox::channel::InboundMessage;
-use chatflow_core::inbox::events::InboxEvent;
 use chatflow_core::inbox::ingest::decide;
 use chatflow_core::inbox::model::{
     Connection, MediaType, NewMessage, NewTicket, PageStart, TicketQuery,
@@ -69,6 +69,18 @@ fn admin(scope: TenantScope) -> Actor {
         flags: UserFlags::default(),
         queue_ids: vec![],
     }
+}
+
+/// Ticket `id` of `scope` as the store reads it now (it must exist).
+async fn reread(
+    store: &Store,
+    scope: TenantScope,
+    id: TicketId,
+) -> chatflow_core::inbox::model::Ticket {
+    TicketRepo::get(store, scope, id)
+        .await
+        .expect("get")
+        .expect("ticket")
 }
 
 async fn tickets_of(store: &Store, scope: TenantScope) -> Vec<chatflow_core::inbox::model::Ticket> {
@@ -163,13 +175,15 @@ async fn duplicate_delivery_stores_once(store: Store) {
     assert_eq!(tickets_of(&store, a).await.len(), 1);
     // Events: ticket update + message create (+ contact create on the first).
     let events = EventLog::read(&store, a, 0, 100).await.expect("read");
-    assert!(events.iter().any(
-        |e| matches!(&e.event, InboxEvent::ContactUpdate { action, .. } if action == "create")
-    ));
     assert!(
         events
             .iter()
-            .any(|e| matches!(&e.event, InboxEvent::AppMessage { .. }))
+            .any(|e| matches!(&e.event, Event::ContactUpdate { action, .. } if action == "create"))
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(&e.event, Event::AppMessage { .. }))
     );
 }
 
@@ -397,18 +411,8 @@ async fn outbound_messages_reactions_and_receipts(store: Store) {
         &store,
         a,
         &NewMessage {
-            ticket_id: ticket,
-            body: "Olá!".into(),
-            from_me: true,
-            is_private: false,
-            is_forwarded: false,
-            media_type: MediaType::Chat,
-            media_path: None,
-            media_name: None,
             quoted_msg_id: Some(message),
-            user_id: None,
-            external_id: None,
-            ack: 0,
+            ..NewMessage::text(ticket, "Olá!")
         },
     )
     .await
@@ -465,7 +469,9 @@ async fn outbound_messages_reactions_and_receipts(store: Store) {
         .await
         .expect("get")
         .expect("ticket");
-    assert_eq!(t.last_message, "Olá!");
+    assert_eq!(t.last_message, "", "a deleted last message shows no text");
+    assert!(t.last_message_deleted && t.last_message_from_me);
+    assert_eq!(t.last_message_id, Some(sent.id));
     assert!(
         TicketRepo::reset_unread(&store, a, ticket)
             .await
@@ -579,26 +585,9 @@ async fn another_company_sees_and_changes_nothing(store: Store) {
             .is_empty()
     );
     assert!(
-        MessageRepo::create(
-            &store,
-            b,
-            &NewMessage {
-                ticket_id: ticket,
-                body: "x".into(),
-                from_me: true,
-                is_private: false,
-                is_forwarded: false,
-                media_type: MediaType::Chat,
-                media_path: None,
-                media_name: None,
-                quoted_msg_id: None,
-                user_id: None,
-                external_id: None,
-                ack: 0,
-            },
-        )
-        .await
-        .is_err()
+        MessageRepo::create(&store, b, &NewMessage::text(ticket, "x"),)
+            .await
+            .is_err()
     );
     let filter = ticket_filter(
         &admin(b),
@@ -686,7 +675,82 @@ async fn notes_delete_and_close_all(store: Store) {
     );
 }
 
+/// The list preview follows the message it came from: the contact's edit shows the new text,
+/// the contact's deletion flags it (and hides the text), a private note never becomes the
+/// preview, and another company cannot delete it.
+async fn preview_follows_the_last_message(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let IngestOutcome::Stored {
+        ticket, message, ..
+    } = ingest(&store, a, &c, &inbound("p1", "5511940000002", "*primeira*")).await
+    else {
+        panic!("stored")
+    };
+    let t = reread(&store, a, ticket).await;
+    assert_eq!(t.last_message, "*primeira*");
+    assert_eq!(t.last_message_id, Some(message));
+    assert!(!t.last_message_deleted && !t.last_message_from_me);
+
+    MessageRepo::apply_edit(&store, a, c.id, "p1", "primeira, corrigida")
+        .await
+        .expect("edit")
+        .expect("exists");
+    let t = reread(&store, a, ticket).await;
+    assert_eq!(t.last_message, "primeira, corrigida");
+    assert!(!t.last_message_deleted);
+
+    // A private note is not the preview.
+    MessageRepo::create(
+        &store,
+        a,
+        &NewMessage {
+            is_private: true,
+            ..NewMessage::text(ticket, "nota interna")
+        },
+    )
+    .await
+    .expect("note");
+    let t = reread(&store, a, ticket).await;
+    assert_eq!(t.last_message_id, Some(message));
+
+    // The contact deletes it: another company's delete of the same external id changes nothing.
+    assert!(
+        MessageRepo::apply_delete(&store, b, c.id, "p1")
+            .await
+            .expect("delete")
+            .is_none()
+    );
+    let t = reread(&store, a, ticket).await;
+    assert!(!t.last_message_deleted);
+    MessageRepo::apply_delete(&store, a, c.id, "p1")
+        .await
+        .expect("delete")
+        .expect("exists");
+    let t = reread(&store, a, ticket).await;
+    assert!(t.last_message_deleted);
+    assert!(!t.last_message_from_me);
+    assert_eq!(t.last_message, "");
+    let json = serde_json::to_value(&t).expect("json");
+    assert_eq!(json["lastMessageDeleted"], serde_json::json!(true));
+    assert_eq!(json["lastMessageFromMe"], serde_json::json!(false));
+
+    // A newer message becomes the preview again.
+    let IngestOutcome::Stored { message: next, .. } =
+        ingest(&store, a, &c, &inbound("p2", "5511940000002", "de novo")).await
+    else {
+        panic!("stored")
+    };
+    let t = reread(&store, a, ticket).await;
+    assert_eq!(
+        (t.last_message.as_str(), t.last_message_deleted),
+        ("de novo", false)
+    );
+    assert_eq!(t.last_message_id, Some(next));
+}
+
 store_tests!(
+    preview_follows_the_last_message,
     duplicate_delivery_stores_once,
     concurrent_first_messages_make_one_ticket,
     closed_tickets_are_not_reused_and_one_stays_active,

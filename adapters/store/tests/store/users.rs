@@ -1,7 +1,10 @@
 //! UserRepo.
 
+use chatflow_core::events::Recipients;
 use chatflow_core::identity::{AllTicket, MenuMode, Profile, Theme, Toggle};
-use chatflow_core::ports::{NewUser, PageRequest, UserChanges, UserRepo, UserSettings};
+use chatflow_core::ports::{
+    NewUser, PageRequest, RefreshSession, SessionRepo, UserChanges, UserRepo, UserSettings,
+};
 use chatflow_core::{CompanyId, ErrorCode, QueueId, TenantScope, UserId, WhatsappId};
 use chatflow_store::Store;
 
@@ -22,6 +25,8 @@ store_tests!(
     create_in_unknown_company_fails,
     another_companys_users_are_out_of_reach,
     another_companys_queues_and_connections_cannot_be_linked,
+    writes_append_their_user_events_in_their_transaction,
+    delete_revokes_sessions_and_appends_the_event_at_once,
 );
 
 fn settings() -> UserSettings {
@@ -624,4 +629,133 @@ async fn another_companys_queues_and_connections_cannot_be_linked(store: Store) 
         .expect("found");
     assert!(updated.queue_ids.is_empty());
     assert_eq!(updated.whatsapp_id, None);
+}
+
+/// The company's user events as (action, user id), in order.
+async fn user_events(store: &Store, scope: TenantScope) -> Vec<(String, i64)> {
+    crate::support::logged_events(store, scope, "user")
+        .await
+        .into_iter()
+        .map(|(payload, recipients)| {
+            assert_eq!(recipients, Recipients::Company);
+            let id = payload["user"]["id"]
+                .as_i64()
+                .or_else(|| payload["userId"].as_i64())
+                .expect("a user id");
+            (payload["action"].as_str().unwrap_or("").to_owned(), id)
+        })
+        .collect()
+}
+
+async fn writes_append_their_user_events_in_their_transaction(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let id = add(&store, a, "Ana", "ana@a.test").await;
+    let renamed = UserChanges {
+        name: Some("Ana Maria".into()),
+        ..UserChanges::default()
+    };
+    UserRepo::update(&store, a, id, &renamed)
+        .await
+        .expect("updated")
+        .expect("found");
+    for quiet in [
+        UserChanges {
+            default_tickets_manager_width: Some(600),
+            ..UserChanges::default()
+        },
+        UserChanges {
+            password_hash: Some("another-hash".into()),
+            ..UserChanges::default()
+        },
+    ] {
+        UserRepo::update(&store, a, id, &quiet)
+            .await
+            .expect("updated")
+            .expect("found");
+    }
+    store.set_online(a, id, true).await.expect("set");
+    let logged = crate::support::logged_events(&store, a, "user").await;
+    assert_eq!(
+        logged.len(),
+        3,
+        "the panel width is not announced: {logged:?}"
+    );
+    assert_eq!(logged[0].0["action"], "create");
+    assert_eq!(logged[1].0["user"]["name"], "Ana Maria");
+    assert_eq!(logged[2].0["user"]["online"], true);
+    assert_eq!(
+        logged[2].0["user"],
+        serde_json::json!({
+            "id": id, "name": "Ana Maria", "profile": "user", "online": true,
+            "profileImage": null,
+        }),
+        "only the colleague summary"
+    );
+    // Writes that find nothing append nothing, in either company.
+    store.set_online(b, id, false).await.expect("no error");
+    assert!(
+        UserRepo::update(&store, b, id, &renamed)
+            .await
+            .expect("no error")
+            .is_none()
+    );
+    assert!(user_events(&store, b).await.is_empty());
+    assert_eq!(user_events(&store, a).await.len(), 3);
+    // A refused create appends nothing either.
+    UserRepo::create(&store, a, &new_user("Dup", "ANA@a.test"))
+        .await
+        .expect_err("a taken e-mail");
+    assert_eq!(user_events(&store, a).await.len(), 3);
+}
+
+async fn delete_revokes_sessions_and_appends_the_event_at_once(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let id = add(&store, a, "Ana", "ana@a.test").await;
+    let family = uuid::Uuid::new_v4();
+    SessionRepo::create(
+        &store,
+        a,
+        &RefreshSession {
+            id: uuid::Uuid::new_v4(),
+            family,
+            company_id: a.company_id(),
+            user_id: id,
+            token_hash: "ana-token".into(),
+            expires_at: chrono::Utc::now() + chrono::Duration::days(1),
+            used_at: None,
+            revoked: false,
+        },
+        &[],
+    )
+    .await
+    .expect("session stored");
+    assert!(!UserRepo::delete(&store, b, id).await.expect("no error"));
+    assert!(
+        store
+            .find_by_token_hash("ana-token")
+            .await
+            .expect("reads")
+            .is_some_and(|s| !s.revoked),
+        "another company's delete touches nothing"
+    );
+    assert_eq!(user_events(&store, a).await.len(), 1, "only the create");
+    assert!(UserRepo::delete(&store, a, id).await.expect("deleted"));
+    assert!(
+        store
+            .find_by_token_hash("ana-token")
+            .await
+            .expect("reads")
+            .is_none_or(|s| s.revoked),
+        "the user's sessions are gone"
+    );
+    assert_eq!(
+        user_events(&store, a).await,
+        vec![("create".to_owned(), id.0), ("delete".to_owned(), id.0)]
+    );
+    assert!(!UserRepo::delete(&store, a, id).await.expect("no error"));
+    assert_eq!(
+        user_events(&store, a).await.len(),
+        2,
+        "a second delete appends nothing"
+    );
 }

@@ -9,10 +9,10 @@
 use serde::Serialize;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::events::RecipientSettings;
 use crate::identity::Actor;
 use crate::ids::{ContactId, TagId, TenantScope, WhatsappId};
 use crate::inbox::contact_rules;
-use crate::inbox::events::RecipientSettings;
 use crate::inbox::import::{self, ImportMapping, ImportReport};
 use crate::inbox::lgpd;
 use crate::inbox::model::{

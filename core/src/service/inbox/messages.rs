@@ -159,7 +159,7 @@ pub async fn redeliver(ports: &Ports, scope: TenantScope, message: Message) -> R
             OutboundContent::Media {
                 media: ChannelMedia {
                     media_type: message.media_type,
-                    mime_type: crate::schedule::media_mime_type(&file_name).to_owned(),
+                    mime_type: crate::media::mime_of(&file_name).to_owned(),
                     file_name,
                     bytes,
                 },
@@ -363,18 +363,10 @@ pub async fn send_bot_media(
         .create(
             scope,
             &NewMessage {
-                ticket_id: ticket.id,
-                body: String::new(),
-                from_me: true,
-                is_private: false,
-                is_forwarded: false,
                 media_type: media.media_type,
                 media_path: Some(media.stored_name),
                 media_name: Some(media.file_name.clone()),
-                quoted_msg_id: None,
-                user_id: None,
-                external_id: None,
-                ack: 0,
+                ..NewMessage::text(ticket.id, "")
             },
         )
         .await?;
@@ -409,18 +401,8 @@ async fn send_text_as(
         .create(
             scope,
             &NewMessage {
-                ticket_id: ticket.id,
-                body: body.to_owned(),
-                from_me: true,
-                is_private: false,
-                is_forwarded: false,
-                media_type: MediaType::Chat,
-                media_path: None,
-                media_name: None,
-                quoted_msg_id: None,
                 user_id: user,
-                external_id: None,
-                ack: 0,
+                ..NewMessage::text(ticket.id, body)
             },
         )
         .await?;

@@ -4,9 +4,9 @@
 //! ([`tag_event`], [`tag_deleted_event`]), appended by the store in the write's transaction.
 
 use crate::error::{ErrorCode, Result};
+use crate::events::{Event, SaveAction};
 use crate::identity::Actor;
 use crate::ids::{ContactId, TagId, TicketId};
-use crate::inbox::events::InboxEvent;
 use crate::inbox::model::{Contact, Tag};
 use crate::policy::{self, Action};
 use crate::service::Ports;
@@ -55,23 +55,16 @@ pub struct TagPage {
 }
 
 /// `company-{id}-tag` `{action: "create"|"update", tag}` for the whole company.
-pub fn tag_event(action: &str, tag: &Tag) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "tag".into(),
-        payload: serde_json::json!({"action": action, "tag": tag}),
-        user_id: None,
-        room: None,
+pub fn tag_event(action: SaveAction, tag: &Tag) -> Event {
+    Event::TagSaved {
+        action,
+        tag: Box::new(tag.clone()),
     }
 }
 
 /// `company-{id}-tag` `{action: "delete", tagId}` for the whole company.
-pub fn tag_deleted_event(id: TagId) -> InboxEvent {
-    InboxEvent::Other {
-        name_suffix: "tag".into(),
-        payload: serde_json::json!({"action": "delete", "tagId": id}),
-        user_id: None,
-        room: None,
-    }
+pub fn tag_deleted_event(id: TagId) -> Event {
+    Event::TagDeleted { tag_id: id }
 }
 
 fn checked(input: TagInput) -> Result<TagInput> {

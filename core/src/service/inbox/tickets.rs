@@ -7,9 +7,9 @@
 //! Numbers are masked for plain users under LGPD ([`crate::inbox::lgpd`]).
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::events::RecipientSettings;
 use crate::identity::Actor;
 use crate::ids::{ContactId, QueueId, TenantScope, TicketId, UserId, WhatsappId};
-use crate::inbox::events::RecipientSettings;
 use crate::inbox::lgpd;
 use crate::inbox::model::{
     KeysetPage, NewTicket, PageStart, Ticket, TicketLogEntry, TicketNote, TicketQuery,
@@ -343,18 +343,10 @@ pub async fn update(
     Err(last_error.unwrap_or_else(|| Error::new(ErrorCode::ERR_INVALID_TICKET_TRANSITION)))
 }
 
-/// Fills the placeholders of an automatic message: `{{name}}`, `{{firstName}}`, `{{queue}}`,
-/// `{{user}}`, `{{protocol}}` (the ticket id).
+/// Fills the variables of an automatic message ([`crate::inbox::variables`]): `{{name}}`,
+/// `{{firstName}}`, `{{queue}}`, `{{user}}`, `{{protocol}}` (the ticket id).
 pub fn render(text: &str, ticket: &Ticket, user: Option<&str>) -> String {
-    let first = ticket.contact.name.split_whitespace().next().unwrap_or("");
-    text.replace("{{name}}", &ticket.contact.name)
-        .replace("{{firstName}}", first)
-        .replace(
-            "{{queue}}",
-            ticket.queue.as_ref().map_or("", |q| q.name.as_str()),
-        )
-        .replace("{{user}}", user.unwrap_or(""))
-        .replace("{{protocol}}", &ticket.id.to_string())
+    crate::inbox::variables::fill(text, &crate::inbox::variables::Variables::of(ticket, user))
 }
 
 /// Deletes a ticket (`DELETE /tickets/{id}`): `ticket-options:deleteTicket`.
@@ -400,7 +392,12 @@ pub async fn close_all(
         show_all: true,
         ..TicketQuery::default()
     };
-    let filter = ticket_filter(actor, &query);
+    let mut filter = ticket_filter(actor, &query);
+    // Closing the tickets of named queues closes those queues' tickets only, not the ones still
+    // waiting for a queue that a list of those queues also shows.
+    if !selected_queues.is_empty() {
+        filter.include_no_queue = false;
+    }
     ports
         .tickets
         .close_all(actor.scope(), &filter, actor.user_id)

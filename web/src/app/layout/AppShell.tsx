@@ -1,19 +1,20 @@
 import { Suspense, useState } from 'react';
 import { Outlet } from 'react-router';
-import { AppBar, Box, Drawer, IconButton, Toolbar, Tooltip, Typography, useMediaQuery, useTheme } from '@mui/material';
+import { AppBar, Box, Drawer, IconButton, Toolbar, Typography, useMediaQuery, useTheme } from '@mui/material';
 import ChevronLeftIcon from '@mui/icons-material/ChevronLeft';
 import MenuIcon from '@mui/icons-material/Menu';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import { useTranslation } from 'react-i18next';
 import { LanguageSwitcher } from '../../components/LanguageSwitcher';
 import { ThemeToggle } from '../../components/ThemeToggle';
-import { PageLoader } from '../../components/ui';
+import { PageLoader } from '../../components/ui/PageLoader';
 import { useAuthenticatedSession } from '../../lib/session';
 import { useAppName } from '../../lib/theme';
 import { TicketNotifications } from '../../features/tickets/components/TicketNotifications';
 import { SideMenu } from './SideMenu';
 import { UserMenu } from './UserMenu';
 import { VolumeControl } from './VolumeControl';
+import { Tooltip } from '../../components/Tooltip';
 
 const DRAWER_WIDTH = 260;
 const COLLAPSED_WIDTH = 64;
@@ -44,7 +45,9 @@ export default function AppShell() {
   );
 
   return (
-    <Box sx={{ display: 'flex', minHeight: '100vh', bgcolor: 'background.default' }} data-testid="app-shell">
+    // At least the visible window (dvh: without a phone's browser bars), so a page that fills it
+    // (flex: 1 1 0px, such as the inbox) gets exactly the room below the top bar.
+    <Box sx={{ display: 'flex', minHeight: '100dvh', bgcolor: 'background.default' }} data-testid="app-shell">
       <AppBar
         position="fixed"
         sx={{

@@ -1,10 +1,11 @@
 import { Fragment } from 'react';
 import { NavLink } from 'react-router';
-import { Box, Divider, List, ListItemButton, ListItemIcon, ListItemText, ListSubheader, Tooltip, Typography } from '@mui/material';
+import { Box, Divider, List, ListItemButton, ListItemIcon, ListItemText, ListSubheader, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
 import { useAuthenticatedSession } from '../../lib/session';
 import { visibleMenuEntries, type MenuEntry } from '../routes';
 import { ConnectionsMenuBadge } from '../../features/connections/components/ConnectionsMenuBadge';
+import { Tooltip } from '../../components/Tooltip';
 
 export const APP_VERSION = '3.5.0';
 
@@ -30,6 +31,7 @@ export function SideMenu({ collapsed, onNavigate }: { collapsed: boolean; onNavi
             {!collapsed && <ListSubheader sx={{ bgcolor: 'transparent', lineHeight: '32px' }}>{t(`menu.groups.${group}`)}</ListSubheader>}
             {items.map((entry) => {
               const Icon = entry.icon;
+              const icon = Icon && <Icon />;
               const label = t(`menu.${entry.label}`);
               return (
                 <Tooltip key={entry.id} title={collapsed ? label : ''} placement="right">
@@ -43,11 +45,9 @@ export function SideMenu({ collapsed, onNavigate }: { collapsed: boolean; onNavi
                   >
                     <ListItemIcon sx={{ minWidth: 40 }}>
                       {entry.id === 'connections' ? (
-                        <ConnectionsMenuBadge>
-                          <Icon />
-                        </ConnectionsMenuBadge>
+                        <ConnectionsMenuBadge>{icon}</ConnectionsMenuBadge>
                       ) : (
-                        <Icon />
+                        icon
                       )}
                     </ListItemIcon>
                     {!collapsed && <ListItemText primary={label} />}

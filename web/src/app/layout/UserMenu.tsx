@@ -1,14 +1,17 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { IconButton, ListItemIcon, Menu, MenuItem, Tooltip } from '@mui/material';
+import { IconButton, ListItemIcon, Menu, MenuItem } from '@mui/material';
 import LogoutIcon from '@mui/icons-material/Logout';
 import PersonIcon from '@mui/icons-material/Person';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { UserAvatar } from '../../components/UserAvatar';
-import { ProfileDialog } from '../../features/profile/components/ProfileDialog';
-import { usersKeys } from '../../features/users/api/get-users';
+import { usersKeys } from '../../features/users/api/keys';
 import { logout, useAuthenticatedSession } from '../../lib/session';
+import { Tooltip } from '../../components/Tooltip';
+
+/** Opened from the menu: its chunk (the form, react-hook-form) is not in the first load. */
+const ProfileDialog = lazy(() => import('../../features/profile/components/ProfileDialog').then((m) => ({ default: m.ProfileDialog })));
 
 /** Avatar menu: Perfil (own account dialog) and Sair (`DELETE /auth/logout`, then /login). */
 export function UserMenu() {
@@ -53,12 +56,14 @@ export function UserMenu() {
         </MenuItem>
       </Menu>
       {profileOpen && (
-        <ProfileDialog
-          open={profileOpen}
-          onClose={() => setProfileOpen(false)}
-          // The users table shows this picture too.
-          onAvatarChanged={() => void queryClient.invalidateQueries({ queryKey: usersKeys.lists() })}
-        />
+        <Suspense fallback={null}>
+          <ProfileDialog
+            open={profileOpen}
+            onClose={() => setProfileOpen(false)}
+            // The users table shows this picture too.
+            onAvatarChanged={() => void queryClient.invalidateQueries({ queryKey: usersKeys.lists() })}
+          />
+        </Suspense>
       )}
     </>
   );

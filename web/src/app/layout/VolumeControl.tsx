@@ -1,10 +1,14 @@
-import { useState } from 'react';
-import { Box, IconButton, Popover, Slider, Tooltip } from '@mui/material';
+import { lazy, Suspense, useState } from 'react';
+import { Box, IconButton, Popover } from '@mui/material';
 import VolumeDownIcon from '@mui/icons-material/VolumeDown';
 import VolumeOffIcon from '@mui/icons-material/VolumeOff';
 import VolumeUpIcon from '@mui/icons-material/VolumeUp';
 import { useTranslation } from 'react-i18next';
 import { readVolume, storeVolume } from '../../lib/sound';
+import { Tooltip } from '../../components/Tooltip';
+
+/** The slider (MUI's Slider is large) loads when the popover first opens. */
+const VolumeSlider = lazy(() => import('./VolumeSlider'));
 
 /** Notification volume, 0 to 1 in steps of 0.1, kept in localStorage `volume`. */
 export function VolumeControl() {
@@ -27,20 +31,15 @@ export function VolumeControl() {
         transformOrigin={{ vertical: 'top', horizontal: 'center' }}
       >
         <Box sx={{ width: 200, px: 3, py: 2 }}>
-          <Slider
-            value={volume}
-            min={0}
-            max={1}
-            step={0.1}
-            aria-label={t('topBar.volume')}
-            valueLabelDisplay="auto"
-            data-testid="volume-slider"
-            onChange={(_, value) => {
-              const next = Array.isArray(value) ? value[0] : value;
-              setVolume(next);
-              storeVolume(next);
-            }}
-          />
+          <Suspense fallback={null}>
+            <VolumeSlider
+              value={volume}
+              onChange={(next) => {
+                setVolume(next);
+                storeVolume(next);
+              }}
+            />
+          </Suspense>
         </Box>
       </Popover>
     </>

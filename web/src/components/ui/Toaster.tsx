@@ -1,7 +1,9 @@
-import { Alert, Box } from '@mui/material';
+import { Suspense } from 'react';
+import { Box } from '@mui/material';
 import { dismissToast, useToasts } from '../../lib/toast';
+import { LazyAlert } from './LazyAlert';
 
-/** Renders the toasts top-centre (spec 3 §2.1). */
+/** Renders the toasts top-centre (spec 3 §2.1); the first one fetches MUI's Alert. */
 export function Toaster() {
   const items = useToasts();
   return (
@@ -22,18 +24,20 @@ export function Toaster() {
         pointerEvents: 'none',
       }}
     >
-      {items.map((item) => (
-        <Alert
-          key={item.id}
-          severity={item.severity}
-          variant="filled"
-          onClose={() => dismissToast(item.id)}
-          data-testid={`toast-${item.severity}`}
-          sx={{ pointerEvents: 'auto', boxShadow: 3 }}
-        >
-          {item.message}
-        </Alert>
-      ))}
+      <Suspense fallback={null}>
+        {items.map((item) => (
+          <LazyAlert
+            key={item.id}
+            severity={item.severity}
+            variant="filled"
+            onClose={() => dismissToast(item.id)}
+            data-testid={`toast-${item.severity}`}
+            sx={{ pointerEvents: 'auto', boxShadow: 3 }}
+          >
+            {item.message}
+          </LazyAlert>
+        ))}
+      </Suspense>
     </Box>
   );
 }

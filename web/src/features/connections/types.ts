@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { scheduleRowSchema } from '../queues/types';
+import { scheduleRowSchema } from '../../lib/business-hours/week';
 
 /** Session statuses (spec 2 §4), as on the wire. */
 export const CONNECTION_STATUSES = ['qrcode', 'PAIRING', 'DISCONNECTED', 'TIMEOUT', 'OPENING', 'CONNECTED'] as const;

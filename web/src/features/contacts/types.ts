@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tagSchema } from '../tags/types';
+import { tagSchema } from './tags/types';
 
 export const extraInfoSchema = z.object({ id: z.number().nullish(), name: z.string(), value: z.string() });
 

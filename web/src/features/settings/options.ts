@@ -1,7 +1,7 @@
 /** The Options tab (spec 2 "Settings, Options tab", §3): which keys, in which block, edited how. */
-import type pt from '../../lib/i18n/locales/pt';
+import type { Catalogue } from '../../lib/i18n/locales/pt';
 
-export type SettingKey = keyof typeof pt.settings.keys;
+export type SettingKey = keyof Catalogue['settings']['keys'];
 
 export type SettingControl =
   | { kind: 'toggle' }

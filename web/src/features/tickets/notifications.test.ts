@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chimeSamples, notificationSoundUrl, readVolume, wavFile } from '../../lib/sound';
 import { titleBadge } from '../../lib/title';
 import { applyNotificationTicket, removeNotification, shouldPlaySound, visibleNotifications, type UnreadTickets } from './notifications';
-import { ticketFixture } from './test/fixtures';
+import { ticketFixture } from '../../test/inbox-fixtures';
 import { ticketSchema, type Ticket } from './types';
 
 const ticket = (id: number, overrides: Record<string, unknown> = {}): Ticket => ticketSchema.parse(ticketFixture(id, { unreadMessages: 1, ...overrides }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageFixture, ticketFixture } from './test/fixtures';
+import { messageFixture, ticketFixture } from '../../test/inbox-fixtures';
 import { isIncomingMessageFor } from './readWhileOpen';
 
 describe('isIncomingMessageFor', () => {

@@ -2,9 +2,9 @@
  * How live ticket events change a loaded inbox list (spec 1 §4 "Real-time behaviour"): pure
  * functions over one list's cached pages, so the rules are tested apart from the socket.
  *
- * - A ticket belongs in a list when its status is the tab's (search: never inserted, only
- *   refreshed in place), it is the user's or unassigned (or show-all is on), and its queue is
- *   among the selected queues (a ticket without a queue passes).
+ * - Whether a ticket belongs in a list is the core's answer (`belongsToList` of
+ *   `lib/wasm/rules`, the same filter `GET /tickets` runs), given by the caller; a search list
+ *   never takes a ticket in, it only refreshes the ones it shows.
  * - An update of a ticket that belongs moves it to the top (descending sort) or keeps its
  *   place / goes last (ascending); one that no longer belongs is removed.
  */
@@ -13,34 +13,6 @@ import type { TicketListParams, TicketsPageParam } from './api/tickets';
 import type { Ticket, TicketsPage } from './types';
 
 export type TicketsData = InfiniteData<TicketsPage, TicketsPageParam>;
-
-/** The statuses a tab lists. */
-export function tabStatuses(tab: TicketListParams['tab']): readonly string[] | null {
-  switch (tab) {
-    case 'open':
-      return ['open'];
-    case 'pending':
-      return ['pending'];
-    case 'group':
-      return ['group'];
-    case 'closed':
-      return ['closed'];
-    case 'search':
-      return null;
-  }
-}
-
-/** Whether `ticket` should be shown in the list described by `params`. */
-export function belongsToList(ticket: Ticket, params: TicketListParams): boolean {
-  const statuses = tabStatuses(params.tab);
-  if (statuses && !statuses.includes(ticket.status)) return false;
-  if (!params.showAll && ticket.status !== 'pending' && ticket.userId != null && ticket.userId !== params.userId) return false;
-  if (params.queueIds.length > 0 && ticket.queueId != null && !params.queueIds.includes(ticket.queueId)) return false;
-  if (params.userIds.length > 0 && (ticket.userId == null || !params.userIds.includes(ticket.userId))) return false;
-  if (params.whatsappIds.length > 0 && (ticket.whatsappId == null || !params.whatsappIds.includes(ticket.whatsappId))) return false;
-  if (params.tagIds.length > 0 && !ticket.tags.some((tag) => params.tagIds.includes(tag.id))) return false;
-  return true;
-}
 
 function contains(data: TicketsData, ticketId: number): boolean {
   return data.pages.some((page) => page.tickets.some((t) => t.id === ticketId));
@@ -55,14 +27,14 @@ function replaceInPlace(data: TicketsData, ticket: Ticket): TicketsData {
   return { ...data, pages: data.pages.map((page) => ({ ...page, tickets: page.tickets.map((t) => (t.id === ticket.id ? ticket : t)) })) };
 }
 
-/** Applies an `update` (or a message's ticket) to one list. */
-export function applyTicketUpdate(data: TicketsData | undefined, ticket: Ticket, params: TicketListParams): TicketsData | undefined {
+/** Applies an `update` (or a message's ticket) to one list; `belongs`: the core's membership answer. */
+export function applyTicketUpdate(data: TicketsData | undefined, ticket: Ticket, params: TicketListParams, belongs: boolean): TicketsData | undefined {
   if (!data) return data;
   const present = contains(data, ticket.id);
   if (params.tab === 'search') {
     return present ? replaceInPlace(data, ticket) : data;
   }
-  if (!belongsToList(ticket, params)) return removeTicket(data, ticket.id);
+  if (!belongs) return removeTicket(data, ticket.id);
   if (data.pages.length === 0) return data;
   if (params.sort === 'ASC') {
     if (present) return replaceInPlace(data, ticket);

@@ -4,20 +4,10 @@
  * does not break the list.
  */
 import { z } from 'zod';
+import { queueRefSchema, tagSchema } from '../../lib/lookups/refs';
 
 export const TICKET_STATUSES = ['pending', 'open', 'closed', 'group', 'lgpd', 'nps'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
-
-export const tagSchema = z.object({
-  id: z.number(),
-  name: z.string(),
-  color: z.string().catch('#9e9e9e'),
-  kanban: z.number().nullish(),
-});
-export type Tag = z.infer<typeof tagSchema>;
-
-export const queueRefSchema = z.object({ id: z.number(), name: z.string(), color: z.string().nullish() });
-export type QueueRef = z.infer<typeof queueRefSchema>;
 
 export const ticketUserSchema = z.object({ id: z.number(), name: z.string() });
 export type TicketUser = z.infer<typeof ticketUserSchema>;
@@ -41,6 +31,12 @@ export const ticketSchema = z.object({
   status: z.enum(TICKET_STATUSES),
   unreadMessages: z.number().catch(0),
   lastMessage: z.string().nullish(),
+  /** The message the ticket shows as its last one was deleted (docs/api.md "Tickets"). */
+  lastMessageDeleted: z.boolean().catch(false),
+  /** That message was the company side's (for "deleted" wording). */
+  lastMessageFromMe: z.boolean().catch(false),
+  /** The last message's media kind when the preview is only its placeholder (a file without a caption). */
+  lastMessageMedia: z.string().nullish().catch(null),
   isGroup: z.boolean().catch(false),
   isBot: z.boolean().catch(false),
   channel: z.string().catch('whatsapp'),

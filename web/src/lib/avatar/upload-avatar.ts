@@ -6,6 +6,7 @@
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';
+import { mimeTypeOf } from '../files';
 import { sessionStore, userSchema, type User } from '../session';
 import { avatarKeys } from './get-avatar';
 
@@ -14,22 +15,13 @@ export const AVATAR_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp
 /** For `<input type="file" accept>`. */
 export const AVATAR_ACCEPT = AVATAR_TYPES.join(',');
 
-const EXTENSION_TYPES: Record<string, (typeof AVATAR_TYPES)[number]> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-};
-
 /** Translation keys of the browser-side checks. */
 export type AvatarFileProblem = 'avatar.invalidType' | 'avatar.tooLarge';
 
 /** The accepted type of `file`: its declared type, or from its extension when none is declared. */
 function avatarTypeOf(file: File): string | undefined {
-  if (file.type) return (AVATAR_TYPES as readonly string[]).includes(file.type) ? file.type : undefined;
-  const extension = file.name.split('.').pop()?.toLowerCase() ?? '';
-  return EXTENSION_TYPES[extension];
+  const type = mimeTypeOf(file);
+  return type && (AVATAR_TYPES as readonly string[]).includes(type) ? type : undefined;
 }
 
 /** Null when `file` may be uploaded, else the translation key of the problem. */

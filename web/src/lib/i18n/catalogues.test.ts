@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, FIELD_CODES } from '../api/errors';
-import { catalogues } from './index';
+import ptFirstLoad from './locales/pt';
+import connectionsPt from '../../features/connections/locales/pt';
+import queuesPt from '../../features/queues/locales/pt';
+import flowsPt from '../../features/flows/locales/pt';
+import settingsPt from './locales/pt-settings';
+import usersPt from './locales/pt-users';
+import signupPt from './locales/pt-signup';
+import en from './locales/en';
+import es from './locales/es';
+import tr from './locales/tr';
+
+// The whole Portuguese catalogue: the first load's part and those loaded with their pages.
+const pt = { ...ptFirstLoad, ...connectionsPt, ...queuesPt, ...flowsPt, ...settingsPt, ...usersPt, ...signupPt };
+const catalogues = { pt, en, es, tr } as const;
 
 function keys(value: unknown, prefix = ''): string[] {
   if (typeof value !== 'object' || value === null) return [prefix];

@@ -3,8 +3,12 @@
  * unlimited reconnection 1000 ms apart, `joinNotification` and `userStatus` on every connect
  * (the server marks the user online only on `userStatus`) and `userStatus` every 300000 ms while
  * connected.
+ *
+ * socket.io-client is a chunk of its own, imported when the connection is opened (after the first
+ * render, from `SessionEffects`): the first screen does not wait for it, and until it is in,
+ * `getSocket()` is null as before a sign-in (`useCompanyEvent` subscribes once it is there).
  */
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { API_BASE_URL, getToken } from '../api';
 
 export const USER_STATUS_INTERVAL_MS = 300_000;
@@ -18,32 +22,52 @@ function notify(): void {
   for (const listener of [...listeners]) listener(socket);
 }
 
-export function connectSocket(userId: number): Socket {
-  if (socket) return socket;
-  const created = io(API_BASE_URL || undefined, {
-    // The token is read on every (re)connection, so a refreshed token is used.
-    auth: (cb) => cb({ token: getToken() ?? '' }),
-    query: { userId: String(userId) },
-    transports: ['websocket', 'polling'],
-    reconnection: true,
-    reconnectionAttempts: Infinity,
-    reconnectionDelay: RECONNECT_DELAY_MS,
-    reconnectionDelayMax: RECONNECT_DELAY_MS,
-    withCredentials: true,
-  });
-  created.on('connect', () => {
-    created.emit('joinNotification');
-    created.emit('userStatus');
-  });
-  heartbeat = setInterval(() => {
-    if (created.connected) created.emit('userStatus');
-  }, USER_STATUS_INTERVAL_MS);
-  socket = created;
-  notify();
-  return created;
+/** Bumped by every disconnect: a connection still loading its library is then not opened. */
+let generation = 0;
+/** The generation whose connection is loading, if one is. */
+let loading: number | null = null;
+
+/** Opens the connection (once) as soon as socket.io-client is loaded. */
+export function connectSocket(userId: number): void {
+  if (socket || loading === generation) return;
+  const mine = generation;
+  loading = mine;
+  import('socket.io-client').then(
+    ({ io }) => {
+      if (mine !== generation || socket) return;
+      loading = null;
+      const created = io(API_BASE_URL || undefined, {
+        // The token is read on every (re)connection, so a refreshed token is used.
+        auth: (cb) => cb({ token: getToken() ?? '' }),
+        query: { userId: String(userId) },
+        transports: ['websocket', 'polling'],
+        reconnection: true,
+        reconnectionAttempts: Infinity,
+        reconnectionDelay: RECONNECT_DELAY_MS,
+        reconnectionDelayMax: RECONNECT_DELAY_MS,
+        withCredentials: true,
+      });
+      created.on('connect', () => {
+        created.emit('joinNotification');
+        created.emit('userStatus');
+      });
+      heartbeat = setInterval(() => {
+        if (created.connected) created.emit('userStatus');
+      }, USER_STATUS_INTERVAL_MS);
+      socket = created;
+      notify();
+    },
+    (error: unknown) => {
+      // Offline or a newer deployment: the app works without realtime until the next sign-in.
+      if (mine === generation) loading = null;
+      console.warn('could not load the realtime client', error);
+    },
+  );
 }
 
 export function disconnectSocket(): void {
+  generation += 1;
+  loading = null;
   if (heartbeat) clearInterval(heartbeat);
   heartbeat = null;
   if (socket) {

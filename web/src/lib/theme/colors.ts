@@ -2,7 +2,7 @@
 export const DEFAULT_PRIMARY_LIGHT = '#0000FF';
 export const DEFAULT_PRIMARY_DARK = '#39ACE7';
 export const FALLBACK_PRIMARY = '#065183';
-export const DEFAULT_APP_NAME = 'Chat-flow';
+export const DEFAULT_APP_NAME = 'Chatflow';
 
 const COLOR = /^(#([0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})|(rgb|rgba|hsl|hsla)\([^)]*\))$/i;
 

@@ -1,7 +1,7 @@
 import { usePublicSetting } from '../public-settings';
 import { appNameOf } from './colors';
 
-/** The whitelabel app name (default 'Chat-flow'). */
+/** The whitelabel app name (default 'Chatflow'). */
 export function useAppName(): string {
   return appNameOf(usePublicSetting('appName'));
 }

@@ -5,21 +5,23 @@
 import { useMutation } from '@tanstack/react-query';
 import { z } from 'zod';
 import { publicApi } from '../../../lib/api';
+import { checkedByCore } from '../../../lib/wasm/forms';
 
 export const requestCodeSchema = z.object({
   email: z.string().trim().min(1, 'REQUIRED').email('INVALID_EMAIL'),
 });
 export type RequestCodeInput = z.infer<typeof requestCodeSchema>;
 
-const STRONG = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{8,}$/;
-
-export const resetPasswordSchema = z
-  .object({
+/** The new password by the core's rule (`validate_new_password`), the same the server applies. */
+export const resetPasswordSchema = checkedByCore(
+  z.object({
     code: z.string().trim().min(1, 'REQUIRED'),
-    newPassword: z.string().min(1, 'REQUIRED').regex(STRONG, 'forgotPassword.passwordRule'),
+    newPassword: z.string(),
     confirmPassword: z.string().min(1, 'REQUIRED'),
-  })
-  .refine((value) => value.newPassword === value.confirmPassword, {
+  }),
+  (v) => ({ form: 'newPassword', newPassword: v.newPassword }),
+  { newPassword: { INVALID_FORMAT: 'forgotPassword.passwordRule' } },
+).refine((value) => value.newPassword === value.confirmPassword, {
     path: ['confirmPassword'],
     message: 'forgotPassword.mismatch',
   });

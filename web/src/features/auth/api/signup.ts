@@ -2,19 +2,21 @@
 import { useMutation } from '@tanstack/react-query';
 import { z } from 'zod';
 import { publicApi } from '../../../lib/api';
+import { checkedByCore } from '../../../lib/wasm/forms';
 
-export const signupInputSchema = z.object({
-  companyName: z.string().trim().min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
-  name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
-  email: z.string().trim().min(1, 'REQUIRED').email('INVALID_EMAIL'),
-  password: z.string().min(1, 'REQUIRED').min(5, 'TOO_SHORT').max(50, 'TOO_LONG'),
-  /** Masked "(99) 99999-9999" in the form; digits on the wire. */
-  phone: z.string().refine((value) => {
-    const digits = value.replace(/\D/g, '').length;
-    return digits === 0 || digits >= 10;
-  }, 'INVALID_FORMAT'),
-  planId: z.union([z.number(), z.literal('')]).refine((value): value is number => value !== '', 'REQUIRED'),
-});
+/** The signup form (spec 2 §5); every field rule is the core's (`checkForm` "signup"). */
+export const signupInputSchema = checkedByCore(
+  z.object({
+    companyName: z.string(),
+    name: z.string(),
+    email: z.string(),
+    password: z.string(),
+    /** Masked "(99) 99999-9999" in the form; digits on the wire. */
+    phone: z.string(),
+    planId: z.union([z.number(), z.literal('')]),
+  }),
+  (v) => ({ form: 'signup', ...v, planId: v.planId === '' ? null : v.planId }),
+);
 export type SignupFormValues = z.input<typeof signupInputSchema>;
 export type SignupInput = z.output<typeof signupInputSchema>;
 

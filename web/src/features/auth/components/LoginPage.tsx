@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Link as RouterLink, useNavigate } from 'react-router';
@@ -20,11 +20,11 @@ import { useTranslation } from 'react-i18next';
 import { Form, FormTextField } from '../../../components/ui';
 import { formatDate } from '../../../lib/format';
 import { usePublicSetting } from '../../../lib/public-settings';
-import { beginSession, type AuthResponse } from '../../../lib/session';
+import { beginSession, clearSignOutNotice, readSignOutNotice, type AuthResponse } from '../../../lib/session';
 import { hasStoredThemeMode, setThemeMode } from '../../../lib/theme';
 import { toast, toastError } from '../../../lib/toast';
 import { loginInputSchema, useLogin, type LoginInput } from '../api/login';
-import { isWeakPassword } from '../utils/password-strength';
+import { loadRules } from '../../../lib/wasm/rules';
 import { AuthLayout } from './AuthLayout';
 import { PasswordStrengthBar } from './PasswordStrengthBar';
 
@@ -35,6 +35,9 @@ export default function LoginPage() {
   const loginMutation = useLogin();
   const [weakPending, setWeakPending] = useState<LoginInput | null>(null);
   const [showChangeHint, setShowChangeHint] = useState(false);
+  // Why the last session ended (another sign-in, a session the server ended), said once.
+  const [notice] = useState(readSignOutNotice);
+  useEffect(() => clearSignOutNotice(), []);
 
   const form = useForm<LoginInput>({
     resolver: zodResolver(loginInputSchema),
@@ -67,17 +70,25 @@ export default function LoginPage() {
 
   const onSubmit = (values: LoginInput) => {
     setShowChangeHint(false);
-    if (isWeakPassword(values.password)) {
-      setWeakPending(values);
-      return;
-    }
-    signIn(values);
+    // The core decides the warning; its module is in by now (the meter loaded it), else we wait.
+    loadRules().then(
+      (rules) => {
+        if (rules.passwordStrength(values.password).warn) setWeakPending(values);
+        else signIn(values);
+      },
+      () => signIn(values),
+    );
   };
 
   return (
     <AuthLayout title={t('login.title')} testId="login-page">
       <Form form={form} onSubmit={onSubmit} testId="login-form">
         <Stack spacing={2}>
+          {notice && (
+            <Alert severity="warning" data-testid="login-signed-out-notice">
+              {notice === 'elsewhere' ? t('session.signedInElsewhere') : t('session.ended')}
+            </Alert>
+          )}
           <FormTextField name="email" label={t('login.email')} type="email" autoComplete="email" autoFocus required fullWidth testId="login-email" />
           <FormTextField
             name="password"

@@ -1,13 +1,15 @@
 import { Box, LinearProgress, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { passwordScore, strengthLabel } from '../utils/password-strength';
+import { useRules } from '../../../lib/wasm/useRules';
 
 const COLORS = { weak: 'error', medium: 'warning', strong: 'success' } as const;
 
+/** The strength the core gives `password` (through WASM); shows once the module is in. */
 export function PasswordStrengthBar({ password }: { password: string }) {
   const { t } = useTranslation();
-  const score = passwordScore(password);
-  const label = strengthLabel(score);
+  const rules = useRules();
+  if (!rules) return null;
+  const { score, label } = rules.passwordStrength(password);
   // Nothing typed yet: an empty neutral bar and no verdict (an empty field is not "weak").
   const empty = password.length === 0;
   return (

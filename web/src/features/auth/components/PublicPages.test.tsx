@@ -34,9 +34,10 @@ describe('/signup', () => {
     await user.type(screen.getByTestId('signup-email'), 'x@');
     await user.type(screen.getByTestId('signup-password'), '123');
     await user.click(screen.getByTestId('signup-submit'));
-    expect(await screen.findAllByText('Muito curto!')).toHaveLength(3); // company name, name, password
+    // The core's rules, as the server applies them: an empty company name and phone are missing.
+    expect(await screen.findAllByText('Muito curto!')).toHaveLength(2); // name, password
     expect(screen.getByText('Email inválido')).toBeInTheDocument();
-    expect(screen.getByText('Obrigatório')).toBeInTheDocument(); // plan
+    expect(screen.getAllByText('Obrigatório')).toHaveLength(3); // company name, phone, plan
   });
 
   it('masks the phone, lists plans in BRL and signs up', async () => {
@@ -74,6 +75,7 @@ describe('/signup', () => {
     await user.type(screen.getByTestId('signup-name'), 'Maria');
     await user.type(screen.getByTestId('signup-email'), 'maria@loja.test');
     await user.type(screen.getByTestId('signup-password'), 'segredo1');
+    await user.type(screen.getByTestId('signup-phone'), '1133334444');
     await user.click(screen.getByTestId('signup-plan'));
     await user.click(await screen.findByTestId('signup-plan-option-1'));
     await user.click(screen.getByTestId('signup-submit'));

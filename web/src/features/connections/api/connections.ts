@@ -6,9 +6,10 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../../../lib/api';
-import { SHIFT_FIELDS, completeWeek, defaultSchedules, type ScheduleRow, type ScheduleType } from '../../queues/types';
-import { scheduleRowErrors } from '../../queues/utils/schedules';
+import { SHIFT_FIELDS, completeWeek, defaultSchedules, type ScheduleRow, type ScheduleType } from '../../../lib/business-hours/week';
+import { scheduleRowErrors } from '../../../lib/business-hours/rows';
 import { connectionQueueIds, connectionSchema, type Connection } from '../types';
+import { checkedByCore } from '../../../lib/wasm/forms';
 
 export const connectionsKeys = {
   all: ['connections'] as const,
@@ -51,7 +52,7 @@ export const CONNECTION_ERRORS = {
 /** Every field of the dialog, by tab (spec 2 "Connection dialog"). */
 export const connectionFormBase = z.object({
   // general
-  name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
+  name: z.string(),
   isDefault: z.boolean(),
   allowGroup: z.boolean(),
   groupAsTicket: z.boolean(),
@@ -120,7 +121,8 @@ export function tabOfField(path: string): ConnectionTab {
  * are kept per connection (`scheduleType` = connection).
  */
 export function connectionFormSchema(scheduleType: ScheduleType | undefined) {
-  return connectionFormBase.superRefine((value, ctx) => {
+  // The name by the core's rule (`validate_connection_name`), the same the server applies.
+  return checkedByCore(connectionFormBase, (v) => ({ form: 'connection', name: v.name })).superRefine((value, ctx) => {
     const start = value.collectiveVacationStart;
     const end = value.collectiveVacationEnd;
     if (start && !end) ctx.addIssue({ code: 'custom', path: ['collectiveVacationEnd'], message: CONNECTION_ERRORS.vacationIncomplete });

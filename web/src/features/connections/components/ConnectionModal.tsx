@@ -24,10 +24,10 @@ import { useTranslation } from 'react-i18next';
 import { Form, FormSelectField, FormSwitchField, FormTextField } from '../../../components/ui';
 import { isApiError } from '../../../lib/api';
 import { toast, toastError } from '../../../lib/toast';
-import { useScheduleType } from '../../queues/api/schedules';
-import { ScheduleEditor } from '../../queues/components/ScheduleEditor';
-import { SHIFT_FIELDS, WEEKDAYS } from '../../queues/types';
-import { useQueues } from '../../users/api/get-queues';
+import { useScheduleType } from '../../../lib/business-hours/api';
+import { ScheduleEditor } from '../../../components/ScheduleEditor';
+import { SHIFT_FIELDS, WEEKDAYS } from '../../../lib/business-hours/week';
+import { useQueues } from '../../../lib/lookups/queues';
 import {
   CONNECTION_FORM_FIELDS,
   connectionBody,

@@ -2,11 +2,11 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setLanguage } from '../../../lib/i18n';
-import { authFixture } from '../../../test/fixtures';
+import { ADMIN_INBOX_PERMISSIONS, adminAuth, authFixture } from '../../../test/fixtures';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
-import { ADMIN_INBOX_PERMISSIONS, adminAuth, connectionFixture, inboundFailureFixture } from '../test/fixtures';
+import { connectionFixture, inboundFailureFixture } from '../test/fixtures';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
@@ -83,8 +83,28 @@ describe('/connections', () => {
     expect(api.find('DELETE', '/whatsappsession/3')).toHaveLength(0);
     await user.click(screen.getByTestId('connections-disconnect-dialog-confirm'));
     await waitFor(() => expect(api.find('DELETE', '/whatsappsession/3')).toHaveLength(1));
+    // Restart all asks first: cancelling sends nothing, confirming restarts and says so.
     await user.click(screen.getByTestId('connections-restart-all'));
+    expect(await screen.findByText('Reiniciar todas as conexões?')).toBeInTheDocument();
+    await user.click(screen.getByTestId('connections-restart-dialog-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('connections-restart-dialog')).not.toBeInTheDocument());
+    expect(api.find('POST', '/whatsapp-restart/')).toHaveLength(0);
+    await user.click(screen.getByTestId('connections-restart-all'));
+    await user.click(await screen.findByTestId('connections-restart-dialog-confirm'));
     await waitFor(() => expect(api.find('POST', '/whatsapp-restart/')).toHaveLength(1));
+    expect(await screen.findByTestId('toast-success')).toHaveTextContent('Reinício solicitado: as conexões estão reconectando.');
+    await waitFor(() => expect(screen.queryByTestId('connections-restart-dialog')).not.toBeInTheDocument());
+  });
+
+  it('says when restarting the connections fails', async () => {
+    server(() => [connectionFixture(1)], {
+      'POST /whatsapp-restart/': () => reply(403, { error: 'ERR_NO_PERMISSION', message: 'no' }),
+    });
+    renderApp('/connections');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('connections-restart-all'));
+    await user.click(await screen.findByTestId('connections-restart-dialog-confirm'));
+    expect(await screen.findByTestId('toast-error')).toBeInTheDocument();
   });
 
   it('shows the QR code, replaces it live from whatsappSession and closes when CONNECTED', async () => {

@@ -75,6 +75,7 @@ export default function ConnectionsPage() {
   const [qrFor, setQrFor] = useState<number | null>(null);
   const [toDelete, setToDelete] = useState<Connection | null>(null);
   const [toDisconnect, setToDisconnect] = useState<Connection | null>(null);
+  const [confirmRestart, setConfirmRestart] = useState(false);
   const closeQr = useCallback(() => setQrFor(null), []);
 
   const runSession = (connection: Connection, action: SessionAction) =>
@@ -88,6 +89,13 @@ export default function ConnectionsPage() {
       onSettled: () => setToDelete(null),
     });
   };
+
+  const restartAll = () =>
+    restart.mutate(undefined, {
+      onSuccess: () => toast.success(t('connections.restartRequested')),
+      onError: (error) => toastError(error),
+      onSettled: () => setConfirmRestart(false),
+    });
 
   const confirmDisconnect = () => {
     if (!toDisconnect) return;
@@ -148,9 +156,7 @@ export default function ConnectionsPage() {
               variant="outlined"
               startIcon={<RestartAltIcon />}
               disabled={restart.isPending}
-              onClick={() =>
-                restart.mutate(undefined, { onSuccess: () => toast.success(t('connections.restarting')), onError: (error) => toastError(error) })
-              }
+              onClick={() => setConfirmRestart(true)}
               data-testid="connections-restart-all"
             >
               {t('connections.restartAll')}
@@ -283,6 +289,17 @@ export default function ConnectionsPage() {
         testId="connections-disconnect-dialog"
       >
         {t('connections.disconnectText')}
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirmRestart}
+        title={t('connections.restartTitle')}
+        onClose={() => setConfirmRestart(false)}
+        onConfirm={restartAll}
+        confirmLabel={t('connections.restartConfirm')}
+        busy={restart.isPending}
+        testId="connections-restart-dialog"
+      >
+        {t('connections.restartText')}
       </ConfirmDialog>
     </Stack>
   );

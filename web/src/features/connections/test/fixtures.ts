@@ -1,6 +1,4 @@
-/** Wire fixtures for the connections, contacts and tags pages (docs/api.md "Inbox"). */
-import { ADMIN_PERMISSIONS, authFixture } from '../../../test/fixtures';
-
+/** Wire fixtures for the connections page (docs/api.md "Inbox"). */
 export function connectionFixture(id: number, overrides: Record<string, unknown> = {}) {
   return {
     id,
@@ -32,23 +30,6 @@ export function connectionFixture(id: number, overrides: Record<string, unknown>
     updatedAt: '2026-03-04T15:07:00',
     ...overrides,
   };
-}
-
-export const ADMIN_INBOX_PERMISSIONS = [
-  ...ADMIN_PERMISSIONS,
-  'menu:connections',
-  'menu:contacts',
-  'menu:tags',
-  'connections-page:actionButtons',
-  'connections-page:addConnection',
-  'connections-page:editOrDeleteConnection',
-  'contacts-page:deleteContact',
-  'contacts:export',
-  'tags:delete',
-];
-
-export function adminAuth(permissions: string[] = ADMIN_INBOX_PERMISSIONS) {
-  return authFixture({ permissions });
 }
 
 /** An inbound failure (core/src/inbox/inbound.rs `InboundFailure`): by default a text message kept after a validation error. */

@@ -3,10 +3,11 @@
  * `pageNumber`), `GET/PUT/DELETE /contacts/{id}`, `POST /contacts`, `PUT /contacts/block/{id}`,
  * `GET /contacts/export`, and `POST /tickets` to open a ticket with a contact.
  */
-import { infiniteQueryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../../../lib/api';
-import { nextPageParam, type PageParam } from '../../tags/api/tags';
+import { nextPageParam, type PageParam } from '../../../lib/api/pages';
+import { checkedByCore } from '../../../lib/wasm/forms';
 import { contactSchema, type Contact } from '../types';
 
 export const contactsPageSchema = z.object({
@@ -40,10 +41,6 @@ export const contactsInfiniteQuery = (search: string, tagIds: readonly number[])
     getNextPageParam: (last, _all, lastParam) => nextPageParam(last, lastParam),
   });
 
-export function useContacts(search: string, tagIds: readonly number[]) {
-  return useInfiniteQuery(contactsInfiniteQuery(search, tagIds));
-}
-
 export function useContact(id: number | null) {
   return useQuery({
     queryKey: contactsKeys.detail(id ?? 0),
@@ -52,19 +49,22 @@ export function useContact(id: number | null) {
   });
 }
 
-/** Contact form (spec 1 §5): name 2-50, number 8-50, e-mail valid when given. */
-export const contactFormSchema = z.object({
-  name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
-  number: z.string().trim().min(1, 'REQUIRED').min(8, 'TOO_SHORT').max(50, 'TOO_LONG'),
-  email: z.union([z.literal(''), z.string().trim().email('INVALID_EMAIL')]),
-  extraInfo: z.array(
-    z.object({
-      id: z.number().nullish(),
-      name: z.string().trim().min(1, 'REQUIRED'),
-      value: z.string().trim().min(1, 'REQUIRED'),
-    }),
-  ),
-});
+/** Contact form (spec 1 §5): name, number and e-mail by the core's rules; extra fields filled. */
+export const contactFormSchema = checkedByCore(
+  z.object({
+    name: z.string(),
+    number: z.string(),
+    email: z.string(),
+    extraInfo: z.array(
+      z.object({
+        id: z.number().nullish(),
+        name: z.string().trim().min(1, 'REQUIRED'),
+        value: z.string().trim().min(1, 'REQUIRED'),
+      }),
+    ),
+  }),
+  (v) => ({ form: 'contact', name: v.name, number: v.number, email: v.email }),
+);
 export type ContactFormValues = z.infer<typeof contactFormSchema>;
 export const CONTACT_FORM_FIELDS = ['name', 'number', 'email'] as const;
 

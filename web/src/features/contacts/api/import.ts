@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { api } from '../../../lib/api';
+import { hasExtension } from '../../../lib/files';
 
 export const ACCEPTED_EXTENSIONS = ['xls', 'xlsx', 'csv', 'txt'] as const;
 export const IMPORT_FIELDS = ['name', 'number', 'email', 'tags'] as const;
@@ -14,8 +15,7 @@ export const REQUIRED_IMPORT_FIELDS: readonly ImportField[] = ['name', 'number']
 export type ColumnMapping = Record<string, ImportField | ''>;
 
 export function isAcceptedFile(fileName: string): boolean {
-  const extension = fileName.split('.').pop()?.toLowerCase() ?? '';
-  return fileName.includes('.') && (ACCEPTED_EXTENSIONS as readonly string[]).includes(extension);
+  return hasExtension(fileName, ACCEPTED_EXTENSIONS);
 }
 
 const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? '' : String(v)));

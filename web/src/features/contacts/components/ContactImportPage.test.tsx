@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { setLanguage } from '../../../lib/i18n';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
-import { adminAuth } from '../../connections/test/fixtures';
+import { adminAuth } from '../../../test/fixtures';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 

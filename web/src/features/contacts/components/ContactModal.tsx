@@ -23,8 +23,8 @@ import { Form, FormTextField } from '../../../components/ui';
 import { api } from '../../../lib/api';
 import { applyServerFieldErrors } from '../../../lib/forms';
 import { toast, toastError } from '../../../lib/toast';
-import { syncContactTags, tagsKeys, useTagOptions } from '../../tags/api/tags';
-import { tagSchema, type Tag } from '../../tags/types';
+import { syncContactTags, tagsKeys, useTagOptions } from '../tags/api/tags';
+import { tagSchema, type Tag } from '../tags/types';
 import { CONTACT_FORM_FIELDS, contactBody, contactFormSchema, contactsKeys, emptyContactForm, useContact, useSaveContact, type ContactFormValues } from '../api/contacts';
 import type { Contact } from '../types';
 

@@ -2,12 +2,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { setLanguage } from '../../../lib/i18n';
-import { authFixture } from '../../../test/fixtures';
+import { ADMIN_INBOX_PERMISSIONS, adminAuth, authFixture } from '../../../test/fixtures';
 import { stubObjectUrls } from '../../../test/object-urls';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
-import { ADMIN_INBOX_PERMISSIONS, adminAuth } from '../../connections/test/fixtures';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 

@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import {
   Autocomplete,
@@ -42,19 +42,18 @@ import { useTranslation } from 'react-i18next';
 import { ConfirmDialog, PageLoader } from '../../../components/ui';
 import { isApiError } from '../../../lib/api';
 import { initialsOf } from '../../../lib/avatar/initials';
-import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
-import { useNearBottom } from '../../../lib/hooks/useNearBottom';
+import { useListPage } from '../../../lib/hooks/useListPage';
 import { translateError } from '../../../lib/i18n/errors';
 import { useAuthenticatedSession, useCan } from '../../../lib/session';
 import { toast, toastError } from '../../../lib/toast';
-import { useTagOptions } from '../../tags/api/tags';
-import type { Tag } from '../../tags/types';
+import { useTagOptions } from '../tags/api/tags';
+import type { Tag } from '../tags/types';
 import {
+  contactsInfiniteQuery,
   exportContacts,
   openTicket,
   otherTicketSchema,
   useBlockContact,
-  useContacts,
   useDeleteContact,
   type OtherTicket,
 } from '../api/contacts';
@@ -77,11 +76,16 @@ export function ContactsPage() {
   const { user } = useAuthenticatedSession();
   const canDelete = useCan('contacts-page:deleteContact');
   const canExport = useCan('contacts:export');
-  const [search, setSearch] = useState('');
   const [tagFilter, setTagFilter] = useState<Tag[]>([]);
-  const debounced = useDebouncedValue(search.trim(), 500);
   const tagIds = tagFilter.map((tag) => tag.id);
-  const contacts = useContacts(debounced, tagIds);
+  const {
+    search,
+    setSearch,
+    query: contacts,
+    rows,
+    onScroll,
+    loading,
+  } = useListPage({ query: (term) => contactsInfiniteQuery(term, tagIds), rows: (page) => page.contacts });
   const tagOptions = useTagOptions();
   const remove = useDeleteContact();
   const block = useBlockContact();
@@ -92,13 +96,6 @@ export function ContactsPage() {
   const [menu, setMenu] = useState<HTMLElement | null>(null);
   const [opening, setOpening] = useState<number | null>(null);
   useContactsRealtime();
-
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = contacts;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
-  const onScroll = useNearBottom(loadMore, 100);
-  const rows = contacts.data?.pages.flatMap((page) => page.contacts) ?? [];
 
   const confirmDelete = () => {
     if (!toDelete) return;
@@ -316,7 +313,7 @@ export function ContactsPage() {
               )}
             </TableBody>
           </Table>
-          {(contacts.isPending || isFetchingNextPage) && (
+          {loading && (
             <Box>
               <PageLoader />
             </Box>

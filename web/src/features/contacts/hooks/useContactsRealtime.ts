@@ -4,9 +4,9 @@
  */
 import { useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { useCompanyEvent } from '../../../lib/socket';
-import type { PageParam } from '../../tags/api/tags';
+import { hasPageRow, removePageRow, upsertPageRow, type PageParam } from '../../../lib/api/pages';
 import { contactsKeys, type ContactsPage } from '../api/contacts';
-import { contactSchema, type Contact } from '../types';
+import { contactSchema } from '../types';
 
 type ContactsData = InfiniteData<ContactsPage, PageParam>;
 
@@ -16,31 +16,20 @@ interface ContactEvent {
   contactId?: number;
 }
 
-function mapRows(data: ContactsData | undefined, fn: (rows: Contact[]) => Contact[]): ContactsData | undefined {
-  return data ? { ...data, pages: data.pages.map((page) => ({ ...page, contacts: fn(page.contacts) })) } : data;
-}
-
 export function useContactsRealtime(): void {
   const queryClient = useQueryClient();
   useCompanyEvent<ContactEvent>('contact', (event) => {
     if (event.action === 'delete' && typeof event.contactId === 'number') {
       const id = event.contactId;
-      queryClient.setQueriesData<ContactsData>({ queryKey: contactsKeys.lists() }, (data) => mapRows(data, (rows) => rows.filter((c) => c.id !== id)));
+      queryClient.setQueriesData<ContactsData>({ queryKey: contactsKeys.lists() }, (data) => removePageRow(data, 'contacts', id));
       return;
     }
     const parsed = contactSchema.safeParse(event.contact);
     if (!parsed.success) return;
     const contact = parsed.data;
-    let known = false;
-    queryClient.setQueriesData<ContactsData>({ queryKey: contactsKeys.lists() }, (data) =>
-      mapRows(data, (rows) =>
-        rows.map((c) => {
-          if (c.id !== contact.id) return c;
-          known = true;
-          return { ...c, ...contact };
-        }),
-      ),
-    );
+    const lists = queryClient.getQueriesData<ContactsData>({ queryKey: contactsKeys.lists() });
+    const known = lists.some(([, data]) => hasPageRow(data, 'contacts', contact.id));
+    queryClient.setQueriesData<ContactsData>({ queryKey: contactsKeys.lists() }, (data) => upsertPageRow(data, 'contacts', contact));
     if (!known) void queryClient.invalidateQueries({ queryKey: contactsKeys.lists() });
   });
 }

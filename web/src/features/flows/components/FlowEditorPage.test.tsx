@@ -6,6 +6,7 @@ import { ADMIN_PERMISSIONS, authFixture } from '../../../test/fixtures';
 import { renderApp } from '../../../test/render';
 import { imageResponse, stubObjectUrls } from '../../../test/object-urls';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
+import { NEW_NODE_SIZE, NODE_GAP } from '../utils/graph';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
@@ -59,8 +60,10 @@ async function openEditor() {
   return screen.findByTestId('flow-node-menu1', {}, { timeout: 5000 });
 }
 
-function addButton(type: string) {
-  return screen.getByTestId(`flow-editor-add-${type}`);
+/** Opens the add-node menu; answers its entry for `type`. */
+async function addButton(type: string) {
+  fireEvent.click(screen.getByTestId('flow-editor-add'));
+  return screen.findByTestId(`flow-editor-add-${type}`);
 }
 
 describe('/flowbuilder/:id', () => {
@@ -85,7 +88,7 @@ describe('/flowbuilder/:id', () => {
   it('replaces the old start when a start is added, and save sends {idFlow, nodes, connections} with the handles', async () => {
     const api = server({ 'POST /flowbuilder/flow': () => ({ flow: { id: 5, name: 'Atendimento', active: true }, issues: [] }) });
     await openEditor();
-    fireEvent.click(addButton('start'));
+    fireEvent.click(await addButton('start'));
     await waitFor(() => expect(screen.queryByTestId('flow-node-oldstart')).not.toBeInTheDocument());
     expect(screen.getByTestId('flow-node-1')).toHaveAttribute('data-node-type', 'start');
     expect(document.querySelectorAll('[data-node-type="start"]')).toHaveLength(1);
@@ -106,7 +109,7 @@ describe('/flowbuilder/:id', () => {
     await openEditor();
     const user = userEvent.setup();
 
-    fireEvent.click(addButton('interval'));
+    fireEvent.click(await addButton('interval'));
     let dialog = await screen.findByTestId('node-dialog-interval');
     await user.type(within(dialog).getByTestId('node-interval-sec'), '121');
     await user.click(within(dialog).getByTestId('node-dialog-save'));
@@ -121,14 +124,14 @@ describe('/flowbuilder/:id', () => {
     await waitFor(() => expect(screen.queryByTestId('node-dialog-interval')).not.toBeInTheDocument());
     expect(await screen.findByText('Intervalo 15 seg.')).toBeInTheDocument();
 
-    fireEvent.click(addButton('message'));
+    fireEvent.click(await addButton('message'));
     dialog = await screen.findByTestId('node-dialog-message');
     await user.type(within(dialog).getByTestId('node-message-text'), '   ');
     await user.click(within(dialog).getByTestId('node-dialog-save'));
     expect(await within(dialog).findByText('Campos de mensagem vazio!')).toBeInTheDocument();
     await user.click(within(dialog).getByTestId('node-dialog-cancel'));
 
-    fireEvent.click(addButton('ticket'));
+    fireEvent.click(await addButton('ticket'));
     dialog = await screen.findByTestId('node-dialog-ticket');
     await user.click(within(dialog).getByTestId('node-dialog-save'));
     expect(await within(dialog).findByText('Adicione uma fila')).toBeInTheDocument();
@@ -164,7 +167,7 @@ describe('/flowbuilder/:id', () => {
     await waitFor(() => expect(api.find('POST', '/flowbuilder/flow')).toHaveLength(1));
     const body = api.find('POST', '/flowbuilder/flow')[0].body as { nodes: { id: string; type: string; position: { x: number } }[]; connections: unknown[] };
     expect(body.connections).toEqual([]);
-    expect(body.nodes.filter((n) => n.type === 'ticket').map((n) => n.position.x)).toEqual([400, 640]);
+    expect(body.nodes.filter((n) => n.type === 'ticket').map((n) => n.position.x)).toEqual([400, 400 + NEW_NODE_SIZE.width + NODE_GAP]);
   });
 
   it('edits a node on double-click', async () => {
@@ -278,7 +281,7 @@ describe('/flowbuilder/:id', () => {
     });
     await openEditor();
     const user = userEvent.setup();
-    fireEvent.click(addButton('img'));
+    fireEvent.click(await addButton('img'));
     const dialog = await screen.findByTestId('node-dialog-img');
     await user.click(within(dialog).getByTestId('node-dialog-save'));
     expect(await within(dialog).findByText('Delete os cards vazios(Imagem, Audio e Video)')).toBeInTheDocument();
@@ -304,7 +307,7 @@ describe('/flowbuilder/:id', () => {
     server();
     await openEditor();
     const user = userEvent.setup();
-    fireEvent.click(addButton('question'));
+    fireEvent.click(await addButton('question'));
     const dialog = await screen.findByTestId('node-dialog-question');
     expect(within(dialog).getByText('Adicionar Perguta ao fluxo')).toBeInTheDocument();
     await user.click(within(dialog).getByTestId('node-dialog-save'));
@@ -328,7 +331,7 @@ describe('/flowbuilder/:id', () => {
     const api = server({ 'POST /flowbuilder/content': () => ({ names: ['voz-1.ogg'] }), 'POST /flowbuilder/flow': () => ({ flow: null, issues: [] }) });
     await openEditor();
     const user = userEvent.setup();
-    fireEvent.click(addButton('content'));
+    fireEvent.click(await addButton('content'));
     const dialog = await screen.findByTestId('node-dialog-content');
     await user.click(within(dialog).getByTestId('node-content-add-message'));
     await user.click(within(dialog).getByTestId('node-dialog-save'));
@@ -358,5 +361,79 @@ describe('/flowbuilder/:id', () => {
         { type: 'audio', value: 'voz-1.ogg', original: 'voz.opus', number: 'audio0', record: false },
       ],
     });
+  });
+});
+
+describe('/flowbuilder/:id — a new flow and unsaved edits (issue 15)', () => {
+  const NEW_FLOW = { 'GET /flowbuilder/flow/:id': () => ({ flow: { id: 5, name: 'Novo', active: true, flow: null, version: null, draft: false } }) };
+  const LIST = { 'GET /flowbuilder': () => ({ flows: [], hasMore: false, count: 0 }) };
+
+  it('opens a flow never saved with its start node "1", which the first save stores', async () => {
+    const api = server({ ...NEW_FLOW, 'POST /flowbuilder/flow': () => ({ flow: null, issues: [] }) });
+    renderApp('/flowbuilder/5');
+    const start = await screen.findByTestId('flow-node-1', {}, { timeout: 5000 });
+    expect(start).toHaveAttribute('data-node-type', 'start');
+    expect(start).toHaveTextContent('Inicio do fluxo');
+    // Opening it is no edit: nothing to warn about yet.
+    expect(screen.getByTestId('flow-editor-save')).toHaveAttribute('data-dirty', 'false');
+    await userEvent.setup().click(screen.getByTestId('flow-editor-save'));
+    await waitFor(() => expect(api.find('POST', '/flowbuilder/flow')).toHaveLength(1));
+    expect(api.find('POST', '/flowbuilder/flow')[0].body).toMatchObject({
+      idFlow: 5,
+      nodes: [{ id: '1', type: 'start', data: { label: 'Inicio do fluxo' } }],
+      connections: [],
+    });
+  });
+
+  it('leaves at once without edits; with edits asks first: staying keeps them, leaving drops them', async () => {
+    server({ ...LIST });
+    await openEditor();
+    const user = userEvent.setup();
+    // Unchanged: the back button leaves, and the tab may close without a question.
+    expect(window.dispatchEvent(new Event('beforeunload', { cancelable: true }))).toBe(true);
+    await user.click(screen.getByTestId('flow-editor-back'));
+    await waitFor(() => expect(window.location.pathname).toBe('/flowbuilders'));
+
+    await openEditor();
+    fireEvent.click(screen.getByTestId('flow-node-delete-rand1'));
+    await waitFor(() => expect(screen.queryByTestId('flow-node-rand1')).not.toBeInTheDocument());
+    expect(window.dispatchEvent(new Event('beforeunload', { cancelable: true }))).toBe(false);
+    await user.click(screen.getByTestId('flow-editor-back'));
+    const dialog = await screen.findByTestId('flow-editor-leave-dialog');
+    expect(dialog).toHaveTextContent('Sair sem salvar?');
+    await user.click(within(dialog).getByTestId('flow-editor-leave-stay'));
+    await waitFor(() => expect(screen.queryByTestId('flow-editor-leave-dialog')).not.toBeInTheDocument());
+    expect(window.location.pathname).toBe('/flowbuilder/5');
+    expect(screen.getByTestId('flow-node-menu1')).toBeInTheDocument();
+    expect(screen.queryByTestId('flow-node-rand1')).not.toBeInTheDocument();
+
+    await user.click(screen.getByTestId('flow-editor-back'));
+    await user.click(within(await screen.findByTestId('flow-editor-leave-dialog')).getByTestId('flow-editor-leave-discard'));
+    await waitFor(() => expect(window.location.pathname).toBe('/flowbuilders'));
+  });
+
+  it('saves and leaves from the question, in the chosen language', async () => {
+    await setLanguage('es');
+    const api = server({ ...LIST, 'POST /flowbuilder/flow': () => ({ flow: null, issues: [] }) });
+    await openEditor();
+    const user = userEvent.setup();
+    fireEvent.click(screen.getByTestId('flow-node-delete-rand1'));
+    await waitFor(() => expect(screen.queryByTestId('flow-node-rand1')).not.toBeInTheDocument());
+    await user.click(screen.getByTestId('flow-editor-back'));
+    const dialog = await screen.findByTestId('flow-editor-leave-dialog');
+    expect(dialog).toHaveTextContent('¿Salir sin guardar?');
+    await user.click(within(dialog).getByTestId('flow-editor-leave-save'));
+    await waitFor(() => expect(window.location.pathname).toBe('/flowbuilders'));
+    const body = api.find('POST', '/flowbuilder/flow')[0].body as { nodes: { id: string }[] };
+    expect(body.nodes.map((n) => n.id)).toEqual(['oldstart', 'menu1', 'ticket1']);
+  });
+
+  it('lists every node type in the add-node menu, with its name', async () => {
+    server();
+    await openEditor();
+    fireEvent.click(screen.getByTestId('flow-editor-add'));
+    const menu = await screen.findByRole('menu');
+    expect(within(menu).getAllByRole('menuitem')).toHaveLength(14);
+    expect(within(menu).getByTestId('flow-editor-add-condition')).toHaveTextContent('Condição');
   });
 });

@@ -53,6 +53,8 @@ export function PhraseCampaignDialog({ campaign, onClose }: PhraseCampaignDialog
   };
 
   const flowOptions = flows.data ?? [];
+  // The connections page's words for a status; an unknown status as the server sent it.
+  const connectionStatus = (status: string) => t(`connections.status.${status}` as 'connections.status.CONNECTED', { defaultValue: status });
   return (
     <Dialog open onClose={onClose} fullWidth maxWidth="sm" data-testid="phrase-dialog">
       <DialogTitle>{campaign ? t('phraseLists.editTitle') : t('phraseLists.addTitle')}</DialogTitle>
@@ -115,7 +117,7 @@ export function PhraseCampaignDialog({ campaign, onClose }: PhraseCampaignDialog
                 >
                   {(connections.data ?? []).map((connection) => (
                     <MenuItem key={connection.id} value={connection.id} data-testid={`phrase-connection-option-${connection.id}`}>
-                      {connection.name} {connection.status ? `(${connection.status})` : ''}
+                      {connection.name} {connection.status ? `(${connectionStatus(connection.status)})` : ''}
                     </MenuItem>
                   ))}
                 </TextField>

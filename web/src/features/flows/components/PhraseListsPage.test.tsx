@@ -72,6 +72,29 @@ describe('/phrase-lists', () => {
     expect(await screen.findByText('Frase criada com sucesso!')).toBeInTheDocument();
   });
 
+  it('names each connection with its status in words, as the connections page does, in the chosen language', async () => {
+    server({
+      'GET /flowcampaign': () => ({ flow: [] }),
+      'GET /whatsapp': () => [
+        { id: 2, name: 'Comercial', status: 'CONNECTED' },
+        { id: 3, name: 'Suporte', status: 'DISCONNECTED' },
+        { id: 4, name: 'Nova', status: 'SOMETHING_NEW' },
+      ],
+    });
+    renderApp('/phrase-lists');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('phrase-lists-add'));
+    await user.click(await screen.findByTestId('phrase-connection'));
+    expect(await screen.findByTestId('phrase-connection-option-2')).toHaveTextContent('Comercial (Conectado)');
+    expect(screen.getByTestId('phrase-connection-option-3')).toHaveTextContent('Suporte (Desconectado)');
+    // A status the app has no words for is shown as the server sent it.
+    expect(screen.getByTestId('phrase-connection-option-4')).toHaveTextContent('Nova (SOMETHING_NEW)');
+    await user.keyboard('{Escape}');
+    await act(() => setLanguage('tr'));
+    await user.click(screen.getByTestId('phrase-connection'));
+    expect(await screen.findByTestId('phrase-connection-option-2')).toHaveTextContent('Comercial (Bağlandı)');
+  });
+
   it('edits with the status and deletes after confirmation; no delete without contacts-page:deleteContact', async () => {
     let list = [campaign(1)];
     const api = server({

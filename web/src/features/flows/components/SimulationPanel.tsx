@@ -129,10 +129,11 @@ export function SimulationPanel({ flow, loadEngine = loadFlowEngine }: Simulatio
       <Button variant="outlined" startIcon={<PlayArrowIcon />} onClick={() => setOpen(true)} data-testid="flow-simulate">
         {t('flows.simulation.button')}
       </Button>
-      <Drawer anchor="right" open={open} onClose={() => setOpen(false)}>
+      {/* A modal panel: above the app bar (which sits above the side menu's drawer level), like a dialog. */}
+      <Drawer anchor="right" open={open} onClose={() => setOpen(false)} sx={{ zIndex: (theme) => theme.zIndex.modal }}>
         <Stack spacing={1} sx={{ width: { xs: '100vw', sm: 420 }, p: 2, height: '100%' }} data-testid="flow-simulation">
           <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between' }}>
-            <Typography variant="h6">{t('flows.simulation.title')}</Typography>
+            <Typography variant="h6" data-testid="flow-simulation-title">{t('flows.simulation.title')}</Typography>
             <Stack direction="row" spacing={1}>
               <Button size="small" startIcon={<RestartAltIcon />} onClick={restart} disabled={!engine} data-testid="flow-simulation-restart">
                 {t('flows.simulation.restart')}
@@ -143,9 +144,9 @@ export function SimulationPanel({ flow, loadEngine = loadFlowEngine }: Simulatio
             </Stack>
           </Stack>
           <Stack direction="row" spacing={1}>
-            <TextField size="small" label={t('flows.simulation.contactName')} value={name} onChange={(e) => setName(e.target.value)} />
-            <TextField size="small" label={t('flows.simulation.contactNumber')} value={number} onChange={(e) => setNumber(e.target.value)} />
-            <TextField size="small" label={t('flows.simulation.seed')} value={seed} onChange={(e) => setSeed(e.target.value.replace(/\D/g, ''))} sx={{ width: 90 }} />
+            <TextField size="small" label={t('flows.simulation.contactName')} value={name} onChange={(e) => setName(e.target.value)} sx={{ flex: 1, minWidth: 0 }} />
+            <TextField size="small" label={t('flows.simulation.contactNumber')} value={number} onChange={(e) => setNumber(e.target.value)} sx={{ flex: 1, minWidth: 0 }} />
+            <TextField size="small" label={t('flows.simulation.seed')} value={seed} onChange={(e) => setSeed(e.target.value.replace(/\D/g, ''))} sx={{ width: 100, flexShrink: 0 }} />
           </Stack>
           {loadError && <Alert severity="error">{t('flows.simulation.failed', { error: loadError })}</Alert>}
           {!engine && !loadError && (

@@ -40,6 +40,13 @@ const flows: typeof pt = {
       notPublished: 'Not published',
       addNode: 'Add node',
       back: 'Back',
+      leave: {
+        title: 'Leave without saving?',
+        text: 'This flow has changes that are not saved yet. If you leave now, they will be lost.',
+        stay: 'Keep editing',
+        discard: 'Leave without saving',
+        save: 'Save and leave',
+      },
       notFound: 'Flow not found.',
       stats: '{{entered}} entered / {{stopped}} stopped',
     },

@@ -40,6 +40,13 @@ const flows: typeof pt = {
       notPublished: 'No publicado',
       addNode: 'Agregar nodo',
       back: 'Volver',
+      leave: {
+        title: '¿Salir sin guardar?',
+        text: 'Este flujo tiene cambios que aún no se guardaron. Si sale ahora, se perderán.',
+        stay: 'Seguir editando',
+        discard: 'Salir sin guardar',
+        save: 'Guardar y salir',
+      },
       notFound: 'Flujo no encontrado.',
       stats: '{{entered}} entraron / {{stopped}} se detuvieron',
     },

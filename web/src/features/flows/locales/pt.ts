@@ -52,6 +52,13 @@ const flows = {
       notPublished: 'Não publicado',
       addNode: 'Adicionar nó',
       back: 'Voltar',
+      leave: {
+        title: 'Sair sem salvar?',
+        text: 'Há alterações neste fluxo que ainda não foram salvas. Se sair agora, elas serão perdidas.',
+        stay: 'Continuar editando',
+        discard: 'Sair sem salvar',
+        save: 'Salvar e sair',
+      },
       notFound: 'Fluxo não encontrado.',
       stats: '{{entered}} entraram / {{stopped}} pararam',
     },

@@ -40,6 +40,13 @@ const flows: typeof pt = {
       notPublished: 'Yayımlanmadı',
       addNode: 'Düğüm ekle',
       back: 'Geri',
+      leave: {
+        title: 'Kaydetmeden çıkılsın mı?',
+        text: 'Bu akışta henüz kaydedilmemiş değişiklikler var. Şimdi çıkarsanız kaybolacaklar.',
+        stay: 'Düzenlemeye devam et',
+        discard: 'Kaydetmeden çık',
+        save: 'Kaydet ve çık',
+      },
       notFound: 'Akış bulunamadı.',
       stats: '{{entered}} girdi / {{stopped}} durdu',
     },

@@ -1,17 +1,18 @@
 /**
- * Pure graph edits of the flow editor (spec 3 §4 "Flow editing", §9): node ids, placement, the
- * single start node, duplicate and delete, and the conversion between the wire graph and React
- * Flow's nodes and edges (handles kept).
+ * Pure graph edits of the flow editor (spec 3 §4 "Flow editing", §9): node ids, placement in free
+ * space, the single start node (placed on a new flow), duplicate and delete, and the conversion
+ * between the wire graph and React Flow's nodes and edges (handles kept).
  */
 import type { Edge, Node } from '@xyflow/react';
 import type { FlowGraph, NodeData, NodeType } from '../types';
+import { startData } from './nodes';
 
 /** Node id length (spec 3 §9). */
 export const NODE_ID_LENGTH = 30;
-/** A new node goes this far right of the last node. */
-export const NEW_NODE_OFFSET = 40;
-/** A duplicate goes this far right of the right-most node. */
-export const DUPLICATE_OFFSET = 240;
+/** The room kept free around a new node, px. */
+export const NODE_GAP = 40;
+/** The size assumed for a node not measured yet (nodes are 180 to 260 px wide). */
+export const NEW_NODE_SIZE: Size = { width: 260, height: 140 };
 /** The start node's id (spec 3 §3). */
 export const START_NODE_ID = '1';
 
@@ -79,19 +80,94 @@ export function fromEditor(nodes: readonly EditorNode[], edges: readonly EditorE
   };
 }
 
-/** Where a new node goes: 40 px right of the last node, or the origin on an empty canvas. */
-export function newNodePosition(nodes: readonly EditorNode[]): { x: number; y: number } {
-  const last = nodes[nodes.length - 1];
-  return last ? { x: last.position.x + NEW_NODE_OFFSET, y: last.position.y } : { x: 0, y: 0 };
+/**
+ * What the editor holds as the saved graph would hold it: two states with the same signature save
+ * the same. Selection, measuring and dragging flags do not count; a moved node, a changed text or
+ * connection does.
+ */
+export function graphSignature(nodes: readonly EditorNode[], edges: readonly EditorEdge[]): string {
+  return JSON.stringify(fromEditor(nodes, edges));
 }
 
-/** Adds a node of `type`; a new start replaces the old one (and its connections). */
+export interface Point {
+  x: number;
+  y: number;
+}
+export interface Size {
+  width: number;
+  height: number;
+}
+export type Rect = Point & Size;
+
+/** A node's box on the canvas: its measured size, or {@link NEW_NODE_SIZE} before it is measured. */
+export function nodeRect(node: EditorNode): Rect {
+  return {
+    x: node.position.x,
+    y: node.position.y,
+    width: node.measured?.width ?? node.width ?? NEW_NODE_SIZE.width,
+    height: node.measured?.height ?? node.height ?? NEW_NODE_SIZE.height,
+  };
+}
+
+/** How many rings of spots around the preferred one {@link placeNode} tries. */
+const PLACEMENT_RINGS = 40;
+
+/**
+ * Where a new node of `size` goes (its top-left corner): at `preferred` when no node is within
+ * `gap` of it there, else at the nearest free spot of a grid of half-node steps around `preferred`
+ * (ring by ring; at equal distance, right before left and below before above). Should every spot
+ * be taken, right of every node.
+ */
+export function placeNode(occupied: readonly Rect[], preferred: Point, size: Size = NEW_NODE_SIZE, gap = NODE_GAP): Point {
+  const free = (x: number, y: number) =>
+    occupied.every((r) => x >= r.x + r.width + gap || x + size.width + gap <= r.x || y >= r.y + r.height + gap || y + size.height + gap <= r.y);
+  const stepX = Math.round((size.width + gap) / 2);
+  const stepY = Math.round((size.height + gap) / 2);
+  for (let ring = 0; ring <= PLACEMENT_RINGS; ring += 1) {
+    const spots: { i: number; j: number; distance: number }[] = [];
+    for (let i = -ring; i <= ring; i += 1)
+      for (let j = -ring; j <= ring; j += 1) if (Math.max(Math.abs(i), Math.abs(j)) === ring) spots.push({ i, j, distance: Math.hypot(i * stepX, j * stepY) });
+    spots.sort((a, b) => a.distance - b.distance || b.i - a.i || b.j - a.j);
+    for (const { i, j } of spots) {
+      const x = preferred.x + i * stepX;
+      const y = preferred.y + j * stepY;
+      if (free(x, y)) return { x, y };
+    }
+  }
+  return { x: Math.max(...occupied.map((r) => r.x + r.width)) + gap, y: preferred.y };
+}
+
+/** The preferred spot of a new node when the view's centre is not known: right of the last node, or the origin. */
+export function afterLastNode(nodes: readonly EditorNode[]): Point {
+  const last = nodes[nodes.length - 1];
+  return last ? { x: last.position.x + nodeRect(last).width + NODE_GAP, y: last.position.y } : { x: 0, y: 0 };
+}
+
+/** The start node a new flow opens with (spec 3 §3: id "1", label "Inicio do fluxo"). */
+export function startNode(position: Point = { x: 0, y: 0 }): EditorNode {
+  return { id: START_NODE_ID, type: 'start', position, data: startData() };
+}
+
+/**
+ * The graph the editor opens: a flow never saved (`null`) or saved with no node gets its start
+ * node placed, saved with the next save like any edit. A graph with nodes is opened as it is (a
+ * start the designer deleted is not put back; validation reports it).
+ */
+export function withStartNode(graph: FlowGraph | null): FlowGraph {
+  if (graph && graph.nodes.length > 0) return graph;
+  return fromEditor([startNode()], []);
+}
+
+/**
+ * Adds a node of `type` at the free spot nearest to `near` (its top-left corner; by default right
+ * of the last node); a new start replaces the old one (and its connections).
+ */
 export function addNode(
   nodes: readonly EditorNode[],
   edges: readonly EditorEdge[],
   type: NodeType,
   data: NodeData,
-  random?: RandomSource,
+  options: { near?: Point; random?: RandomSource } = {},
 ): { nodes: EditorNode[]; edges: EditorEdge[]; node: EditorNode } {
   let keptNodes = [...nodes];
   let keptEdges = [...edges];
@@ -99,24 +175,28 @@ export function addNode(
     const starts = new Set(nodes.filter((n) => n.type === 'start' || n.id === START_NODE_ID).map((n) => n.id));
     ({ nodes: keptNodes, edges: keptEdges } = deleteElements(nodes, edges, starts, new Set()));
   }
+  const near = options.near ?? afterLastNode(keptNodes);
   const node: EditorNode = {
-    id: type === 'start' ? START_NODE_ID : randomNodeId(random),
+    id: type === 'start' ? START_NODE_ID : randomNodeId(options.random),
     type,
-    position: newNodePosition(keptNodes.length ? keptNodes : nodes),
+    position: placeNode(keptNodes.map(nodeRect), near),
     data,
   };
   return { nodes: [...keptNodes, node], edges: keptEdges, node };
 }
 
-/** Copies a node with a new id, 240 px right of the right-most node. The start is never copied. */
+/**
+ * Copies a node with a new id, right of the right-most node (a gap beyond its right edge), at the
+ * original's height. The start is never copied.
+ */
 export function duplicateNode(nodes: readonly EditorNode[], id: string, random?: RandomSource): { nodes: EditorNode[]; node: EditorNode | null } {
   const original = nodes.find((n) => n.id === id);
   if (!original || original.type === 'start') return { nodes: [...nodes], node: null };
-  const rightMost = Math.max(...nodes.map((n) => n.position.x));
+  const rightEdge = Math.max(...nodes.map((n) => nodeRect(n)).map((r) => r.x + r.width));
   const node: EditorNode = {
     id: randomNodeId(random),
     type: original.type,
-    position: { x: rightMost + DUPLICATE_OFFSET, y: original.position.y },
+    position: { x: rightEdge + NODE_GAP, y: original.position.y },
     data: structuredClone(original.data),
     ...(original.style ? { style: { ...original.style } } : {}),
   };

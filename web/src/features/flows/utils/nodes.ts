@@ -3,14 +3,13 @@
  * translation keys under `flows.validation`; the Portuguese texts are the spec's.
  */
 import { z } from 'zod';
+import { acceptOf, hasExtension, type KnownExtension } from '../../../lib/files';
+import type { FlowLimits } from '../../../lib/wasm/rules';
 import type { NodeData, NodeType } from '../types';
 
-/** Longest interval, seconds. */
-export const MAX_INTERVAL_SECONDS = 120;
-/** Upload limits, bytes. */
-export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
-export const MAX_AUDIO_BYTES = 5 * 1024 * 1024;
-export const MAX_VIDEO_BYTES = 20 * 1024 * 1024;
+// The flow limits (longest interval, largest media file, condition operators) are the core's:
+// `FlowLimits` from `lib/wasm/rules` (`chatflow_core::flow::flow_limits`), passed in below.
+
 /** JPEG quality used when compressing images before upload. */
 export const IMAGE_QUALITY = 0.7;
 /** Randomizer slider. */
@@ -18,9 +17,6 @@ export const RANDOMIZER_STEP = 10;
 
 /** The node types the speed dial adds, in its order. */
 export const ADDABLE_TYPES: NodeType[] = ['start', 'content', 'menu', 'randomizer', 'interval', 'ticket', 'typebot', 'openai', 'question', 'message', 'img', 'audio', 'video', 'condition'];
-
-/** Condition operators the core understands (core/src/flow/interpret.rs `Operator`). */
-export const CONDITION_OPERATORS = ['==', '!=', 'contains', 'not_contains', 'starts_with', 'ends_with', '>', '<', '>=', '<=', 'empty', 'not_empty'] as const;
 
 export function intervalLabel(sec: number): string {
   return `Intervalo ${sec} seg.`;
@@ -36,12 +32,15 @@ const emptyMessage = 'flows.validation.emptyMessage';
 
 export const messageFormSchema = z.object({ label: z.string().refine((v) => v.trim().length > 0, emptyMessage) });
 
-export const intervalFormSchema = z.object({
-  sec: z.coerce
-    .number<string | number>({ error: 'flows.validation.intervalMissing' })
-    .refine((v) => Number.isFinite(v) && v > 0, 'flows.validation.intervalMissing')
-    .refine((v) => v <= MAX_INTERVAL_SECONDS, 'flows.validation.intervalMax'),
-});
+/** The interval dialog's form, held to the core's longest interval. */
+export function intervalFormSchema(limits: FlowLimits) {
+  return z.object({
+    sec: z.coerce
+      .number<string | number>({ error: 'flows.validation.intervalMissing' })
+      .refine((v) => Number.isFinite(v) && v > 0, 'flows.validation.intervalMissing')
+      .refine((v) => v <= limits.maxIntervalSeconds, 'flows.validation.intervalMax'),
+  });
+}
 
 export const menuFormSchema = z.object({
   message: z.string().refine((v) => v.trim().length > 0, emptyMessage),
@@ -129,13 +128,13 @@ export interface ContentElement {
 }
 
 /** The first problem of a content node's elements, as a `flows.validation` key, or null. */
-export function contentProblem(elements: readonly ContentElement[]): string | null {
+export function contentProblem(elements: readonly ContentElement[], limits: FlowLimits): string | null {
   if (elements.length === 0) return 'flows.validation.contentEmpty';
   for (const element of elements) {
     if (element.type === 'message' && !element.value.trim()) return emptyMessage;
     if (element.type === 'interval') {
       const sec = Number(element.value);
-      if (!Number.isFinite(sec) || sec <= 0 || sec > MAX_INTERVAL_SECONDS) return 'flows.validation.contentInterval';
+      if (!Number.isFinite(sec) || sec <= 0 || sec > limits.maxIntervalSeconds) return 'flows.validation.contentInterval';
     }
     if ((element.type === 'img' || element.type === 'audio' || element.type === 'video') && !element.value) return 'flows.validation.emptyMedia';
   }
@@ -144,12 +143,22 @@ export function contentProblem(elements: readonly ContentElement[]): string | nu
 
 export type MediaType = 'img' | 'audio' | 'video';
 
+/** The extensions a media node (or, with `inContent`, a content element) accepts. */
+export function mediaExtensions(type: MediaType, inContent = false): readonly KnownExtension[] {
+  if (type === 'img') return ['png', 'jpg', 'jpeg'];
+  if (type === 'audio') return inContent ? ['ogg', 'mp3', 'opus'] : ['ogg', 'mp3'];
+  return ['mp4'];
+}
+
+/** The file picker's `accept` for a kind of flow media. */
+export function mediaAccept(type: MediaType, inContent = false): string {
+  return acceptOf(mediaExtensions(type, inContent));
+}
+
 /** Checks a file for a media node or content element; the `flows.validation` key or null. */
-export function mediaProblem(type: MediaType, file: Pick<File, 'name' | 'size'>, inContent = false): string | null {
-  const extension = file.name.split('.').pop()?.toLowerCase() ?? '';
-  const allowed = type === 'img' ? ['png', 'jpg', 'jpeg'] : type === 'audio' ? (inContent ? ['ogg', 'mp3', 'opus'] : ['ogg', 'mp3']) : ['mp4'];
-  if (!allowed.includes(extension)) return `flows.validation.${type}Type`;
-  const limit = type === 'img' ? MAX_IMAGE_BYTES : type === 'audio' ? MAX_AUDIO_BYTES : MAX_VIDEO_BYTES;
+export function mediaProblem(type: MediaType, file: Pick<File, 'name' | 'size'>, limits: FlowLimits, inContent = false): string | null {
+  if (!hasExtension(file.name, mediaExtensions(type, inContent))) return `flows.validation.${type}Type`;
+  const limit = type === 'img' ? limits.maxImageBytes : type === 'audio' ? limits.maxAudioBytes : limits.maxVideoBytes;
   if (file.size > limit) return `flows.validation.${type}TooLarge`;
   return null;
 }

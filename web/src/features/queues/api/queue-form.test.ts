@@ -31,18 +31,18 @@ describe('queue form', () => {
     expect(queueBody(values, { scheduleType: 'queue', current: stored }).schedules).toHaveLength(7);
   });
 
-  it('requires the out-of-hours message only when hours are kept per queue', () => {
+  it('requires the out-of-hours message only when hours are kept per queue', async () => {
     const values = { ...emptyQueueForm(), name: 'Fila', color: '#abc' };
-    expect(queueFormSchema('company').safeParse(values).success).toBe(true);
-    const result = queueFormSchema('queue').safeParse(values);
+    expect((await queueFormSchema('company').safeParseAsync(values)).success).toBe(true);
+    const result = await queueFormSchema('queue').safeParseAsync(values);
     expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['outOfHoursMessage']);
   });
 
-  it('checks options at any depth and each type needs its target', () => {
+  it('checks options at any depth and each type needs its target', async () => {
     const deep = { ...emptyOption(), name: 'Nível 3', queueType: 'attendent' as const };
     const middle = { ...emptyOption(), name: 'Nível 2', options: [deep] };
     const top = { ...emptyOption(), name: 'Nível 1', greetingMessage: 'Escolha', options: [middle] };
-    const result = queueFormSchema('disabled').safeParse({ ...emptyQueueForm(), name: 'Fila', color: '#abc', chatbots: [top] });
+    const result = await queueFormSchema('disabled').safeParseAsync({ ...emptyQueueForm(), name: 'Fila', color: '#abc', chatbots: [top] });
     expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
       ['chatbots.0.options.0.options.0.optUserId', 'REQUIRED'],
       ['chatbots.0.options.0.greetingMessage', 'queues.validation.optionMessageRequired'],
@@ -68,12 +68,12 @@ describe('a new queue', () => {
     expect(unusedQueueColor([...all, made])).not.toBe(made);
   });
 
-  it('needs a greeting when the company has other queues, as the server does', () => {
+  it('needs a greeting when the company has other queues, as the server does', async () => {
     const values = { ...emptyQueueForm(), name: 'Fila', color: '#abc' };
-    expect(queueFormSchema('company').safeParse(values).success).toBe(true);
-    const result = queueFormSchema('company', true).safeParse(values);
+    expect((await queueFormSchema('company').safeParseAsync(values)).success).toBe(true);
+    const result = await queueFormSchema('company', true).safeParseAsync(values);
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['greetingMessage', 'errors.ERR_WAPP_GREETING_REQUIRED']]);
-    expect(queueFormSchema('company', true).safeParse({ ...values, greetingMessage: 'Olá' }).success).toBe(true);
+    expect((await queueFormSchema('company', true).safeParseAsync({ ...values, greetingMessage: 'Olá' })).success).toBe(true);
   });
 });

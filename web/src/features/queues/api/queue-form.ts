@@ -1,25 +1,16 @@
 /**
  * The queue dialog's form: values, the client-side checks of spec 2 §5 and the request body.
  *
- * - name 2-50 and required; colour 3-9 characters and required;
+ * - name and colour by the core's rule (required, 2-50 and 3-9 characters; `checkedByCore`);
  * - a chatbot option's name at least 4 characters and required; an option with sub-options needs
  *   its message (the text shown before the next level);
  * - the out-of-hours message is required when the company's hours are kept per queue.
  */
 import { z } from 'zod';
-import {
-  QUEUE_TYPES,
-  ROTATION_MINUTES,
-  completeWeek,
-  defaultSchedules,
-  type ChatbotOption,
-  type Queue,
-  type QueueInput,
-  type QueueType,
-  type ScheduleRow,
-  type ScheduleType,
-} from '../types';
-import { scheduleRowsSchema } from '../utils/schedules';
+import { QUEUE_TYPES, ROTATION_MINUTES, type ChatbotOption, type Queue, type QueueInput, type QueueType } from '../types';
+import { completeWeek, defaultSchedules, type ScheduleRow, type ScheduleType } from '../../../lib/business-hours/week';
+import { scheduleRowsSchema } from '../../../lib/business-hours/rows';
+import { checkedByCore } from '../../../lib/wasm/forms';
 
 /** One option in the editor. `optionId` is the stored id (`id` is react-hook-form's own key). */
 export interface ChatbotOptionForm {
@@ -73,8 +64,8 @@ export const chatbotOptionFormSchema: z.ZodType<ChatbotOptionForm, ChatbotOption
 );
 
 const queueFormBase = z.object({
-  name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
-  color: z.string().trim().min(1, 'REQUIRED').min(3, 'TOO_SHORT').max(9, 'TOO_LONG'),
+  name: z.string(),
+  color: z.string(),
   orderQueue: z.string().trim().regex(DIGITS, 'INVALID_FORMAT'),
   greetingMessage: z.string(),
   outOfHoursMessage: z.string(),
@@ -96,7 +87,8 @@ export const QUEUE_FORM_FIELDS = Object.keys(queueFormBase.shape) as (keyof Queu
  * the user sees both before saving.
  */
 export function queueFormSchema(scheduleType: ScheduleType | undefined, hasOtherQueues = false) {
-  return queueFormBase.superRefine((value, ctx) => {
+  // Name and colour by the core's rule (`validate_queue`), the same the server applies.
+  return checkedByCore(queueFormBase, (v) => ({ form: 'queue', name: v.name, color: v.color })).superRefine((value, ctx) => {
     if (scheduleType === 'queue' && !value.outOfHoursMessage.trim()) {
       ctx.addIssue({ code: 'custom', path: ['outOfHoursMessage'], message: OPTION_ERRORS.outOfHoursRequired });
     }

@@ -19,7 +19,7 @@ export const queuesKeys = {
   users: () => [...queuesKeys.all, 'options', 'users'] as const,
 };
 
-/** The inbox keeps its own copy of the queue names (features/tickets/api/queues.ts). */
+/** The inbox keeps its own copy of the queue names (lib/lookups/queues.ts). */
 const INBOX_QUEUES_KEY = ['tickets', 'options', 'queues'] as const;
 
 export function getQueues(signal?: AbortSignal): Promise<Queue[]> {

@@ -9,10 +9,10 @@ import { translateFieldCode } from '../../../lib/i18n/errors';
 import { toast, toastError } from '../../../lib/toast';
 import { emptyQueueForm, formFieldPaths, normaliseFieldPath, queueBody, queueFormOf, queueFormSchema, type QueueFormValues } from '../api/queue-form';
 import { useQueue, useQueueList, useSaveQueue, useUserOptions } from '../api/queues';
-import { useScheduleType } from '../api/schedules';
+import { useScheduleType } from '../../../lib/business-hours/api';
 import { ROTATION_MINUTES, type Queue } from '../types';
 import { ChatbotOptionsEditor } from './ChatbotOptionsEditor';
-import { ScheduleEditor } from './ScheduleEditor';
+import { ScheduleEditor } from '../../../components/ScheduleEditor';
 
 interface QueueDialogProps {
   /** The queue to edit; null to create one. */

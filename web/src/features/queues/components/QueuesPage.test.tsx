@@ -6,7 +6,7 @@ import { ADMIN_PERMISSIONS, ATTENDANT_PERMISSIONS, authFixture } from '../../../
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
-import { defaultSchedules } from '../types';
+import { defaultSchedules } from '../../../lib/business-hours/week';
 import { QUEUE_COLORS } from '../api/queue-form';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));

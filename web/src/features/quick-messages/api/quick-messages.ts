@@ -3,7 +3,7 @@
  * `POST /quick-messages`, `PUT`/`DELETE /quick-messages/{id}`,
  * `POST`/`DELETE /quick-messages/{id}/media-upload`.
  */
-import { infiniteQueryOptions, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../../../lib/api';
 import { quickMessageSchema } from '../types';
@@ -27,10 +27,6 @@ export const quickMessagesInfiniteQuery = (search: string) =>
     initialPageParam: 1,
     getNextPageParam: (last, _all, lastParam) => (last.hasMore ? lastParam + 1 : undefined),
   });
-
-export function useQuickMessages(search: string) {
-  return useInfiniteQuery(quickMessagesInfiniteQuery(search));
-}
 
 export const quickMessageFormSchema = z.object({
   shortcode: z.string().trim().min(1, 'REQUIRED').max(100, 'TOO_LONG'),

@@ -5,7 +5,7 @@ import { setLanguage } from '../../../lib/i18n';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
-import { ADMIN_INBOX_PERMISSIONS, adminAuth } from '../../connections/test/fixtures';
+import { ADMIN_INBOX_PERMISSIONS, adminAuth } from '../../../test/fixtures';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 

@@ -17,10 +17,9 @@ import CheckCircleIcon from '@mui/icons-material/CheckCircle';
 import EditIcon from '@mui/icons-material/Edit';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog, ListPageHeader, PageLoader, TableStatusRows } from '../../../components/ui';
-import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
-import { useLoadMoreOnScroll } from '../../../lib/hooks/useNearBottom';
+import { useListPage } from '../../../lib/hooks/useListPage';
 import { toast, toastError } from '../../../lib/toast';
-import { useDeleteQuickMessage, useQuickMessages } from '../api/quick-messages';
+import { quickMessagesInfiniteQuery, useDeleteQuickMessage } from '../api/quick-messages';
 import { useQuickMessagesRealtime } from '../hooks/useQuickMessagesRealtime';
 import type { QuickMessage } from '../types';
 import { QuickMessageDialog } from './QuickMessageDialog';
@@ -28,16 +27,11 @@ import { QuickMessageDialog } from './QuickMessageDialog';
 /** Quick messages (spec 3 §2.5, route /quick-messages): search, infinite scroll, add, edit, delete. */
 export default function QuickMessagesPage() {
   const { t } = useTranslation();
-  const [search, setSearch] = useState('');
-  const debounced = useDebouncedValue(search.trim(), 500);
-  const list = useQuickMessages(debounced);
+  const { search, setSearch, query: list, rows, onScroll, loading } = useListPage({ query: quickMessagesInfiniteQuery, rows: (page) => page.records });
   const remove = useDeleteQuickMessage();
   const [modal, setModal] = useState<{ quickMessage: QuickMessage | null } | null>(null);
   const [toDelete, setToDelete] = useState<QuickMessage | null>(null);
   useQuickMessagesRealtime();
-
-  const onScroll = useLoadMoreOnScroll(list);
-  const rows = list.data?.pages.flatMap((page) => page.records) ?? [];
 
   const confirmDelete = () => {
     if (!toDelete) return;
@@ -95,7 +89,7 @@ export default function QuickMessagesPage() {
               <TableStatusRows query={list} rowCount={rows.length} empty={t('quickMessages.empty')} colSpan={4} testId="quick-messages" />
             </TableBody>
           </Table>
-          {(list.isPending || list.isFetchingNextPage) && (
+          {loading && (
             <Box>
               <PageLoader />
             </Box>

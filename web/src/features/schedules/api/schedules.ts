@@ -1,16 +1,11 @@
 /**
- * Schedules (docs/schedules.md): `GET /schedules?searchParam=&pageNumber=&contactId=`,
- * `GET/PUT/DELETE /schedules/{id}`, `POST /schedules`, `POST/DELETE /schedules/{id}/media-upload`.
+ * The schedules page's list (docs/schedules.md): `GET /schedules?searchParam=&pageNumber=&contactId=`
+ * and `DELETE /schedules/{id}`. Creating and editing one is `lib/schedules/form.ts`.
  */
-import { infiniteQueryOptions, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../../../lib/api';
-import { scheduleSchema, type Schedule } from '../types';
-
-export const schedulesKeys = {
-  all: ['schedules'] as const,
-  list: (search: string) => [...schedulesKeys.all, 'list', search] as const,
-};
+import { scheduleSchema, schedulesKeys } from '../../../lib/schedules/schedule';
 
 export const schedulesPageSchema = z.object({
   schedules: z.array(scheduleSchema),
@@ -18,6 +13,7 @@ export const schedulesPageSchema = z.object({
   hasMore: z.boolean().catch(false),
 });
 
+/** `GET /schedules?searchParam=&pageNumber=`, 20 a page, by next send time. */
 export const schedulesInfiniteQuery = (search: string) =>
   infiniteQueryOptions({
     queryKey: schedulesKeys.list(search),
@@ -26,119 +22,10 @@ export const schedulesInfiniteQuery = (search: string) =>
     getNextPageParam: (last, _all, lastParam) => (last.hasMore ? lastParam + 1 : undefined),
   });
 
-/** `GET /schedules?searchParam=&pageNumber=`, 20 a page, by next send time. */
-export function useSchedules(search: string) {
-  return useInfiniteQuery(schedulesInfiniteQuery(search));
-}
-
 export function useDeleteSchedule() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (id: number) => api.delete(`/schedules/${id}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: schedulesKeys.all }),
-  });
-}
-
-/** Accepted attachments (spec 1 §5). */
-export const MEDIA_EXTENSIONS = ['png', 'jpg', 'jpeg'];
-export function mediaAllowed(fileName: string): boolean {
-  const dot = fileName.lastIndexOf('.');
-  return dot > 0 && MEDIA_EXTENSIONS.includes(fileName.slice(dot + 1).toLowerCase());
-}
-
-/** `yyyy-MM-ddTHH:mm` in local time, as a datetime-local input shows it. */
-export function localInputValue(date: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
-}
-
-/** The dialog's default send time: one hour from now (spec 1 §5). */
-export function defaultSendAt(now = new Date()): string {
-  return localInputValue(new Date(now.getTime() + 60 * 60 * 1000));
-}
-
-const count = (max: number) => z.coerce.number().int().min(1, 'OUT_OF_RANGE').max(max, 'OUT_OF_RANGE');
-
-export const scheduleFormSchema = z.object({
-  body: z.string().trim().min(1, 'REQUIRED').min(5, 'schedules.tooShort').max(4096, 'TOO_LONG'),
-  sendAt: z
-    .string()
-    .min(1, 'REQUIRED')
-    .refine((value) => !Number.isNaN(new Date(value).getTime()), 'INVALID_FORMAT')
-    .refine((value) => new Date(value).getTime() >= Date.now() - 60_000, 'schedules.inThePast'),
-  intervalo: z.coerce.number().int().min(1).max(4),
-  valorIntervalo: count(1000),
-  enviarQuantasVezes: count(1000),
-  tipoDias: z.coerce.number().int().min(4).max(6),
-  openTicket: z.boolean(),
-  ticketUserId: z.union([z.number(), z.literal('')]),
-  queueId: z.union([z.number(), z.literal('')]),
-  statusTicket: z.enum(['open', 'closed']),
-  assinar: z.boolean(),
-});
-export type ScheduleFormValues = z.infer<typeof scheduleFormSchema>;
-export const SCHEDULE_FORM_FIELDS = Object.keys(scheduleFormSchema.shape) as (keyof ScheduleFormValues)[];
-
-export function scheduleFormDefaults(schedule: Schedule | null, now = new Date()): ScheduleFormValues {
-  if (!schedule) {
-    return {
-      body: '',
-      sendAt: defaultSendAt(now),
-      intervalo: 1,
-      valorIntervalo: 1,
-      enviarQuantasVezes: 1,
-      tipoDias: 4,
-      openTicket: false,
-      ticketUserId: '',
-      queueId: '',
-      statusTicket: 'closed',
-      assinar: false,
-    };
-  }
-  return {
-    body: schedule.body,
-    sendAt: localInputValue(new Date(schedule.sendAt)),
-    intervalo: schedule.intervalo,
-    valorIntervalo: schedule.valorIntervalo,
-    enviarQuantasVezes: schedule.enviarQuantasVezes,
-    tipoDias: schedule.tipoDias,
-    openTicket: schedule.openTicket === 'enabled',
-    ticketUserId: schedule.ticketUserId ?? '',
-    queueId: schedule.queueId ?? '',
-    statusTicket: schedule.statusTicket === 'open' ? 'open' : 'closed',
-    assinar: schedule.assinar,
-  };
-}
-
-/** The body of `POST`/`PUT /schedules`. */
-export function scheduleBody(values: ScheduleFormValues, contactId: number, whatsappId: number | null) {
-  return {
-    body: values.body.trim(),
-    contactId,
-    whatsappId,
-    sendAt: new Date(values.sendAt).toISOString(),
-    intervalo: values.intervalo,
-    valorIntervalo: values.valorIntervalo,
-    enviarQuantasVezes: values.enviarQuantasVezes,
-    tipoDias: values.tipoDias,
-    openTicket: values.openTicket ? 'enabled' : 'disabled',
-    ticketUserId: values.openTicket && values.ticketUserId !== '' ? values.ticketUserId : null,
-    queueId: values.openTicket && values.queueId !== '' ? values.queueId : null,
-    statusTicket: values.statusTicket,
-    assinar: values.assinar,
-  };
-}
-
-export function useSaveSchedule() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ id, body, file }: { id: number | null; body: ReturnType<typeof scheduleBody>; file: File | null }) => {
-      const saved = id === null ? await api.post('/schedules', body, { schema: scheduleSchema }) : await api.put(`/schedules/${id}`, body, { schema: scheduleSchema });
-      if (!file) return saved;
-      const form = new FormData();
-      form.append('file', file);
-      return api.post(`/schedules/${saved.id}/media-upload`, form, { schema: scheduleSchema });
-    },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: schedulesKeys.all }),
   });
 }

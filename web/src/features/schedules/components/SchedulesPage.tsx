@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import { Box, Button, Chip, IconButton, InputAdornment, Paper, Stack, Table, TableBody, TableCell, TableContainer, TableHead, TableRow, TextField, Tooltip, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
@@ -7,14 +7,13 @@ import SearchIcon from '@mui/icons-material/Search';
 import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { ConfirmDialog, PageLoader } from '../../../components/ui';
-import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
-import { useNearBottom } from '../../../lib/hooks/useNearBottom';
+import { useListPage } from '../../../lib/hooks/useListPage';
 import { translateError } from '../../../lib/i18n/errors';
 import { toast, toastError } from '../../../lib/toast';
-import { useDeleteSchedule, useSchedules } from '../api/schedules';
+import { schedulesInfiniteQuery, useDeleteSchedule } from '../api/schedules';
 import { useSchedulesRealtime } from '../hooks/useSchedulesRealtime';
-import { SCHEDULE_STATUSES, type Schedule } from '../types';
-import { ScheduleDialog } from './ScheduleDialog';
+import { SCHEDULE_STATUSES, type Schedule } from '../../../lib/schedules/schedule';
+import { ScheduleDialog } from '../../../components/ScheduleDialog';
 
 const STATUS_COLORS = { PENDENTE: 'default', AGENDADA: 'info', ENVIADA: 'success', ERRO: 'error' } as const;
 
@@ -26,9 +25,7 @@ function when(value: string): string {
 export default function SchedulesPage() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
-  const [search, setSearch] = useState('');
-  const debounced = useDebouncedValue(search.trim(), 500);
-  const schedules = useSchedules(debounced);
+  const { search, setSearch, query: schedules, rows, onScroll, loading } = useListPage({ query: schedulesInfiniteQuery, rows: (page) => page.schedules });
   const remove = useDeleteSchedule();
   const wanted = Number(params.get('contactId'));
   const [dialog, setDialog] = useState<{ schedule: Schedule | null; contactId: number | null } | null>(() =>
@@ -36,13 +33,6 @@ export default function SchedulesPage() {
   );
   const [toDelete, setToDelete] = useState<Schedule | null>(null);
   useSchedulesRealtime();
-
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = schedules;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
-  const onScroll = useNearBottom(loadMore, 100);
-  const rows = schedules.data?.pages.flatMap((page) => page.schedules) ?? [];
 
   const closeDialog = () => {
     setDialog(null);
@@ -141,7 +131,7 @@ export default function SchedulesPage() {
               )}
             </TableBody>
           </Table>
-          {(schedules.isPending || isFetchingNextPage) && (
+          {loading && (
             <Box>
               <PageLoader />
             </Box>

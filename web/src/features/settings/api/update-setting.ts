@@ -1,7 +1,7 @@
 /** `PUT /settings/{key}` `{value}`. The cache is updated at once and restored on failure. */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api';
-import { settingsKeys, type SettingsMap } from './get-settings';
+import { settingsKeys, type SettingsMap } from '../../../lib/settings/get-settings';
 
 export function updateSetting(key: string, value: string): Promise<unknown> {
   return api.put(`/settings/${encodeURIComponent(key)}`, { value });

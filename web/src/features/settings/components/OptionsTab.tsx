@@ -5,7 +5,7 @@ import { PageLoader } from '../../../components/ui';
 import { translateError } from '../../../lib/i18n/errors';
 import { useCan } from '../../../lib/session';
 import { toast, toastError } from '../../../lib/toast';
-import { useSettings } from '../api/get-settings';
+import { useSettings } from '../../../lib/settings/get-settings';
 import { useUpdateSetting } from '../api/update-setting';
 import { useSettingsRealtime } from '../hooks/useSettingsRealtime';
 import { GENERAL_OPTIONS, LGPD_OPTIONS, LGPD_SWITCH, MESSAGE_OPTIONS, PLATFORM_OPTIONS, type SettingDefinition } from '../options';

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Box, Stack, Tab, Tabs, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { CompanySchedulesTab } from '../../queues/components/CompanySchedulesTab';
-import { useSettings } from '../api/get-settings';
+import { CompanySchedulesTab } from './CompanySchedulesTab';
+import { useSettings } from '../../../lib/settings/get-settings';
 import { OptionsTab } from './OptionsTab';
 
 /** /settings: the Options tab, and the company's working hours when they are kept per company. */

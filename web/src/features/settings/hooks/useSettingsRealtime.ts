@@ -1,7 +1,7 @@
 /** Live updates from `company-{id}-settings` (`{action: "update", setting: {key, value}}`). */
 import { useQueryClient } from '@tanstack/react-query';
 import { useCompanyEvent } from '../../../lib/socket';
-import { settingSchema, settingsKeys, type SettingsMap } from '../api/get-settings';
+import { settingSchema, settingsKeys, type SettingsMap } from '../../../lib/settings/get-settings';
 
 export function useSettingsRealtime(): void {
   const queryClient = useQueryClient();

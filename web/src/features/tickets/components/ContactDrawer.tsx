@@ -6,15 +6,28 @@ import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api';
 import { toastError } from '../../../lib/toast';
-import { useTagOptions } from '../api/lookups';
+import { useTagOptions } from '../../../lib/lookups/options';
+import type { Tag } from '../../../lib/lookups/refs';
 import { ticketsKeys } from '../api/tickets';
 import { useAddTicketNote, useDeleteTicketNote, useTicketNotes } from '../api/notes';
-import type { Tag, Ticket } from '../types';
+import type { Ticket } from '../types';
+import { loadRules } from '../../../lib/wasm/rules';
 
 export const CONTACT_DRAWER_WIDTH = 320;
 
-/** The contact drawer (320 px): contact, tags and the ticket's notes (list, add, delete). */
-export function ContactDrawer({ ticket, open, onClose }: { ticket: Ticket; open: boolean; onClose: () => void }) {
+interface Props {
+  ticket: Ticket;
+  open: boolean;
+  /** Over the conversation (a modal drawer) rather than beside it: on phones and narrow panes. */
+  overlay?: boolean;
+  onClose: () => void;
+}
+
+/**
+ * The contact drawer (320 px): contact, tags and the ticket's notes (list, add, delete). Beside
+ * the conversation when the pane has room for both, else over it (docs/inbox.md "Layout").
+ */
+export function ContactDrawer({ ticket, open, overlay = false, onClose }: Props) {
   const { t } = useTranslation();
   const notes = useTicketNotes(ticket.id, ticket.contactId, open);
   const add = useAddTicketNote(ticket.id, ticket.contactId);
@@ -32,21 +45,35 @@ export function ContactDrawer({ ticket, open, onClose }: { ticket: Ticket; open:
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | null>(null);
 
-  const submit = () => {
+  const submit = async () => {
     const value = note.trim();
-    if (!value) return setError(t('validation.REQUIRED'));
-    if (value.length < 2) return setError(t('validation.TOO_SHORT'));
+    // The note by the core's rule (`validate_ticket_note`), the same the server applies.
+    const [problem] = (await loadRules()).checkForm({ form: 'note', note: value });
+    if (problem) return setError(t(`validation.${problem.code}`));
     setError(null);
     add.mutate(value, { onSuccess: () => setNote(''), onError: toastError });
   };
 
   return (
-    <Drawer anchor="right" variant="persistent" open={open} sx={{ '& .MuiDrawer-paper': { width: CONTACT_DRAWER_WIDTH, position: 'relative' }, width: open ? CONTACT_DRAWER_WIDTH : 0 }} data-testid="contact-drawer">
+    <Drawer
+      anchor="right"
+      variant={overlay ? 'temporary' : 'persistent'}
+      open={open}
+      onClose={onClose}
+      sx={
+        overlay
+          ? // Over the top bar too, as the modal it is.
+            { zIndex: (theme) => theme.zIndex.modal, '& .MuiDrawer-paper': { width: CONTACT_DRAWER_WIDTH, maxWidth: '100%' } }
+          : { '& .MuiDrawer-paper': { width: CONTACT_DRAWER_WIDTH, position: 'relative' }, width: open ? CONTACT_DRAWER_WIDTH : 0, flexShrink: 0 }
+      }
+      data-testid="contact-drawer"
+      data-overlay={overlay ? 'true' : 'false'}
+    >
       <Stack direction="row" sx={{ alignItems: 'center', p: 1 }}>
         <Typography variant="subtitle1" sx={{ flex: 1 }}>
           {t('tickets.drawer.title')}
         </Typography>
-        <IconButton onClick={onClose} aria-label={t('common.close')}>
+        <IconButton onClick={onClose} aria-label={t('common.close')} data-testid="contact-drawer-close">
           <CloseIcon />
         </IconButton>
       </Stack>
@@ -97,7 +124,7 @@ export function ContactDrawer({ ticket, open, onClose }: { ticket: Ticket; open:
           slotProps={{ htmlInput: { 'data-testid': 'note-input' } }}
           sx={{ mt: 1 }}
         />
-        <Button size="small" variant="contained" onClick={submit} disabled={add.isPending} sx={{ mt: 1 }} data-testid="note-add">
+        <Button size="small" variant="contained" onClick={() => void submit()} disabled={add.isPending} sx={{ mt: 1 }} data-testid="note-add">
           {t('common.add')}
         </Button>
         <List dense>

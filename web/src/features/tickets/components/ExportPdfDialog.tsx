@@ -3,7 +3,7 @@ import { Button, Dialog, DialogActions, DialogContent, DialogTitle, LinearProgre
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { toastError } from '../../../lib/toast';
-import { userOptionsQuery } from '../api/lookups';
+import { userOptionsQuery } from '../../../lib/lookups/options';
 import { buildTicketPdf, downloadBlob, exportLabels, loadAllMessages, pdfFileName, type ExportProgress } from '../export/exportTicket';
 import type { Ticket } from '../types';
 

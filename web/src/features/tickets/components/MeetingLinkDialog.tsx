@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { ConfirmDialog } from '../../../components/ui';
 import { useAuthenticatedSession } from '../../../lib/session';
 import { toastError } from '../../../lib/toast';
-import { messagesKeys, sendMessage, upsertMessage, type MessagesData } from '../../messages/api/messages';
+import { messagesKeys, sendMessage, upsertMessage, type MessagesData } from '../messages/api/messages';
 import { meetingLink } from '../meeting';
 import type { Ticket } from '../types';
 

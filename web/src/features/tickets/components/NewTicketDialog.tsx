@@ -6,7 +6,7 @@ import { isApiError } from '../../../lib/api';
 import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
 import { useAuthenticatedSession } from '../../../lib/session';
 import { toastError } from '../../../lib/toast';
-import { useConnectionOptions, useContactSearch, type ContactOption } from '../api/lookups';
+import { useConnectionOptions, useContactSearch, type ContactOption } from '../../../lib/lookups/options';
 import { useCreateTicket } from '../api/tickets';
 import { otherOpenTicketSchema, type OtherOpenTicket } from '../types';
 import { TicketAlreadyOpenDialog } from './TicketAlreadyOpenDialog';

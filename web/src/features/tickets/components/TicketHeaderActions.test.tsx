@@ -6,7 +6,7 @@ import { stubObjectUrls } from '../../../test/object-urls';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
-import { inboxAuth, messageFixture, QUEUES, ticketFixture } from '../test/fixtures';
+import { inboxAuth, messageFixture, QUEUES, ticketFixture } from '../../../test/inbox-fixtures';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 

@@ -1,15 +1,17 @@
 import { memo } from 'react';
-import { Avatar, Badge, Box, Chip, IconButton, ListItemButton, Stack, Tooltip, Typography } from '@mui/material';
+import { Avatar, Badge, Box, Chip, IconButton, ListItemButton, Stack, Typography } from '@mui/material';
 import CheckIcon from '@mui/icons-material/Check';
 import DoneAllIcon from '@mui/icons-material/DoneAll';
 import CloseIcon from '@mui/icons-material/Close';
 import ReplayIcon from '@mui/icons-material/Replay';
 import UndoIcon from '@mui/icons-material/Undo';
 import { useTranslation } from 'react-i18next';
-import { formatTicketTime, LAST_MESSAGE_MAX, NAME_MAX, truncate } from '../format';
+import { formatTicketTime, NAME_MAX, truncate } from '../format';
 import type { Ticket } from '../types';
 import { itemActions } from '../actions';
+import { LastMessage } from './LastMessage';
 import type { TicketAction } from '../hooks/useTicketActions';
+import { Tooltip } from '../../../components/Tooltip';
 
 const ICONS = { accept: CheckIcon, ignore: CloseIcon, return: UndoIcon, resolve: DoneAllIcon, reopen: ReplayIcon } as const;
 
@@ -49,7 +51,7 @@ export const TicketListItem = memo(function TicketListItem({ ticket, selected, s
         </Stack>
         <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
           <Typography variant="body2" color="text.secondary" noWrap sx={{ flex: 1 }} data-testid="ticket-item-last">
-            {truncate(ticket.lastMessage, LAST_MESSAGE_MAX)}
+            <LastMessage ticket={ticket} />
           </Typography>
           {ticket.unreadMessages > 0 && (
             <Badge badgeContent={ticket.unreadMessages} color="success" max={999} data-testid="ticket-item-unread" sx={{ mr: 1.5 }} />

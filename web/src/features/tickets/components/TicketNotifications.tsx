@@ -1,5 +1,5 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
-import { Avatar, Badge, Box, IconButton, List, ListItemAvatar, ListItemButton, ListItemText, Popover, Tooltip, Typography } from '@mui/material';
+import { Avatar, Badge, Box, IconButton, List, ListItemAvatar, ListItemButton, ListItemText, Popover, Typography } from '@mui/material';
 import NotificationsIcon from '@mui/icons-material/NotificationsNone';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocation, useNavigate } from 'react-router';
@@ -8,7 +8,7 @@ import { useAuthenticatedSession } from '../../../lib/session';
 import { getSocket, onSocketChange, useCompanyEvent } from '../../../lib/socket';
 import { playNotificationSound } from '../../../lib/sound';
 import { setTitleCount } from '../../../lib/title';
-import { formatTicketTime, LAST_MESSAGE_MAX, NAME_MAX, truncate } from '../format';
+import { formatTicketTime, NAME_MAX, truncate } from '../format';
 import {
   applyNotificationTicket,
   getUnreadTickets,
@@ -19,6 +19,8 @@ import {
   type UnreadTickets,
 } from '../notifications';
 import { ticketSchema } from '../types';
+import { LastMessage } from './LastMessage';
+import { Tooltip } from '../../../components/Tooltip';
 
 interface Payload {
   action?: string;
@@ -131,7 +133,7 @@ export function TicketNotifications() {
                 </ListItemAvatar>
                 <ListItemText
                   primary={truncate(ticket.contact.name, NAME_MAX)}
-                  secondary={truncate(ticket.lastMessage, LAST_MESSAGE_MAX)}
+                  secondary={<LastMessage ticket={ticket} />}
                   slotProps={{ primary: { noWrap: true }, secondary: { noWrap: true } }}
                 />
                 <Typography variant="caption" color="text.secondary" sx={{ ml: 1, whiteSpace: 'nowrap' }}>

@@ -4,8 +4,9 @@ import userEvent from '@testing-library/user-event';
 import { setLanguage } from '../../../lib/i18n';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
+import { stubWidth } from '../../../test/layout';
 import { lastSocket } from '../../../test/socket';
-import { inboxAuth, messageFixture, QUEUES, ticketFixture } from '../test/fixtures';
+import { inboxAuth, messageFixture, QUEUES, ticketFixture } from '../../../test/inbox-fixtures';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
@@ -158,6 +159,42 @@ describe('/tickets/{uuid}', () => {
     await waitFor(() => expect(server.find('POST', '/tags/sync')).toHaveLength(1));
     expect(server.find('POST', '/tags/sync')[0].body).toEqual({ contactId: 107, tags: [{ id: 2 }] });
     expect(await within(screen.getByTestId('contact-drawer')).findByText('Lead')).toBeInTheDocument();
+  });
+
+  it('goes back to the list with a notice for a ticket that does not exist (/tickets/undefined)', async () => {
+    viewServer({ 'GET /tickets/u/:uuid': () => reply(404, { error: 'ERR_NO_TICKET_FOUND', message: 'Ticket not found.' }) });
+    renderApp('/tickets/undefined');
+    const notice = await screen.findByTestId('tickets-missing-notice');
+    expect(notice).toHaveTextContent('Este ticket não existe ou você não tem acesso a ele.');
+    expect(window.location.pathname).toBe('/tickets');
+    expect(await screen.findByTestId('ticket-item-7')).toBeInTheDocument();
+    expect(screen.getByTestId('ticket-placeholder')).toBeInTheDocument();
+    expect(screen.queryByTestId('ticket-not-found')).not.toBeInTheDocument();
+    await userEvent.setup().click(within(notice).getByRole('button', { name: 'Fechar' }));
+    await waitFor(() => expect(screen.queryByTestId('tickets-missing-notice')).not.toBeInTheDocument());
+  });
+
+  it('keeps the contact in a narrow header and puts the actions that do not fit in the "more" menu', async () => {
+    // A 390 px header: back button, the contact's 160 px, three actions and "more".
+    const restore = stubWidth(390);
+    try {
+      viewServer({ 'GET /tickets-log/:id': () => [] });
+      renderApp('/tickets/uuid-7');
+      const actions = await screen.findByTestId('ticket-header-actions');
+      expect(within(actions).getByTestId('ticket-header-resolve')).toBeInTheDocument();
+      expect(within(actions).getByTestId('ticket-header-transfer')).toBeInTheDocument();
+      expect(within(actions).queryByTestId('ticket-header-log')).not.toBeInTheDocument();
+      const user = userEvent.setup();
+      await user.click(within(actions).getByTestId('ticket-header-more'));
+      const menu = await screen.findByTestId('ticket-header-menu');
+      const items = within(menu).getAllByRole('menuitem').map((item) => item.getAttribute('data-testid'));
+      expect(items).toEqual(expect.arrayContaining(['ticket-header-meeting', 'ticket-header-pdf', 'ticket-header-log', 'ticket-header-delete']));
+      expect(items).not.toContain('ticket-header-resolve');
+      await user.click(within(menu).getByTestId('ticket-header-log'));
+      expect(await screen.findByTestId('ticket-log-dialog')).toBeInTheDocument();
+    } finally {
+      restore();
+    }
   });
 
   it('uses a tab view of ticket and list on narrow screens', async () => {

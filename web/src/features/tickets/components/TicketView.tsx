@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
-import { Avatar, Box, Button, CircularProgress, IconButton, Paper, Stack, Tooltip, Typography } from '@mui/material';
+import { Avatar, Box, Button, CircularProgress, IconButton, ListItemIcon, ListItemText, Menu, MenuItem, Paper, Tooltip, Typography, useMediaQuery } from '@mui/material';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import CheckIcon from '@mui/icons-material/Check';
 import CloseIcon from '@mui/icons-material/Close';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import DoneAllIcon from '@mui/icons-material/DoneAll';
 import HistoryIcon from '@mui/icons-material/History';
+import MoreVertIcon from '@mui/icons-material/MoreVert';
 import PictureAsPdfIcon from '@mui/icons-material/PictureAsPdfOutlined';
 import SmartToyIcon from '@mui/icons-material/SmartToyOutlined';
 import ReplayIcon from '@mui/icons-material/Replay';
@@ -16,16 +17,20 @@ import VideoCallIcon from '@mui/icons-material/VideoCallOutlined';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { splitToFit } from '../../../lib/layout/overflow';
+import { useElementWidth } from '../../../lib/layout/useElementWidth';
 import { getSocket } from '../../../lib/socket';
 import { useAuthenticatedSession } from '../../../lib/session';
-import { MessagesPanel } from '../../messages/components/MessagesPanel';
-import { ScheduleDialog } from '../../schedules/components/ScheduleDialog';
+import { MessagesPanel } from '../messages/components/MessagesPanel';
+import { ScheduleDialog } from '../../../components/ScheduleDialog';
 import { ticketsKeys, useTicket } from '../api/tickets';
 import { applyInboxEvent } from '../hooks/useInboxRealtime';
 import { useReadWhileOpen } from '../hooks/useReadWhileOpen';
 import { useTicketActions, type TicketAction } from '../hooks/useTicketActions';
 import type { Ticket } from '../types';
-import { ContactDrawer } from './ContactDrawer';
+import { actionsRoom, ACTION_WIDTH, byPriority, drawerOverlays, HEADER_GAP, MOBILE_QUERY, NAME_MIN_WIDTH, type HeaderAction } from '../layout';
+import { isMissingTicketError, missingTicketState } from '../missing';
+import { CONTACT_DRAWER_WIDTH, ContactDrawer } from './ContactDrawer';
 import { ExportPdfDialog } from './ExportPdfDialog';
 import { MeetingLinkDialog } from './MeetingLinkDialog';
 import { TicketLogDialog } from './TicketLogDialog';
@@ -44,6 +49,10 @@ export function TicketView({ uuid }: { uuid: string }) {
   const [exporting, setExporting] = useState(false);
   const [meeting, setMeeting] = useState(false);
   const [scheduling, setScheduling] = useState(false);
+  const [moreAnchor, setMoreAnchor] = useState<HTMLElement | null>(null);
+  const [viewRef, viewWidth] = useElementWidth();
+  const [headerRef, headerWidth] = useElementWidth();
+  const phone = useMediaQuery(MOBILE_QUERY);
   const ticketId = query.data?.id;
   useReadWhileOpen(query.data);
 
@@ -54,6 +63,11 @@ export function TicketView({ uuid }: { uuid: string }) {
     applyInboxEvent(queryClient, 'ticket', { action: 'updateUnread', ticketId });
     queryClient.setQueryData<Ticket>(ticketsKeys.detail(uuid), (data) => (data && data.unreadMessages > 0 ? { ...data, unreadMessages: 0 } : data));
   }, [ticketId, uuid, queryClient]);
+
+  const missing = query.isError && isMissingTicketError(query.error);
+  useEffect(() => {
+    if (missing) navigate('/tickets', { replace: true, state: missingTicketState(uuid) });
+  }, [missing, navigate, uuid]);
 
   useEffect(() => {
     const socket = getSocket();
@@ -76,9 +90,11 @@ export function TicketView({ uuid }: { uuid: string }) {
     );
   }
   if (query.isError || !query.data) {
+    // A missing ticket goes back to the list (the effect above); another failure can be retried.
     return (
       <Box sx={{ p: 4, textAlign: 'center' }} data-testid="ticket-not-found">
-        <Typography>{t('errors.ERR_NO_TICKET_FOUND')}</Typography>
+        <Typography>{missing ? t('tickets.notFound') : t('errors.generic')}</Typography>
+        {!missing && <Button onClick={() => void query.refetch()}>{t('tickets.retry')}</Button>}
         <Button onClick={() => navigate('/tickets')}>{t('common.back')}</Button>
       </Box>
     );
@@ -94,15 +110,38 @@ export function TicketView({ uuid }: { uuid: string }) {
   if (permissions.includes('ticket-options:deleteTicket')) available.push('delete');
   const canWrite = ticket.status === 'open' || ticket.status === 'group';
 
+  const headerActions: HeaderAction[] = [
+    ...available.map((action) => ({ key: action, label: t(`tickets.actions.${action}`), icon: ICONS[action], run: () => actions.run(action, ticket), disabled: actions.busy })),
+    ...(canWrite ? [{ key: 'meeting', label: t('tickets.actions.meeting'), icon: VideoCallIcon, run: () => setMeeting(true) }] : []),
+    ...(permissions.includes('menu:schedules') ? [{ key: 'schedule', label: t('schedules.action'), icon: ScheduleIcon, run: () => setScheduling(true) }] : []),
+    { key: 'pdf', label: t('tickets.actions.exportPdf'), icon: PictureAsPdfIcon, run: () => setExporting(true) },
+    { key: 'log', label: t('tickets.actions.log'), icon: HistoryIcon, run: () => setLogOpen(true) },
+  ];
+  const { inline, overflow } = splitToFit(byPriority(headerActions), actionsRoom(headerWidth), ACTION_WIDTH);
+  const drawerOverlay = drawerOverlays(phone, viewWidth, CONTACT_DRAWER_WIDTH);
+
   return (
-    <Box sx={{ display: 'flex', height: '100%', minHeight: 0 }} data-testid="ticket-view">
-      <Box sx={{ display: 'flex', flexDirection: 'column', flex: 1, minWidth: 0 }}>
-        <Paper square elevation={1} sx={{ px: 1, py: 0.5 }}>
-          <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+    <Box ref={viewRef} sx={{ display: 'flex', flex: '1 1 0px', minHeight: 0, minWidth: 0 }} data-testid="ticket-view">
+      <Box sx={{ display: 'flex', flexDirection: 'column', flex: '1 1 0px', minWidth: 0, minHeight: 0 }}>
+        <Paper square elevation={1} sx={{ px: 1, py: 0.5, flexShrink: 0, position: 'relative', zIndex: 1 }} data-testid="ticket-header">
+          <Box ref={headerRef} sx={{ display: 'flex', alignItems: 'center', gap: `${HEADER_GAP}px` }}>
             <IconButton onClick={() => navigate('/tickets')} aria-label={t('common.back')} data-testid="ticket-back">
               <ArrowBackIcon />
             </IconButton>
-            <Box onClick={() => setDrawer((v) => !v)} sx={{ display: 'flex', alignItems: 'center', gap: 1, flex: 1, minWidth: 0, cursor: 'pointer' }} data-testid="ticket-contact">
+            <Box
+              role="button"
+              tabIndex={0}
+              aria-expanded={drawer}
+              onClick={() => setDrawer((v) => !v)}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter' || event.key === ' ') {
+                  event.preventDefault();
+                  setDrawer((v) => !v);
+                }
+              }}
+              sx={{ display: 'flex', alignItems: 'center', gap: 1, flex: '1 1 auto', minWidth: NAME_MIN_WIDTH, cursor: 'pointer', borderRadius: 1, '&:focus-visible': { outline: 2, outlineColor: 'primary.main' } }}
+              data-testid="ticket-contact"
+            >
               <Avatar src={ticket.contact.urlPicture ?? undefined}>{ticket.contact.name.slice(0, 1)}</Avatar>
               <Box sx={{ minWidth: 0 }}>
                 <Typography variant="subtitle1" noWrap data-testid="ticket-header-name">
@@ -114,51 +153,63 @@ export function TicketView({ uuid }: { uuid: string }) {
                 </Typography>
               </Box>
             </Box>
-            {available.map((action) => {
-              const Icon = ICONS[action];
-              return (
-                <Tooltip key={action} title={t(`tickets.actions.${action}`)}>
-                  <span>
-                    <IconButton onClick={() => actions.run(action, ticket)} disabled={actions.busy} aria-label={t(`tickets.actions.${action}`)} data-testid={`ticket-header-${action}`}>
-                      <Icon />
-                    </IconButton>
-                  </span>
+            <Box sx={{ display: 'flex', flexShrink: 0 }} data-testid="ticket-header-actions">
+              {inline.map((action) => {
+                const Icon = action.icon;
+                return (
+                  <Tooltip key={action.key} title={action.label}>
+                    <span>
+                      <IconButton onClick={action.run} disabled={action.disabled} aria-label={action.label} data-testid={`ticket-header-${action.key}`}>
+                        <Icon />
+                      </IconButton>
+                    </span>
+                  </Tooltip>
+                );
+              })}
+              {overflow.length > 0 && (
+                <Tooltip title={t('tickets.moreActions')}>
+                  <IconButton
+                    onClick={(event) => setMoreAnchor(event.currentTarget)}
+                    aria-label={t('tickets.moreActions')}
+                    aria-haspopup="menu"
+                    aria-expanded={moreAnchor !== null}
+                    data-testid="ticket-header-more"
+                  >
+                    <MoreVertIcon />
+                  </IconButton>
                 </Tooltip>
-              );
-            })}
-            {canWrite && (
-              <Tooltip title={t('tickets.actions.meeting')}>
-                <IconButton onClick={() => setMeeting(true)} aria-label={t('tickets.actions.meeting')} data-testid="ticket-header-meeting">
-                  <VideoCallIcon />
-                </IconButton>
-              </Tooltip>
-            )}
-            {permissions.includes('menu:schedules') && (
-              <Tooltip title={t('schedules.action')}>
-                <IconButton onClick={() => setScheduling(true)} aria-label={t('schedules.action')} data-testid="ticket-header-schedule">
-                  <ScheduleIcon />
-                </IconButton>
-              </Tooltip>
-            )}
-            <Tooltip title={t('tickets.actions.exportPdf')}>
-              <IconButton onClick={() => setExporting(true)} aria-label={t('tickets.actions.exportPdf')} data-testid="ticket-header-pdf">
-                <PictureAsPdfIcon />
-              </IconButton>
-            </Tooltip>
-            <Tooltip title={t('tickets.actions.log')}>
-              <IconButton onClick={() => setLogOpen(true)} aria-label={t('tickets.actions.log')} data-testid="ticket-header-log">
-                <HistoryIcon />
-              </IconButton>
-            </Tooltip>
-          </Stack>
+              )}
+            </Box>
+          </Box>
         </Paper>
+        <Menu anchorEl={moreAnchor} open={moreAnchor !== null && overflow.length > 0} onClose={() => setMoreAnchor(null)} data-testid="ticket-header-menu">
+          {overflow.map((action) => {
+            const Icon = action.icon;
+            return (
+              <MenuItem
+                key={action.key}
+                disabled={action.disabled}
+                onClick={() => {
+                  setMoreAnchor(null);
+                  action.run();
+                }}
+                data-testid={`ticket-header-${action.key}`}
+              >
+                <ListItemIcon>
+                  <Icon fontSize="small" />
+                </ListItemIcon>
+                <ListItemText>{action.label}</ListItemText>
+              </MenuItem>
+            );
+          })}
+        </Menu>
         <MessagesPanel
           key={ticket.uuid}
           ticket={{ id: ticket.id, uuid: ticket.uuid, status: ticket.status, channel: ticket.channel, contactId: ticket.contactId, contactName: ticket.contact.name }}
           canWrite={canWrite}
         />
       </Box>
-      <ContactDrawer ticket={ticket} open={drawer} onClose={() => setDrawer(false)} />
+      <ContactDrawer ticket={ticket} open={drawer} overlay={drawerOverlay} onClose={() => setDrawer(false)} />
       <TicketLogDialog ticketId={ticket.id} open={logOpen} onClose={() => setLogOpen(false)} />
       {exporting && <ExportPdfDialog ticket={ticket} onClose={() => setExporting(false)} />}
       <MeetingLinkDialog ticket={meeting ? ticket : null} onClose={() => setMeeting(false)} />

@@ -1,21 +1,16 @@
-import { useMemo, useState } from 'react';
+import { lazy, useMemo, useState } from 'react';
 import {
   Badge,
   Box,
   Button,
-  Checkbox,
-  Collapse,
   FormControlLabel,
   IconButton,
   InputAdornment,
-  ListItemText,
-  MenuItem,
   Stack,
   Switch,
   Tab,
   Tabs,
   TextField,
-  Tooltip,
 } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import ClearAllIcon from '@mui/icons-material/ClearAll';
@@ -23,71 +18,52 @@ import FilterListIcon from '@mui/icons-material/FilterList';
 import SearchIcon from '@mui/icons-material/Search';
 import SwapVertIcon from '@mui/icons-material/SwapVert';
 import { useTranslation } from 'react-i18next';
-import { ConfirmDialog } from '../../../components/ui';
+import { Tooltip } from '../../../components/Tooltip';
+import { WhenOpened } from '../../../components/WhenOpened';
 import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
 import { toast, toastError } from '../../../lib/toast';
 import { useAuthenticatedSession } from '../../../lib/session';
-import { useConnectionOptions, useTagOptions, useUserOptions } from '../api/lookups';
+import { useConnectionOptions, useTagOptions, useUserOptions } from '../../../lib/lookups/options';
+import type { InboxControls } from '../../../lib/wasm/rules';
+import { useRules } from '../../../lib/wasm/useRules';
 import { useCloseAllTickets, type TicketListParams } from '../api/tickets';
 import { useTicketActions } from '../hooks/useTicketActions';
 import type { TicketTab } from '../types';
-import { NewTicketDialog } from './NewTicketDialog';
+import { ConfirmDialog, NewTicketDialog } from './lazyDialogs';
+import { MultiSelect } from './MultiSelect';
 import { TicketsList } from './TicketsList';
 
-interface MultiSelectProps {
-  label: string;
-  options: { id: number; name: string }[];
-  value: number[];
-  onChange: (value: number[]) => void;
-  testId: string;
-}
+/** The filter panel loads when first opened (its Collapse is not in the inbox's first load). */
+const TicketFilters = lazy(() => import('./TicketFilters'));
 
-function MultiSelect({ label, options, value, onChange, testId }: MultiSelectProps) {
-  return (
-    <TextField
-      select
-      size="small"
-      fullWidth
-      label={label}
-      value={value}
-      onChange={(e) => {
-        const raw = e.target.value as unknown;
-        onChange(Array.isArray(raw) ? raw.map(Number) : String(raw).split(',').filter(Boolean).map(Number));
-      }}
-      slotProps={{
-        select: {
-          multiple: true,
-          renderValue: (selected) => options.filter((o) => (selected as number[]).includes(o.id)).map((o) => o.name).join(', '),
-        },
-        htmlInput: { 'data-testid': testId },
-      }}
-    >
-      {options.map((option) => (
-        <MenuItem key={option.id} value={option.id}>
-          <Checkbox size="small" checked={value.includes(option.id)} />
-          <ListItemText primary={option.name} />
-        </MenuItem>
-      ))}
-    </TextField>
-  );
-}
+/** The controls every signed-in user has, shown until the core's rules are loaded. */
+const EVERYONE: InboxControls = {
+  tabs: ['open', 'pending', 'closed', 'search'],
+  showAll: false,
+  showAllInSearch: false,
+  filterByUsers: false,
+  showOwner: false,
+  closePending: false,
+  closeAll: false,
+};
 
 /** The inbox panel (spec 1 "Tickets inbox"): search, tabs, toggles, queue and filter choices, the list. */
 export function TicketsManager({ selectedUuid }: { selectedUuid: string | undefined }) {
   const { t } = useTranslation();
   const session = useAuthenticatedSession();
-  const { user, permissions } = session;
-  const isAdmin = user.profile === 'admin';
-  const canShowAll = permissions.includes('tickets-manager:showall');
-  // Capabilities from the server; the user flags are the fallback of an older server.
-  const canClosePending = permissions.includes('tickets:close-pending') || user.userClosePendingTicket === 'enabled';
-  const showGroups = permissions.includes('tickets:groups') || user.allowGroup;
+  const { user } = session;
+  // What the user may do here is the core's answer (policy through WASM). Until the module is in
+  // (a moment after the first render) the panel shows the controls everyone has.
+  const rules = useRules();
+  const controls = useMemo(() => rules?.inboxControls(user) ?? EVERYONE, [rules, user]);
   const userQueues = useMemo(() => user.queues ?? [], [user.queues]);
 
   const [tab, setTab] = useState<TicketTab>('open');
   const [searchText, setSearchText] = useState('');
   const search = useDebouncedValue(searchText.trim(), 500);
-  const [searchOnMessages, setSearchOnMessages] = useState(false);
+  // The box searches message bodies too, as its placeholder says; the filter panel narrows it to
+  // contacts and ticket numbers.
+  const [searchOnMessages, setSearchOnMessages] = useState(true);
   const [showAll, setShowAll] = useState(false);
   const [sort, setSort] = useState<'ASC' | 'DESC'>('DESC');
   const [queueIds, setQueueIds] = useState<number[]>(() => userQueues.map((q) => q.id));
@@ -97,32 +73,31 @@ export function TicketsManager({ selectedUuid }: { selectedUuid: string | undefi
   const [whatsappIds, setWhatsappIds] = useState<number[]>([]);
   const [newTicket, setNewTicket] = useState(false);
   const tags = useTagOptions();
-  const users = useUserOptions(isAdmin);
+  const users = useUserOptions(controls.filterByUsers);
   const connections = useConnectionOptions();
   const actions = useTicketActions();
-  const canCloseAll = permissions.includes('tickets-manager:closeAll');
   const closeAll = useCloseAllTickets();
   const [confirmCloseAll, setConfirmCloseAll] = useState(false);
 
-  const tabs: TicketTab[] = showGroups ? ['open', 'pending', 'group', 'closed', 'search'] : ['open', 'pending', 'closed', 'search'];
+  const tabs: TicketTab[] = controls.tabs;
   const params: TicketListParams = {
     tab,
     search: tab === 'search' ? search : '',
     searchOnMessages,
     // Plain users search with showAll off (spec 1 §6).
-    showAll: canShowAll && showAll && !(tab === 'search' && !isAdmin),
+    showAll: showAll && (tab === 'search' ? controls.showAllInSearch : controls.showAll),
     queueIds,
     tagIds,
-    userIds: isAdmin ? userIds : [],
+    userIds: controls.filterByUsers ? userIds : [],
     whatsappIds,
     sort,
     userId: user.id,
   };
-  const activeFilters = tagIds.length + (isAdmin ? userIds.length : 0) + whatsappIds.length;
+  const activeFilters = tagIds.length + (controls.filterByUsers ? userIds.length : 0) + whatsappIds.length;
   const sortable = tab !== 'closed' && tab !== 'search';
 
   return (
-    <Box sx={{ display: 'flex', flexDirection: 'column', height: '100%', minHeight: 0 }} data-testid="tickets-manager">
+    <Box sx={{ display: 'flex', flexDirection: 'column', flex: '1 1 0px', minHeight: 0 }} data-testid="tickets-manager">
       <Stack direction="row" spacing={1} sx={{ p: 1, alignItems: 'center' }}>
         <TextField
           size="small"
@@ -149,32 +124,30 @@ export function TicketsManager({ selectedUuid }: { selectedUuid: string | undefi
           {t('tickets.new')}
         </Button>
       </Stack>
-      <Collapse in={filtersOpen}>
-        <Stack spacing={1} sx={{ px: 1, pb: 1 }}>
-          <MultiSelect label={t('tickets.filters.tags')} options={tags.data ?? []} value={tagIds} onChange={setTagIds} testId="tickets-filter-tags" />
-          {isAdmin && <MultiSelect label={t('tickets.filters.users')} options={users.data ?? []} value={userIds} onChange={setUserIds} testId="tickets-filter-users" />}
-          <MultiSelect
-            label={t('tickets.filters.connections')}
-            options={connections.data ?? []}
-            value={whatsappIds}
-            onChange={setWhatsappIds}
-            testId="tickets-filter-connections"
-          />
-          {tab === 'search' && (
-            <FormControlLabel
-              control={<Switch size="small" checked={searchOnMessages} onChange={(e) => setSearchOnMessages(e.target.checked)} />}
-              label={t('tickets.filters.searchOnMessages')}
-            />
-          )}
-        </Stack>
-      </Collapse>
+      <WhenOpened open={filtersOpen}>
+        <TicketFilters
+          open={filtersOpen}
+          filterByUsers={controls.filterByUsers}
+          tags={tags.data ?? []}
+          users={users.data ?? []}
+          connections={connections.data ?? []}
+          tagIds={tagIds}
+          onTagIds={setTagIds}
+          userIds={userIds}
+          onUserIds={setUserIds}
+          whatsappIds={whatsappIds}
+          onWhatsappIds={setWhatsappIds}
+          searchOnMessages={tab === 'search' ? searchOnMessages : null}
+          onSearchOnMessages={setSearchOnMessages}
+        />
+      </WhenOpened>
       <Tabs value={tab} onChange={(_e, value: TicketTab) => setTab(value)} variant="scrollable" scrollButtons="auto" sx={{ borderBottom: 1, borderColor: 'divider', minHeight: 40 }}>
         {tabs.map((value) => (
           <Tab key={value} value={value} label={t(`tickets.tabs.${value}`)} data-testid={`tickets-tab-${value}`} sx={{ minHeight: 40, minWidth: 72 }} />
         ))}
       </Tabs>
       <Stack direction="row" spacing={1} sx={{ px: 1, py: 0.5, alignItems: 'center' }}>
-        {canShowAll && (
+        {controls.showAll && (
           <FormControlLabel
             control={<Switch size="small" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} slotProps={{ input: { 'aria-label': t('tickets.showAll') } }} data-testid="tickets-show-all" />}
             label={t('tickets.showAll')}
@@ -188,7 +161,7 @@ export function TicketsManager({ selectedUuid }: { selectedUuid: string | undefi
             </IconButton>
           </Tooltip>
         )}
-        {canCloseAll && (tab === 'open' || tab === 'pending' || tab === 'group') && (
+        {controls.closeAll && (tab === 'open' || tab === 'pending' || tab === 'group') && (
           <Tooltip title={t('tickets.closeAll.button')}>
             <IconButton size="small" onClick={() => setConfirmCloseAll(true)} aria-label={t('tickets.closeAll.button')} data-testid="tickets-close-all">
               <ClearAllIcon fontSize="small" />
@@ -199,25 +172,29 @@ export function TicketsManager({ selectedUuid }: { selectedUuid: string | undefi
           <MultiSelect label={t('tickets.queues')} options={userQueues} value={queueIds} onChange={setQueueIds} testId="tickets-queues" />
         </Box>
       </Stack>
-      <TicketsList params={params} selectedUuid={selectedUuid} showOwner={isAdmin} canClosePending={canClosePending} onAction={actions.run} />
+      <TicketsList params={params} selectedUuid={selectedUuid} showOwner={controls.showOwner} canClosePending={controls.closePending} onAction={actions.run} />
       {actions.dialogs}
-      <NewTicketDialog open={newTicket} onClose={() => setNewTicket(false)} />
-      <ConfirmDialog
-        open={confirmCloseAll}
-        title={t('tickets.closeAll.title')}
-        onClose={() => setConfirmCloseAll(false)}
-        busy={closeAll.isPending}
-        testId="tickets-close-all-confirm"
-        onConfirm={() => {
-          setConfirmCloseAll(false);
-          closeAll.mutate(
-            { status: tab, selectedQueueIds: queueIds },
-            { onSuccess: (result) => toast.success(t('tickets.closeAll.done', { count: result.closed })), onError: toastError },
-          );
-        }}
-      >
-        {t('tickets.closeAll.message', { status: t(`tickets.tabs.${tab}`) })}
-      </ConfirmDialog>
+      <WhenOpened open={newTicket}>
+        <NewTicketDialog open={newTicket} onClose={() => setNewTicket(false)} />
+      </WhenOpened>
+      <WhenOpened open={confirmCloseAll}>
+        <ConfirmDialog
+          open={confirmCloseAll}
+          title={t('tickets.closeAll.title')}
+          onClose={() => setConfirmCloseAll(false)}
+          busy={closeAll.isPending}
+          testId="tickets-close-all-confirm"
+          onConfirm={() => {
+            setConfirmCloseAll(false);
+            closeAll.mutate(
+              { status: tab, selectedQueueIds: queueIds },
+              { onSuccess: (result) => toast.success(t('tickets.closeAll.done', { count: result.closed })), onError: toastError },
+            );
+          }}
+        >
+          {t('tickets.closeAll.message', { status: t(`tickets.tabs.${tab}`) })}
+        </ConfirmDialog>
+      </WhenOpened>
     </Box>
   );
 }

@@ -5,7 +5,7 @@ import { setLanguage } from '../../../lib/i18n';
 import { renderApp } from '../../../test/render';
 import { mockServer, reply, type MockHandler } from '../../../test/server';
 import { lastSocket } from '../../../test/socket';
-import { inboxAuth, ticketFixture } from '../test/fixtures';
+import { inboxAuth, ticketFixture } from '../../../test/inbox-fixtures';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
@@ -139,6 +139,80 @@ describe('/tickets list', () => {
     // (The top bar's notification bell asks for the unread tickets on its own.)
     const listRequests = server.find('GET', '/tickets').filter((r) => !r.query.has('withUnreadMessages'));
     expect(listRequests.map((r) => r.query.get('cursor'))).toEqual([null, 'abc']);
+  });
+});
+
+describe('/tickets last message', () => {
+  it('shows WhatsApp formatting in the preview, cut at 40 visible characters', async () => {
+    inboxServer({ open: [ticketFixture(1, { lastMessage: '*negrito* _itálico_ ~riscado~ ```mono``` 2*3*4 e mais texto depois' })] });
+    renderApp('/tickets');
+    const last = within(await screen.findByTestId('ticket-item-1')).getByTestId('ticket-item-last');
+    expect(last).toHaveTextContent('negrito itálico riscado mono 2*3*4 e mai...');
+    expect(last.querySelector('strong')).toHaveTextContent('negrito');
+    expect(last.querySelector('em')).toHaveTextContent('itálico');
+    expect(last.querySelector('s')).toHaveTextContent('riscado');
+    expect(last.querySelector('code')).toHaveTextContent('mono');
+  });
+
+  it('says the last message was deleted, and follows a deletion live', async () => {
+    inboxServer({ open: [ticketFixture(1, { lastMessage: 'segredo' }), ticketFixture(2, { lastMessage: 'errado', lastMessageDeleted: true, lastMessageFromMe: true })] });
+    renderApp('/tickets');
+    const own = within(await screen.findByTestId('ticket-item-2')).getByTestId('ticket-item-last');
+    expect(own).toHaveTextContent('Essa mensagem foi apagada');
+    expect(own).not.toHaveTextContent('errado');
+    expect(within(screen.getByTestId('ticket-item-1')).getByTestId('ticket-item-last')).toHaveTextContent('segredo');
+    // The contact deletes it: the message's update event carries the ticket as it now is.
+    act(() =>
+      lastSocket().serverEmit('company-1-appMessage', {
+        action: 'update',
+        seq: 1,
+        ticket: ticketFixture(1, { lastMessage: 'segredo', lastMessageDeleted: true, lastMessageFromMe: false }),
+        message: { id: 5, isDeleted: true },
+      }),
+    );
+    await waitFor(() => expect(within(screen.getByTestId('ticket-item-1')).getByTestId('ticket-item-last')).toHaveTextContent('Mensagem apagada pelo contato'));
+    expect(within(screen.getByTestId('ticket-item-1')).getByTestId('ticket-item-last')).not.toHaveTextContent('segredo');
+  });
+});
+
+describe('/tickets media preview', () => {
+  it("names a caption-less file's kind in the reader's language, and a captioned one by its caption", async () => {
+    inboxServer({
+      open: [
+        ticketFixture(1, { lastMessage: '📷 Imagem', lastMessageMedia: 'image' }),
+        ticketFixture(2, { lastMessage: 'segue o *boleto*', lastMessageMedia: null }),
+        ticketFixture(3, { lastMessage: '📞 Chamada perdida', lastMessageMedia: 'call_log' }),
+      ],
+    });
+    try {
+      await setLanguage('en');
+      renderApp('/tickets');
+      const last = async (id: number) => within(await screen.findByTestId(`ticket-item-${id}`)).getByTestId('ticket-item-last');
+      expect(await last(1)).toHaveTextContent('📷 Photo');
+      expect(await last(2)).toHaveTextContent('segue o boleto');
+      expect(await last(3)).toHaveTextContent('📞 Missed call');
+    } finally {
+      await setLanguage('pt');
+    }
+  });
+});
+
+describe('/tickets search', () => {
+  it('searches message bodies as the placeholder says, unless narrowed in the filters', async () => {
+    const server = inboxServer({ search: [ticketFixture(5, { lastMessage: 'segunda via do boleto' })] });
+    const user = userEvent.setup();
+    renderApp('/tickets');
+    const box = await screen.findByTestId('tickets-search');
+    expect(box).toHaveAttribute('placeholder', 'Buscar atendimento e mensagens');
+    await user.type(box, 'boleto');
+    const searches = () => server.find('GET', '/tickets').filter((r) => r.query.get('searchParam') === 'boleto');
+    await waitFor(() => expect(searches().length).toBeGreaterThan(0), { timeout: 3000 });
+    expect(await screen.findByTestId('ticket-item-5')).toBeInTheDocument();
+    expect(searches().every((r) => r.query.get('searchOnMessages') === 'true')).toBe(true);
+    await user.click(screen.getByTestId('tickets-filters-toggle'));
+    // The filter panel is a chunk of its own, loaded when first opened.
+    await user.click(within(await screen.findByTestId('tickets-search-on-messages')).getByRole('switch'));
+    await waitFor(() => expect(searches().some((r) => !r.query.has('searchOnMessages'))).toBe(true));
   });
 });
 
@@ -278,8 +352,8 @@ describe('close all', () => {
     expect(await screen.findByText('4 ticket(s) fechado(s)')).toBeInTheDocument();
   });
 
-  it('is hidden without the capability', async () => {
-    inboxServer({ open: [ticketFixture(1)] });
+  it('is hidden from whom the policy does not allow it (plain users)', async () => {
+    inboxServer({ open: [ticketFixture(1)] }, {}, inboxAuth({ user: { profile: 'user', super: false } }));
     renderApp('/tickets');
     await screen.findByTestId('ticket-item-1');
     expect(screen.queryByTestId('tickets-close-all')).not.toBeInTheDocument();

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Button, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Stack, TextField } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { useUserOptions } from '../api/lookups';
-import { useCompanyQueues } from '../api/queues';
+import { useUserOptions } from '../../../lib/lookups/options';
+import { useCompanyQueues } from '../../../lib/lookups/queues';
 import type { Ticket } from '../types';
 
 export interface TransferChoice {

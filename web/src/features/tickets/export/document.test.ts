@@ -2,16 +2,27 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import i18n from 'i18next';
 import { jsPDF } from 'jspdf';
 import { setLanguage } from '../../../lib/i18n';
-import { messageSchema, type Message } from '../../messages/types';
-import { messageFixture, ticketFixture } from '../test/fixtures';
+import { messageSchema, type Message } from '../messages/types';
+import { messageFixture, ticketFixture } from '../../../test/inbox-fixtures';
 import { ticketSchema } from '../types';
-import { exportBlocks, layoutPages, pdfSafe, renderTicketPdf, type Block, type BlockStyle, type ExportInput } from './document';
+import type { StyledRun } from '../../../lib/whatsapp/format';
+import { exportBlocks, layoutPages, pdfSafe, plainRun, renderTicketPdf, wrapRuns, type Block, type BlockStyle, type ExportInput } from './document';
 import { exportLabels } from './exportTicket';
 
 /** The strings drawn in an uncompressed jsPDF output, in drawing order. */
 function pdfStrings(output: string): string[] {
   return [...output.matchAll(/\(((?:\\.|[^\\)])*)\)\s*Tj/g)].map((m) => m[1].replace(/\\([\\()])/g, '$1'));
 }
+
+/** The strings drawn with the font each is drawn in ("Helvetica-Bold", "Courier"...). */
+function pdfFonts(output: string): [font: string, text: string][] {
+  const objects = new Map([...output.matchAll(/(\d+) 0 obj\s*<<\s*\/Type \/Font\s*\/BaseFont \/([\w-]+)/g)].map((m) => [m[1], m[2]]));
+  const resources = new Map([...output.matchAll(/\/(F\d+) (\d+) 0 R/g)].map((m) => [m[1], objects.get(m[2]) ?? m[1]]));
+  return [...output.matchAll(/\/(F\d+) [\d.]+ Tf[\s\S]*?\(((?:\\.|[^\\)])*)\)\s*Tj/g)].map((m) => [resources.get(m[1]) ?? m[1], m[2].replace(/\\([\\()])/g, '$1')]);
+}
+
+/** Straight lines stroked in the output (the header rule, strikethroughs). */
+const strokes = (output: string) => output.match(/ l\s+S/g)?.length ?? 0;
 
 const ticket = ticketSchema.parse(ticketFixture(7, { contact: { ...ticketFixture(7).contact, name: 'Maria Souza', number: '55119****0001' } }));
 
@@ -87,6 +98,26 @@ describe('exportBlocks', () => {
     expect(blocks.find((b) => b.style === 'author')?.text).toMatch(/^0[1-6]\/03\/2026 \d\d:01 {2}Maria Souza$/);
   });
 
+  it('removes the formatting markers and keeps the formatting as runs', () => {
+    const blocks = exportBlocks(
+      input([
+        message(1, { body: '*negrito* _itálico_ ~riscado~ ```mono``` 2*3*4', quotedMsg: { id: 9, body: '*citado*', fromMe: false, isDeleted: false } }),
+        message(2, { mediaType: 'image', mediaUrl: '/m/2', mediaName: 'foto_1_.jpg', body: '_legenda_' }),
+      ]),
+      labels(),
+    ).slice(8);
+    const bodies = blocks.filter((b) => b.style === 'body');
+    expect(bodies.map((b) => b.text)).toEqual(['negrito itálico riscado mono 2*3*4', '[imagem] foto_1_.jpg\nlegenda']);
+    expect(bodies[0].runs?.filter((r) => r.bold || r.italic || r.strike || r.mono).map((r) => [r.text, r.bold, r.italic, r.strike, r.mono])).toEqual([
+      ['negrito', true, false, false, false],
+      ['itálico', false, true, false, false],
+      ['riscado', false, false, true, false],
+      ['mono', false, false, false, true],
+    ]);
+    expect(bodies[1].runs?.find((r) => r.italic)?.text).toBe('legenda');
+    expect(blocks.find((b) => b.text.startsWith('>'))?.text).toBe('> citado');
+  });
+
   it('follows the language', async () => {
     await setLanguage('en');
     const blocks = exportBlocks(input([message(1, { mediaType: 'application', mediaUrl: '/m/1', mediaName: 'nota.pdf', body: '' })]), exportLabels(i18n.t, 7));
@@ -97,7 +128,7 @@ describe('exportBlocks', () => {
 
 describe('layoutPages', () => {
   // Ten characters a line, every style: enough to see the wrapping and the page breaks.
-  const wrap = (text: string) => text.match(/.{1,10}/g) ?? [''];
+  const wrap = (runs: StyledRun[]) => (runs.map((r) => r.text).join('').match(/.{1,10}/g) ?? ['']).map((text) => [plainRun(text)]);
   const geometry = { height: 100, top: 10, bottom: 10, lineHeight: { title: 10, meta: 10, author: 10, body: 10, notice: 10 } as Record<BlockStyle, number>, gap: 0 };
 
   it('wraps paragraphs and breaks pages at the bottom margin', () => {
@@ -138,6 +169,25 @@ describe('renderTicketPdf', () => {
     expect(strings.filter((s) => s.startsWith('Ticket #7 - Página'))).toEqual(Array.from({ length: pages }, (_, i) => `Ticket #7 - Página ${i + 1} de ${pages}`));
   });
 
+  it('draws formatted text in bold, italic and Courier faces without the markers, and strikes through', () => {
+    const body = 'Olá *negrito* _itálico_ *_os dois_* ```mono``` fim';
+    const doc = renderTicketPdf(jsPDF, input([message(1, { body })]), labels(), { compress: false });
+    const output = doc.output();
+    expect(pdfFonts(output).filter(([, text]) => /negrito|itálico|os dois|mono/.test(text))).toEqual([
+      ['Helvetica-Bold', 'negrito'],
+      ['Helvetica-Oblique', 'itálico'],
+      ['Helvetica-BoldOblique', 'os dois'],
+      ['Courier', 'mono'],
+    ]);
+    const strings = pdfStrings(output);
+    const start = strings.findIndex((text) => text.startsWith('Olá'));
+    expect(strings.slice(start, start + 9).join('')).toBe('Olá negrito itálico os dois mono fim');
+    const plain = strokes(renderTicketPdf(jsPDF, input([message(1, { body: 'riscado' })]), labels(), { compress: false }).output());
+    const struck = renderTicketPdf(jsPDF, input([message(1, { body: '~riscado~' })]), labels(), { compress: false }).output();
+    expect(strokes(struck)).toBe(plain + 1);
+    expect(pdfStrings(struck)).toContain('riscado');
+  });
+
   it('wraps a long body inside the page and keeps its words', () => {
     const body = Array.from({ length: 60 }, (_, i) => `palavra${i}`).join(' ');
     const doc = renderTicketPdf(jsPDF, input([message(1, { body })]), labels(), { compress: false });
@@ -145,5 +195,20 @@ describe('renderTicketPdf', () => {
     const lines = strings.filter((s) => s.includes('palavra'));
     expect(lines.length).toBeGreaterThan(3);
     expect(lines.join(' ').split(/\s+/).filter(Boolean)).toEqual(body.split(' '));
+  });
+});
+
+describe('wrapRuns', () => {
+  const measure = (run: StyledRun) => run.text.length * (run.bold ? 2 : 1);
+  const texts = (lines: StyledRun[][]) => lines.map((line) => line.map((r) => `${r.bold ? 'B:' : ''}${r.text}`));
+
+  it('wraps at spaces by each run\'s width, merging pieces of one style', () => {
+    const runs = [plainRun('aa bb '), { ...plainRun('cc dd'), bold: true }, plainRun(' ee')];
+    expect(texts(wrapRuns(runs, 10, measure))).toEqual([['aa bb ', 'B:cc'], ['B:dd', ' ee']]);
+  });
+
+  it('cuts a word longer than the line', () => {
+    expect(texts(wrapRuns([plainRun('abcdefghijkl mn')], 5, measure))).toEqual([['abcde'], ['fghij'], ['kl mn']]);
+    expect(texts(wrapRuns([], 5, measure))).toEqual([[]]);
   });
 });

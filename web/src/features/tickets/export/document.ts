@@ -4,10 +4,13 @@
  * `layoutPages` wraps them into pages with a measuring function, and `renderTicketPdf` draws the
  * pages with the jsPDF class it is given (loaded lazily by the caller, so the main bundle does not
  * carry it). The header keeps the contact's number as the API returned it (LGPD masking kept).
+ * Message bodies keep their WhatsApp formatting without the markers: bold, italic and bold
+ * italic in Helvetica's faces, monospace in Courier, strikethrough as a drawn line.
  */
 import type { jsPDF } from 'jspdf';
-import { dayOf, timeOf } from '../../messages/format';
-import type { Message } from '../../messages/types';
+import { dayOf, timeOf } from '../messages/format';
+import type { Message } from '../messages/types';
+import { plainText, styledRuns, type StyledRun } from '../../../lib/whatsapp/format';
 import type { Ticket } from '../types';
 
 /** The words of the document, in the user's language (see `exportLabels`). */
@@ -38,9 +41,17 @@ export type BlockStyle = 'title' | 'meta' | 'author' | 'body' | 'notice';
 
 export interface Block {
   style: BlockStyle;
+  /** What the block reads (formatting markers removed). */
   text: string;
+  /** The same text with its formatting (message bodies); plain when absent. */
+  runs?: StyledRun[];
   /** Starts a new message: a gap before it, and it stays on the page of its first body line. */
   keepWithNext?: boolean;
+}
+
+/** A run of `text` in the block's own font. */
+export function plainRun(text: string): StyledRun {
+  return { text, bold: false, italic: false, strike: false, mono: false };
 }
 
 export interface ExportInput {
@@ -114,16 +125,23 @@ export function authorOf(message: Message, input: Pick<ExportInput, 'ticket' | '
   return message.isPrivate ? `${labels.privateNote} - ${name}` : name;
 }
 
-/** What a message's body reads in the document. */
-export function messageText(message: Message, labels: ExportLabels): string {
-  if (message.isDeleted) return message.fromMe ? labels.deletedOwn : labels.deletedByContact;
-  if (message.mediaType === 'call_log') return labels.callLog;
+/** What a message's body reads in the document, formatted as on the phone (markers removed). */
+export function messageRuns(message: Message, labels: ExportLabels): StyledRun[] {
+  if (message.isDeleted) return [plainRun(message.fromMe ? labels.deletedOwn : labels.deletedByContact)];
+  if (message.mediaType === 'call_log') return [plainRun(labels.callLog)];
   const tag = mediaTag(message, labels);
-  if (!tag) return message.body;
+  if (!tag) return styledRuns(message.body);
   const name = message.mediaName?.trim();
   const head = name ? `${tag} ${name}` : tag;
   const caption = message.body.trim();
-  return caption && caption !== name ? `${head}\n${caption}` : head;
+  return caption && caption !== name ? [plainRun(`${head}\n`), ...styledRuns(caption)] : [plainRun(head)];
+}
+
+/** What a message's body reads in the document, as plain text. */
+export function messageText(message: Message, labels: ExportLabels): string {
+  return messageRuns(message, labels)
+    .map((run) => run.text)
+    .join('');
 }
 
 /** The document as styled blocks: the header, then every message, oldest first. */
@@ -144,10 +162,11 @@ export function exportBlocks(input: ExportInput, labels: ExportLabels): Block[] 
     blocks.push({ style: 'author', text: `${stamp(message.createdAt)}  ${authorOf(message, input, labels)}`, keepWithNext: true });
     if (message.isForwarded && !message.isDeleted) blocks.push({ style: 'notice', text: labels.forwarded });
     if (message.quotedMsg && !message.isDeleted) {
-      const quoted = message.quotedMsg.isDeleted ? labels.deletedByContact : message.quotedMsg.body;
+      const quoted = message.quotedMsg.isDeleted ? labels.deletedByContact : plainText(message.quotedMsg.body);
       blocks.push({ style: 'notice', text: `> ${quoted.replace(/\n/g, ' ')}` });
     }
-    blocks.push({ style: message.isDeleted ? 'notice' : 'body', text: messageText(message, labels) });
+    const runs = messageRuns(message, labels);
+    blocks.push({ style: message.isDeleted ? 'notice' : 'body', text: runs.map((run) => run.text).join(''), runs });
     if (message.isEdited && !message.isDeleted) blocks.push({ style: 'notice', text: labels.edited });
   }
   return blocks;
@@ -166,7 +185,9 @@ export interface PageGeometry {
 
 export interface PlacedLine {
   style: BlockStyle;
+  /** The line's text (its runs joined). */
   text: string;
+  runs: StyledRun[];
   /** Baseline from the top of the page. */
   y: number;
 }
@@ -179,11 +200,23 @@ export const GEOMETRY: PageGeometry = {
   gap: 3,
 };
 
+/** Splits runs at their line breaks: one list of runs per paragraph. */
+export function paragraphs(runs: StyledRun[]): StyledRun[][] {
+  const out: StyledRun[][] = [[]];
+  for (const run of runs) {
+    run.text.split('\n').forEach((part, i) => {
+      if (i > 0) out.push([]);
+      if (part) out[out.length - 1].push({ ...run, text: part });
+    });
+  }
+  return out;
+}
+
 /**
- * Wraps the blocks (`wrap` splits one paragraph into lines that fit the width of its style) and
- * puts the lines on pages. A message's author line never ends a page alone.
+ * Wraps the blocks (`wrap` splits one paragraph's runs into lines that fit the width of its
+ * style) and puts the lines on pages. A message's author line never ends a page alone.
  */
-export function layoutPages(blocks: Block[], wrap: (text: string, style: BlockStyle) => string[], geometry: PageGeometry = GEOMETRY): PlacedLine[][] {
+export function layoutPages(blocks: Block[], wrap: (runs: StyledRun[], style: BlockStyle) => StyledRun[][], geometry: PageGeometry = GEOMETRY): PlacedLine[][] {
   const limit = geometry.height - geometry.bottom;
   const pages: PlacedLine[][] = [[]];
   let y = geometry.top;
@@ -192,10 +225,9 @@ export function layoutPages(blocks: Block[], wrap: (text: string, style: BlockSt
     y = geometry.top;
   };
   const linesOf = (block: Block) =>
-    block.text
-      .split('\n')
-      .flatMap((paragraph) => (paragraph.trim() === '' ? [''] : wrap(paragraph, block.style)))
-      .map((text) => ({ style: block.style, text }));
+    paragraphs(block.runs ?? [plainRun(block.text)])
+      .flatMap((paragraph) => (paragraph.every((run) => run.text.trim() === '') ? [[]] : wrap(paragraph, block.style)))
+      .map((runs) => ({ style: block.style, runs, text: runs.map((run) => run.text).join('') }));
 
   for (let i = 0; i < blocks.length; i++) {
     const block = blocks[i];
@@ -222,6 +254,8 @@ export function layoutPages(blocks: Block[], wrap: (text: string, style: BlockSt
 type JsPdfClass = new (options: { unit: 'mm'; format: 'a4'; compress?: boolean }) => jsPDF;
 
 const MARGIN_X = 15;
+/** Millimetres per typographic point. */
+const MM_PER_PT = 25.4 / 72;
 const FONT: Record<BlockStyle, { size: number; weight: 'normal' | 'bold' | 'italic'; gray: number }> = {
   title: { size: 15, weight: 'bold', gray: 0 },
   meta: { size: 10, weight: 'normal', gray: 40 },
@@ -230,29 +264,114 @@ const FONT: Record<BlockStyle, { size: number; weight: 'normal' | 'bold' | 'ital
   notice: { size: 9, weight: 'italic', gray: 90 },
 };
 
+/** The jsPDF font (family and face) of a run in a block style. */
+export function fontOf(style: BlockStyle, run: StyledRun): [family: 'helvetica' | 'courier', face: 'normal' | 'bold' | 'italic' | 'bolditalic'] {
+  const base = FONT[style].weight;
+  const bold = run.bold || base === 'bold';
+  const italic = run.italic || base === 'italic';
+  return [run.mono ? 'courier' : 'helvetica', bold && italic ? 'bolditalic' : bold ? 'bold' : italic ? 'italic' : 'normal'];
+}
+
+const sameStyle = (a: StyledRun, b: StyledRun) => a.bold === b.bold && a.italic === b.italic && a.strike === b.strike && a.mono === b.mono;
+
+/**
+ * Greedy word wrap of styled runs: `measure` gives a piece's width in its font. Spaces at a break
+ * are dropped; a word wider than the line is cut between characters.
+ */
+export function wrapRuns(runs: StyledRun[], width: number, measure: (run: StyledRun) => number): StyledRun[][] {
+  const lines: StyledRun[][] = [];
+  let line: StyledRun[] = [];
+  let x = 0;
+  const push = (piece: StyledRun, w: number) => {
+    const last = line.at(-1);
+    if (last && sameStyle(last, piece)) line[line.length - 1] = { ...last, text: last.text + piece.text };
+    else line.push(piece);
+    x += w;
+  };
+  const breakLine = () => {
+    const last = line.at(-1);
+    if (last) {
+      const trimmed = last.text.replace(/\s+$/, '');
+      if (trimmed) line[line.length - 1] = { ...last, text: trimmed };
+      else line.pop();
+    }
+    lines.push(line);
+    line = [];
+    x = 0;
+  };
+  const pieces = runs.flatMap((run) =>
+    run.text
+      .split(/(\s+)/)
+      .filter(Boolean)
+      .map((text) => ({ ...run, text })),
+  );
+  for (const piece of pieces) {
+    const w = measure(piece);
+    const blank = piece.text.trim() === '';
+    if (x + w <= width) {
+      if (!(blank && line.length === 0 && lines.length > 0)) push(piece, w);
+      continue;
+    }
+    if (blank) {
+      if (line.length > 0) breakLine();
+      continue;
+    }
+    if (line.length > 0) breakLine();
+    if (w <= width) {
+      push(piece, w);
+      continue;
+    }
+    for (const char of Array.from(piece.text)) {
+      const part = { ...piece, text: char };
+      const cw = measure(part);
+      if (x + cw > width && line.length > 0) breakLine();
+      push(part, cw);
+    }
+  }
+  if (line.length > 0 || lines.length === 0) lines.push(line);
+  return lines;
+}
+
 /** Builds the PDF of a ticket. `compress` false keeps the text readable in the output (tests). */
 export function renderTicketPdf(JsPdf: JsPdfClass, input: ExportInput, labels: ExportLabels, options: { compress?: boolean } = {}): jsPDF {
   const doc = new JsPdf({ unit: 'mm', format: 'a4', compress: options.compress ?? true });
   const width = doc.internal.pageSize.getWidth() - MARGIN_X * 2;
-  const applyFont = (style: BlockStyle) => {
+  const applyFont = (style: BlockStyle, run: StyledRun = plainRun('')) => {
     const font = FONT[style];
-    doc.setFont('helvetica', font.weight);
+    doc.setFont(...fontOf(style, run));
     doc.setFontSize(font.size);
     doc.setTextColor(font.gray);
   };
-  const wrap = (text: string, style: BlockStyle): string[] => {
-    applyFont(style);
-    return doc.splitTextToSize(pdfSafe(text), width) as string[];
-  };
+  const wrap = (runs: StyledRun[], style: BlockStyle): StyledRun[][] =>
+    wrapRuns(
+      runs.map((run) => ({ ...run, text: pdfSafe(run.text) })),
+      width,
+      (run) => {
+        applyFont(style, run);
+        return doc.getTextWidth(run.text);
+      },
+    );
   const geometry = { ...GEOMETRY, height: doc.internal.pageSize.getHeight() };
   const pages = layoutPages(exportBlocks(input, labels), wrap, geometry);
   const footer = `${pdfSafe(labels.ticket)} #${input.ticket.id}`;
   pages.forEach((lines, index) => {
     if (index > 0) doc.addPage();
     for (const line of lines) {
-      if (line.text === '') continue;
-      applyFont(line.style);
-      doc.text(line.text, MARGIN_X, line.y);
+      let x = MARGIN_X;
+      for (const run of line.runs) {
+        if (run.text === '') continue;
+        applyFont(line.style, run);
+        doc.text(run.text, x, line.y);
+        const w = doc.getTextWidth(run.text);
+        if (run.strike) {
+          const font = FONT[line.style];
+          const rise = font.size * MM_PER_PT * 0.3;
+          doc.setDrawColor(font.gray);
+          doc.setLineWidth(0.2);
+          doc.line(x, line.y - rise, x + w, line.y - rise);
+        }
+        x += w;
+      }
     }
     if (index === 0) {
       const last = lines.filter((l) => l.style === 'meta').at(-1);

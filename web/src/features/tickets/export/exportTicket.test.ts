@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mockServer, reply } from '../../../test/server';
-import { messageFixture } from '../test/fixtures';
+import { messageFixture } from '../../../test/inbox-fixtures';
 import { loadAllMessages, pdfFileName, type ExportProgress } from './exportTicket';
 
 describe('loadAllMessages', () => {

@@ -4,8 +4,8 @@
  * chunk, loaded on first use) and the download of `ticket-<id>.pdf`.
  */
 import type { TFunction } from 'i18next';
-import { getMessages, type MessagesPageParam } from '../../messages/api/messages';
-import type { Message } from '../../messages/types';
+import { getMessages, type MessagesPageParam } from '../messages/api/messages';
+import type { Message } from '../messages/types';
 import type { ExportInput, ExportLabels } from './document';
 
 export interface ExportProgress {

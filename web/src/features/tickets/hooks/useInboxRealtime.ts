@@ -10,9 +10,10 @@ import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { getSocket, onSocketChange, useCompanyEvent } from '../../../lib/socket';
-import { useSession } from '../../../lib/session';
-import { messagesKeys, upsertMessage, type MessagesData } from '../../messages/api/messages';
-import { messageSchema } from '../../messages/types';
+import { sessionStore, useSession } from '../../../lib/session';
+import { withRules, type Rules } from '../../../lib/wasm/rules';
+import { messagesKeys, upsertMessage, type MessagesData } from '../messages/api/messages';
+import { messageSchema } from '../messages/types';
 import { ticketsKeys, type TicketListParams } from '../api/tickets';
 import { applyTicketUpdate, markTicketRead, removeTicket, type TicketsData } from '../realtime';
 import { ticketSchema, type Ticket } from '../types';
@@ -35,13 +36,24 @@ function eachList(queryClient: QueryClient, update: (data: TicketsData | undefin
   }
 }
 
-function applyTicket(queryClient: QueryClient, ticket: Ticket) {
-  eachList(queryClient, (data, params) => applyTicketUpdate(data, ticket, params));
+function applyTicket(queryClient: QueryClient, rules: Rules, ticket: Ticket) {
+  const session = sessionStore.get();
+  eachList(queryClient, (data, params) => {
+    const belongs = session.status === 'authenticated' && params.tab !== 'search' && rules.belongsToList(session.user, params, ticket);
+    return applyTicketUpdate(data, ticket, params, belongs);
+  });
   queryClient.setQueryData(ticketsKeys.detail(ticket.uuid), ticket);
 }
 
-/** Applies one event (live or replayed by `sync`); `name` is `ticket` or `appMessage`. */
+/**
+ * Applies one event (live or replayed by `sync`); `name` is `ticket` or `appMessage`. Events wait,
+ * in order, for the core's rules module when it is not in yet (it decides list membership).
+ */
 export function applyInboxEvent(queryClient: QueryClient, name: string, payload: Payload): void {
+  withRules((rules) => applyInboxEventWith(queryClient, rules, name, payload));
+}
+
+function applyInboxEventWith(queryClient: QueryClient, rules: Rules, name: string, payload: Payload): void {
   if (name === 'ticket') {
     if (payload.action === 'delete' && typeof payload.ticketId === 'number') {
       const id = payload.ticketId;
@@ -54,12 +66,12 @@ export function applyInboxEvent(queryClient: QueryClient, name: string, payload:
       return;
     }
     const ticket = ticketSchema.safeParse(payload.ticket);
-    if (payload.action === 'update' && ticket.success) applyTicket(queryClient, ticket.data);
+    if (payload.action === 'update' && ticket.success) applyTicket(queryClient, rules, ticket.data);
     return;
   }
   if (name === 'appMessage') {
     const ticket = ticketSchema.safeParse(payload.ticket);
-    if (ticket.success) applyTicket(queryClient, ticket.data);
+    if (ticket.success) applyTicket(queryClient, rules, ticket.data);
     const message = messageSchema.safeParse(payload.message);
     if (message.success && ticket.success) {
       queryClient.setQueryData<MessagesData>(messagesKeys.ticket(ticket.data.uuid), (data) => upsertMessage(data, message.data));

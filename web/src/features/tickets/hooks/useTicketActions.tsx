@@ -7,13 +7,12 @@
 import { useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { ConfirmDialog } from '../../../components/ui';
+import { WhenOpened } from '../../../components/WhenOpened';
 import { useAuthenticatedSession } from '../../../lib/session';
 import { toastError } from '../../../lib/toast';
 import { useDeleteTicket, useUpdateTicket, type TicketUpdate } from '../api/tickets';
-import { ResolveDialog } from '../components/ResolveDialog';
-import { TicketAlreadyOpenDialog } from '../components/TicketAlreadyOpenDialog';
-import { TransferDialog, type TransferChoice } from '../components/TransferDialog';
+import { ConfirmDialog, ResolveDialog, TicketAlreadyOpenDialog, TransferDialog } from '../components/lazyDialogs';
+import type { TransferChoice } from '../components/TransferDialog';
 import type { Ticket } from '../types';
 
 export type TicketAction = 'accept' | 'return' | 'resolve' | 'ignore' | 'reopen' | 'transfer' | 'delete' | 'integration';
@@ -125,19 +124,27 @@ export function useTicketActions({ onLeave }: Options = {}): { run: (action: Tic
 
   const dialogs = (
     <>
-      <ResolveDialog open={resolving !== null} busy={update.isPending} onClose={() => setResolving(null)} onResolve={onResolve} />
-      <TransferDialog ticket={transferring?.ticket ?? null} busy={update.isPending} onClose={() => setTransferring(null)} onTransfer={onTransfer} />
-      <ConfirmDialog
-        open={deleting !== null}
-        title={t('tickets.delete.title', { id: deleting?.id ?? '' })}
-        onClose={() => setDeleting(null)}
-        onConfirm={onDelete}
-        busy={remove.isPending}
-        testId="ticket-delete-confirm"
-      >
-        {t('tickets.delete.message')}
-      </ConfirmDialog>
-      <TicketAlreadyOpenDialog open={owned !== null} userName={owned?.user} queueName={owned?.queue} onClose={() => setOwned(null)} />
+      <WhenOpened open={resolving !== null}>
+        <ResolveDialog open={resolving !== null} busy={update.isPending} onClose={() => setResolving(null)} onResolve={onResolve} />
+      </WhenOpened>
+      <WhenOpened open={transferring !== null}>
+        <TransferDialog ticket={transferring?.ticket ?? null} busy={update.isPending} onClose={() => setTransferring(null)} onTransfer={onTransfer} />
+      </WhenOpened>
+      <WhenOpened open={deleting !== null}>
+        <ConfirmDialog
+          open={deleting !== null}
+          title={t('tickets.delete.title', { id: deleting?.id ?? '' })}
+          onClose={() => setDeleting(null)}
+          onConfirm={onDelete}
+          busy={remove.isPending}
+          testId="ticket-delete-confirm"
+        >
+          {t('tickets.delete.message')}
+        </ConfirmDialog>
+      </WhenOpened>
+      <WhenOpened open={owned !== null}>
+        <TicketAlreadyOpenDialog open={owned !== null} userName={owned?.user} queueName={owned?.queue} onClose={() => setOwned(null)} />
+      </WhenOpened>
     </>
   );
 

@@ -1,8 +1,9 @@
 /** `GET /users/?searchParam=&pageNumber=` → `{users, count, hasMore}` (pages of 20, from 1). */
-import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
+import { infiniteQueryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../../../lib/api';
 import { userRecordSchema } from '../types';
+import { usersKeys } from './keys';
 
 export const usersPageSchema = z.object({
   users: z.array(userRecordSchema),
@@ -15,12 +16,7 @@ export function getUsers(searchParam: string, pageNumber: number, signal?: Abort
   return api.get('/users/', { params: { searchParam, pageNumber }, schema: usersPageSchema, signal });
 }
 
-export const usersKeys = {
-  all: ['users'] as const,
-  lists: () => [...usersKeys.all, 'list'] as const,
-  list: (search: string) => [...usersKeys.lists(), search] as const,
-  detail: (id: number) => [...usersKeys.all, 'detail', id] as const,
-};
+export { usersKeys };
 
 export const usersInfiniteQuery = (search: string) =>
   infiniteQueryOptions({
@@ -29,7 +25,3 @@ export const usersInfiniteQuery = (search: string) =>
     initialPageParam: 1,
     getNextPageParam: (last, _all, lastPageParam) => (last.hasMore ? lastPageParam + 1 : undefined),
   });
-
-export function useUsers(search: string) {
-  return useInfiniteQuery(usersInfiniteQuery(search));
-}

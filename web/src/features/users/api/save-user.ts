@@ -5,20 +5,20 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../../../lib/api';
+import { checkedByCore } from '../../../lib/wasm/forms';
 import { userRecordSchema, type UserRecord } from '../types';
 import { usersKeys } from './get-users';
 
-const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 const toggle = z.enum(['enabled', 'disabled']);
 
 const userFormBase = z.object({
-  name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
-  email: z.string().trim().min(1, 'REQUIRED').email('INVALID_EMAIL'),
+  name: z.string(),
+  email: z.string(),
   password: z.string(),
   profile: z.enum(['admin', 'user']),
   queueIds: z.array(z.number()),
-  startWork: z.string().regex(TIME, 'INVALID_FORMAT'),
-  endWork: z.string().regex(TIME, 'INVALID_FORMAT'),
+  startWork: z.string(),
+  endWork: z.string(),
   farewellMessage: z.string(),
   allTicket: z.enum(['enable', 'disable']),
   allowGroup: z.boolean(),
@@ -33,17 +33,18 @@ const userFormBase = z.object({
 });
 export type UserFormValues = z.infer<typeof userFormBase>;
 
-/** Password 5 to 50: required when creating, optional when editing (spec 1 §5). */
+/** The user form: name, e-mail, password (required when creating, kept when left empty on an
+ * edit) and work hours by the core's rules (spec 1 §5). */
 export function userFormSchema(mode: 'create' | 'edit') {
-  return userFormBase.superRefine((value, ctx) => {
-    const { password } = value;
-    if (!password) {
-      if (mode === 'create') ctx.addIssue({ code: 'custom', path: ['password'], message: 'REQUIRED' });
-      return;
-    }
-    if (password.length < 5) ctx.addIssue({ code: 'custom', path: ['password'], message: 'TOO_SHORT' });
-    if (password.length > 50) ctx.addIssue({ code: 'custom', path: ['password'], message: 'TOO_LONG' });
-  });
+  return checkedByCore(userFormBase, (v) => ({
+    form: 'user',
+    create: mode === 'create',
+    name: v.name,
+    email: v.email,
+    password: v.password,
+    startWork: v.startWork,
+    endWork: v.endWork,
+  }));
 }
 
 export const USER_FORM_FIELDS = Object.keys(userFormBase.shape) as (keyof UserFormValues)[];

@@ -11,7 +11,7 @@ import { useCan } from '../../../lib/session';
 import { toast, toastError } from '../../../lib/toast';
 import { useUser } from '../api/get-user';
 import { usersKeys } from '../api/get-users';
-import { useQueues } from '../api/get-queues';
+import { useQueues } from '../../../lib/lookups/queues';
 import {
   USER_FORM_FIELDS,
   emptyUserForm,

@@ -43,6 +43,21 @@ describe('/users', () => {
     expect(within(screen.getByTestId('users-row-1')).getByLabelText('Online')).toHaveAttribute('data-online', 'true');
   });
 
+  it('never offers the signed-in admin to delete their own account', async () => {
+    const server = adminServer({ 'GET /users/': () => ({ users: [userFixture(), attendant(2, 'Bia')], count: 2, hasMore: false }) });
+    renderApp('/users');
+    const own = await screen.findByTestId('users-delete-1');
+    expect(own).toBeDisabled();
+    expect(own).toHaveAccessibleName('Você não pode excluir a sua própria conta.');
+    expect(screen.getByTestId('users-delete-2')).toBeEnabled();
+    const user = userEvent.setup();
+    await user.hover(screen.getByTestId('users-delete-self-1'));
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Você não pode excluir a sua própria conta.');
+    fireEvent.click(own);
+    expect(screen.queryByTestId('users-delete-dialog')).not.toBeInTheDocument();
+    expect(server.find('DELETE', '/users/1')).toHaveLength(0);
+  });
+
   it('searches lower-cased after 500 ms and loads the next page near the bottom', async () => {
     const server = adminServer({
       'GET /users/': ({ query }) => {

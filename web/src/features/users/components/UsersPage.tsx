@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useState } from 'react';
 import {
   Box,
   Button,
@@ -23,12 +23,12 @@ import SearchIcon from '@mui/icons-material/Search';
 import { useTranslation } from 'react-i18next';
 import { UserAvatar } from '../../../components/UserAvatar';
 import { ConfirmDialog, PageLoader } from '../../../components/ui';
-import { useDebouncedValue } from '../../../lib/hooks/useDebouncedValue';
-import { useNearBottom } from '../../../lib/hooks/useNearBottom';
+import { useListPage } from '../../../lib/hooks/useListPage';
 import { translateError } from '../../../lib/i18n/errors';
+import { useAuthenticatedSession } from '../../../lib/session';
 import { toast, toastError } from '../../../lib/toast';
 import { useDeleteUser } from '../api/delete-user';
-import { useUsers } from '../api/get-users';
+import { usersInfiniteQuery } from '../api/get-users';
 import { useUsersRealtime } from '../hooks/useUsersRealtime';
 import type { UserRecord } from '../types';
 import { UserModal } from './UserModal';
@@ -39,21 +39,20 @@ const WIDE_ONLY = { display: { xs: 'none', sm: 'table-cell' } } as const;
 /** Users list (spec 1 "Users"): search, infinite scroll, add, edit, delete. */
 export default function UsersPage() {
   const { t } = useTranslation();
-  const [search, setSearch] = useState('');
-  const debounced = useDebouncedValue(search.trim().toLowerCase(), 500);
-  const users = useUsers(debounced);
+  const {
+    search,
+    setSearch,
+    query: users,
+    rows,
+    onScroll,
+    loading,
+  } = useListPage({ query: usersInfiniteQuery, rows: (page) => page.users, term: (text) => text.trim().toLowerCase() });
   const remove = useDeleteUser();
+  // One's own account is never offered for deletion (the server refuses it too).
+  const selfId = useAuthenticatedSession().user.id;
   const [modal, setModal] = useState<{ open: boolean; user: UserRecord | null }>({ open: false, user: null });
   const [toDelete, setToDelete] = useState<UserRecord | null>(null);
   useUsersRealtime();
-
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = users;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
-  const onScroll = useNearBottom(loadMore, 100);
-
-  const rows = users.data?.pages.flatMap((page) => page.users) ?? [];
 
   const confirmDelete = () => {
     if (!toDelete) return;
@@ -167,11 +166,22 @@ export default function UsersPage() {
                         <EditIcon fontSize="small" />
                       </IconButton>
                     </Tooltip>
-                    <Tooltip title={t('common.delete')}>
-                      <IconButton size="small" onClick={() => setToDelete(user)} data-testid={`users-delete-${user.id}`} aria-label={t('common.delete')}>
-                        <DeleteOutlineIcon fontSize="small" />
-                      </IconButton>
-                    </Tooltip>
+                    {user.id === selfId ? (
+                      <Tooltip title={t('users.cannotDeleteSelf')}>
+                        {/* A disabled button gets no pointer events: the span carries the tooltip. */}
+                        <span data-testid={`users-delete-self-${user.id}`}>
+                          <IconButton size="small" disabled data-testid={`users-delete-${user.id}`} aria-label={t('users.cannotDeleteSelf')}>
+                            <DeleteOutlineIcon fontSize="small" />
+                          </IconButton>
+                        </span>
+                      </Tooltip>
+                    ) : (
+                      <Tooltip title={t('common.delete')}>
+                        <IconButton size="small" onClick={() => setToDelete(user)} data-testid={`users-delete-${user.id}`} aria-label={t('common.delete')}>
+                          <DeleteOutlineIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
+                    )}
                   </TableCell>
                 </TableRow>
               ))}
@@ -191,7 +201,7 @@ export default function UsersPage() {
               )}
             </TableBody>
           </Table>
-          {(users.isPending || isFetchingNextPage) && <PageLoader />}
+          {loading && <PageLoader />}
         </TableContainer>
       </Paper>
 

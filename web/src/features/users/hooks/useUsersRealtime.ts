@@ -8,6 +8,7 @@
  */
 import { useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { z } from 'zod';
+import { removePageRow, upsertPageRow } from '../../../lib/api/pages';
 import { useCompanyEvent } from '../../../lib/socket';
 import { usersKeys, type UsersPage } from '../api/get-users';
 import { userRecordSchema, type UserRecord } from '../types';
@@ -33,23 +34,11 @@ type UserPatch = z.infer<typeof userPatchSchema>;
 
 /** Merges `patch` into the row with its id; inserts `full` on top when missing and given. */
 export function upsertUser(data: UsersData | undefined, patch: UserPatch, full: UserRecord | null): UsersData | undefined {
-  if (!data) return data;
-  const exists = data.pages.some((page) => page.users.some((u) => u.id === patch.id));
-  if (exists) {
-    const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    return {
-      ...data,
-      pages: data.pages.map((page) => ({ ...page, users: page.users.map((u) => (u.id === patch.id ? { ...u, ...defined } : u)) })),
-    };
-  }
-  if (!full || data.pages.length === 0) return data;
-  const [first, ...rest] = data.pages;
-  return { ...data, pages: [{ ...first, users: [full, ...first.users] }, ...rest] };
+  return upsertPageRow(data, 'users', patch, full);
 }
 
 export function removeUser(data: UsersData | undefined, userId: number): UsersData | undefined {
-  if (!data) return data;
-  return { ...data, pages: data.pages.map((page) => ({ ...page, users: page.users.filter((u) => u.id !== userId) })) };
+  return removePageRow(data, 'users', userId);
 }
 
 export function useUsersRealtime(): void {

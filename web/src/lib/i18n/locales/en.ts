@@ -1,9 +1,9 @@
 import type { Catalogue } from './pt';
 import ticketsLocale from '../../../features/tickets/locales/en';
-import messagesLocale from '../../../features/messages/locales/en';
+import messagesLocale from '../../../features/tickets/messages/locales/en';
 import connectionsLocale from '../../../features/connections/locales/en';
 import contactsLocale from '../../../features/contacts/locales/en';
-import tagsLocale from '../../../features/tags/locales/en';
+import tagsLocale from '../../../features/contacts/tags/locales/en';
 import quickMessagesLocale from '../../../features/quick-messages/locales/en';
 import queuesLocale from '../../../features/queues/locales/en';
 import flowsLocale from '../../../features/flows/locales/en';
@@ -94,6 +94,16 @@ const en: Catalogue = {
     text: 'You are not allowed to access this page.',
     back: 'Back',
   },
+  notAvailable: {
+    title: 'This page is not available yet',
+    text: 'It is part of Chatflow but has not been built in this version.',
+    home: 'Go to the start page',
+  },
+  notFound: {
+    title: 'Page not found',
+    text: 'The address {{path}} does not exist.',
+    home: 'Go to the start page',
+  },
   subscription: {
     expiredTitle: 'Subscription expired',
     expiredText: 'Your company subscription has expired. Settle the payment or contact support to keep using the system.',
@@ -104,6 +114,8 @@ const en: Catalogue = {
   },
   session: {
     otherComputer: 'Your account was accessed from another computer.',
+    signedInElsewhere: 'You signed in on another device or browser, so this session was ended.',
+    ended: 'Your session ended. Please sign in again.',
   },
   passwordStrength: {
     label: 'Password strength',
@@ -204,6 +216,7 @@ const en: Catalogue = {
     deleteTitle: 'Delete {{name}}?',
     deleteText: "All of the user's data will be lost. The user's open tickets will be moved to the queue.",
     deleted: 'User deleted successfully!',
+    cannotDeleteSelf: 'You cannot delete your own account.',
     saved: 'User saved successfully!',
   },
   userModal: {

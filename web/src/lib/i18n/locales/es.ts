@@ -1,9 +1,9 @@
 import type { Catalogue } from './pt';
 import ticketsLocale from '../../../features/tickets/locales/es';
-import messagesLocale from '../../../features/messages/locales/es';
+import messagesLocale from '../../../features/tickets/messages/locales/es';
 import connectionsLocale from '../../../features/connections/locales/es';
 import contactsLocale from '../../../features/contacts/locales/es';
-import tagsLocale from '../../../features/tags/locales/es';
+import tagsLocale from '../../../features/contacts/tags/locales/es';
 import quickMessagesLocale from '../../../features/quick-messages/locales/es';
 import queuesLocale from '../../../features/queues/locales/es';
 import flowsLocale from '../../../features/flows/locales/es';
@@ -94,6 +94,16 @@ const es: Catalogue = {
     text: 'No tiene permiso para acceder a esta página.',
     back: 'Volver',
   },
+  notAvailable: {
+    title: 'Esta página aún no está disponible',
+    text: 'Forma parte de Chatflow, pero todavía no se ha construido en esta versión.',
+    home: 'Ir al inicio',
+  },
+  notFound: {
+    title: 'Página no encontrada',
+    text: 'La dirección {{path}} no existe.',
+    home: 'Ir al inicio',
+  },
   subscription: {
     expiredTitle: 'Suscripción vencida',
     expiredText: 'La suscripción de su empresa ha vencido. Regularice el pago o contacte al soporte para seguir usando el sistema.',
@@ -104,6 +114,8 @@ const es: Catalogue = {
   },
   session: {
     otherComputer: 'Su cuenta fue accedida desde otra computadora.',
+    signedInElsewhere: 'Inició sesión en otro dispositivo o navegador, así que esta sesión se cerró.',
+    ended: 'Su sesión terminó. Inicie sesión de nuevo.',
   },
   passwordStrength: {
     label: 'Seguridad de la contraseña',
@@ -204,6 +216,7 @@ const es: Catalogue = {
     deleteTitle: '¿Eliminar {{name}}?',
     deleteText: 'Se perderán todos los datos del usuario. Las atenciones abiertas de este usuario se moverán a la cola.',
     deleted: '¡Usuario eliminado con éxito!',
+    cannotDeleteSelf: 'No puede eliminar su propia cuenta.',
     saved: '¡Usuario guardado con éxito!',
   },
   userModal: {

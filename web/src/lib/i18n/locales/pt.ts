@@ -1,14 +1,21 @@
 import ticketsLocale from '../../../features/tickets/locales/pt';
-import messagesLocale from '../../../features/messages/locales/pt';
-import connectionsLocale from '../../../features/connections/locales/pt';
+import messagesLocale from '../../../features/tickets/messages/locales/pt';
+import type connectionsLocale from '../../../features/connections/locales/pt';
 import contactsLocale from '../../../features/contacts/locales/pt';
-import tagsLocale from '../../../features/tags/locales/pt';
+import tagsLocale from '../../../features/contacts/tags/locales/pt';
 import quickMessagesLocale from '../../../features/quick-messages/locales/pt';
-import queuesLocale from '../../../features/queues/locales/pt';
-import flowsLocale from '../../../features/flows/locales/pt';
+import type queuesLocale from '../../../features/queues/locales/pt';
+import type flowsLocale from '../../../features/flows/locales/pt';
+import type settingsLocale from './pt-settings';
+import type usersLocale from './pt-users';
+import type signupLocale from './pt-signup';
 import schedulesLocale from '../../../features/schedules/locales/pt';
 
-/** Portuguese: the default and fallback language, and the source of the translation key types. */
+/**
+ * Portuguese: the default and fallback language, and the source of the translation key types.
+ * This is the first load's part; the catalogues of pages the inbox does not show (connections,
+ * queues, flows, settings, users, sign-up) load with those pages (lib/i18n `PAGE_CATALOGUES`), and `Catalogue` is the whole.
+ */
 const pt = {
   common: {
     save: 'Salvar',
@@ -94,6 +101,16 @@ const pt = {
     text: 'Você não tem permissão para acessar esta página.',
     back: 'Voltar',
   },
+  notAvailable: {
+    title: 'Esta página ainda não está disponível',
+    text: 'Ela faz parte do Chatflow, mas ainda não foi construída nesta versão.',
+    home: 'Ir para o início',
+  },
+  notFound: {
+    title: 'Página não encontrada',
+    text: 'O endereço {{path}} não existe.',
+    home: 'Ir para o início',
+  },
   subscription: {
     expiredTitle: 'Assinatura expirada',
     expiredText: 'A assinatura da sua empresa expirou. Regularize o pagamento ou entre em contato com o suporte para continuar usando o sistema.',
@@ -104,6 +121,8 @@ const pt = {
   },
   session: {
     otherComputer: 'Sua conta foi acessada em outro computador.',
+    signedInElsewhere: 'Você entrou em outro dispositivo ou navegador, então esta sessão foi encerrada.',
+    ended: 'Sua sessão terminou. Entre novamente.',
   },
   passwordStrength: {
     label: 'Força da senha',
@@ -128,21 +147,6 @@ const pt = {
       change: 'Trocar senha',
     },
     changePasswordHint: 'A troca de senha pelo login ainda não está disponível. Após entrar, altere sua senha em Perfil.',
-  },
-  signup: {
-    title: 'Cadastre-se',
-    companyName: 'Nome da empresa',
-    name: 'Seu nome',
-    email: 'Email',
-    password: 'Senha',
-    phone: 'Telefone com (DDD)',
-    plan: 'Plano',
-    planOption: '{{name}} - Atendentes: {{users}} - Conexões: {{connections}} - Filas: {{queues}} - {{amount}}',
-    noPlans: 'Nenhum plano disponível',
-    submit: 'Cadastrar',
-    login: 'Já tem uma conta? Entre!',
-    success: 'Usuário criado com sucesso! Faça seu login!',
-    failure: 'Erro ao criar usuário, verifique os dados.',
   },
   forgotPassword: {
     title: 'Redefinir senha',
@@ -179,135 +183,11 @@ const pt = {
     tooLarge: 'A imagem deve ter no máximo 2\u00a0MB.',
     uploaded: 'Foto atualizada com sucesso!',
   },
-  users: {
-    title: 'Usuários',
-    search: 'Pesquisar...',
-    add: 'Adicionar usuário',
-    empty: 'Nenhum usuário encontrado',
-    columns: {
-      id: 'ID',
-      status: 'Status',
-      avatar: 'Avatar',
-      name: 'Nome',
-      email: 'Email',
-      profile: 'Perfil',
-      startWork: 'Início',
-      endWork: 'Fim',
-      actions: 'Ações',
-    },
-    online: 'Online',
-    offline: 'Offline',
-    profiles: {
-      admin: 'Administrador',
-      user: 'Usuário',
-    },
-    deleteTitle: 'Excluir {{name}}?',
-    deleteText: 'Todos os dados do usuário serão perdidos. Os atendimentos abertos deste usuário serão movidos para a fila.',
-    deleted: 'Usuário excluído com sucesso!',
-    saved: 'Usuário salvo com sucesso!',
-  },
-  userModal: {
-    addTitle: 'Adicionar usuário',
-    editTitle: 'Editar usuário',
-    tabs: {
-      general: 'Geral',
-      permissions: 'Permissões',
-    },
-    name: 'Nome',
-    email: 'Email',
-    password: 'Senha',
-    passwordEditHint: 'Deixe em branco para manter a senha atual',
-    profile: 'Perfil',
-    queues: 'Filas',
-    noQueues: 'Nenhuma fila cadastrada',
-    startWork: 'Início de trabalho',
-    endWork: 'Fim de trabalho',
-    farewellMessage: 'Mensagem de despedida',
-    allTicket: 'Ver chamados sem fila',
-    allTicketEnable: 'Habilitado',
-    allTicketDisable: 'Desabilitado',
-    allowGroup: 'Permitir grupos',
-    allHistoric: 'Ver histórico de outras filas',
-    allUserChat: 'Ver conversas de outros usuários',
-    userClosePendingTicket: 'Permitir fechar tickets pendentes',
-    showDashboard: 'Ver dashboard',
-    allowRealTime: 'Ver painel de atendimentos',
-    allowConnections: 'Permitir ações nas conexões',
-    defaultTheme: 'Tema padrão',
-    defaultMenu: 'Menu padrão',
-    menuOpen: 'Aberto',
-    menuClosed: 'Fechado',
-  },
-  settings: {
-    title: 'Configurações',
-    tabs: {
-      options: 'Opções',
-    },
-    saved: 'Operação atualizada com sucesso.',
-    sections: {
-      general: 'Opções gerais',
-      lgpd: 'LGPD',
-      messages: 'Mensagens personalizadas',
-      platform: 'Plataforma',
-    },
-    values: {
-      enabled: 'Habilitado',
-      disabled: 'Desabilitado',
-    },
-    scheduleTypes: {
-      disabled: 'Desabilitado',
-      queue: 'Fila',
-      company: 'Empresa',
-      connection: 'Conexão',
-    },
-    chatBotTypes: {
-      text: 'Texto',
-    },
-    noTimeZones: 'Nenhum fuso horário encontrado',
-    keys: {
-      userRating: 'Avaliações',
-      scheduleType: 'Gerenciamento de expediente',
-      timezone: 'Fuso horário',
-      chatBotType: 'Tipo do bot',
-      acceptCallWhatsapp: 'Informar que não aceita ligação no WhatsApp?',
-      userRandom: 'Escolher atendente aleatório?',
-      sendGreetingMessageOneQueues: 'Enviar saudação quando houver somente 1 fila',
-      sendSignMessage: 'Permitir atendente escolher enviar assinatura',
-      sendFarewellWaitingTicket: 'Enviar mensagem de despedida no aguardando',
-      sendGreetingAccepted: 'Enviar saudação ao aceitar o ticket',
-      sendQueuePosition: 'Enviar mensagem com a posição da fila',
-      acceptAudioMessageContact: 'Aceitar receber áudio de todos os contatos?',
-      sendMsgTransfTicket: 'Enviar mensagem de transferência de fila/agente',
-      DirectTicketsToWallets: 'Mover automaticamente cliente para carteira',
-      closeTicketOnTransfer: 'Fechar ticket ao transferir para outra fila',
-      requiredTag: 'Tag obrigatória para fechar o ticket',
-      showNotificationPending: 'Mostrar notificação para tickets pendentes',
-      campaignsEnabled: 'Habilitar campanhas',
-      enableLGPD: 'Habilitar tratamento LGPD',
-      lgpdDeleteMessage: 'Ofuscar mensagem apagada pelo contato',
-      lgpdHideNumber: 'Ocultar número de telefone para o perfil usuário',
-      lgpdConsent: 'Sempre solicitar consentimento',
-      lgpdMessage: 'Mensagem de boas-vindas (LGPD)',
-      lgpdLink: 'Link da política de privacidade',
-      transferMessage: 'Mensagem de transferência',
-      greetingAcceptedMessage: 'Mensagem de saudação ao aceitar o ticket',
-      AcceptCallWhatsappMessage: 'Mensagem para ligações recusadas',
-      sendQueuePositionMessage: 'Mensagem de posição na fila',
-      keymp: 'Chave do Mercado Pago',
-      asaas: 'Token do Asaas',
-      efi: 'Credenciais da Efí',
-      userCreation: 'Criação de usuários',
-      allowSignup: 'Permitir cadastro de novas empresas',
-    },
-  },
   ...ticketsLocale,
   ...messagesLocale,
-  ...connectionsLocale,
   ...contactsLocale,
   ...tagsLocale,
   ...quickMessagesLocale,
-  ...queuesLocale,
-  ...flowsLocale,
   ...schedulesLocale,
   validation: {
     REQUIRED: 'Obrigatório',
@@ -381,5 +261,11 @@ const pt = {
   },
 };
 
-export type Catalogue = typeof pt;
+export type Catalogue = typeof pt &
+  typeof connectionsLocale &
+  typeof queuesLocale &
+  typeof flowsLocale &
+  typeof settingsLocale &
+  typeof usersLocale &
+  typeof signupLocale;
 export default pt;

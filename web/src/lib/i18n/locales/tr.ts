@@ -1,9 +1,9 @@
 import type { Catalogue } from './pt';
 import ticketsLocale from '../../../features/tickets/locales/tr';
-import messagesLocale from '../../../features/messages/locales/tr';
+import messagesLocale from '../../../features/tickets/messages/locales/tr';
 import connectionsLocale from '../../../features/connections/locales/tr';
 import contactsLocale from '../../../features/contacts/locales/tr';
-import tagsLocale from '../../../features/tags/locales/tr';
+import tagsLocale from '../../../features/contacts/tags/locales/tr';
 import quickMessagesLocale from '../../../features/quick-messages/locales/tr';
 import queuesLocale from '../../../features/queues/locales/tr';
 import flowsLocale from '../../../features/flows/locales/tr';
@@ -94,6 +94,16 @@ const tr: Catalogue = {
     text: 'Bu sayfaya erişim izniniz yok.',
     back: 'Geri',
   },
+  notAvailable: {
+    title: 'Bu sayfa henüz kullanılamıyor',
+    text: 'Chatflow\'un bir parçası, ancak bu sürümde henüz yapılmadı.',
+    home: 'Başlangıç sayfasına git',
+  },
+  notFound: {
+    title: 'Sayfa bulunamadı',
+    text: '{{path}} adresi mevcut değil.',
+    home: 'Başlangıç sayfasına git',
+  },
   subscription: {
     expiredTitle: 'Abonelik sona erdi',
     expiredText: 'Şirketinizin aboneliği sona erdi. Sistemi kullanmaya devam etmek için ödemeyi yapın veya destekle iletişime geçin.',
@@ -104,6 +114,8 @@ const tr: Catalogue = {
   },
   session: {
     otherComputer: 'Hesabınıza başka bir bilgisayardan erişildi.',
+    signedInElsewhere: 'Başka bir cihazda veya tarayıcıda oturum açtınız, bu yüzden bu oturum sonlandırıldı.',
+    ended: 'Oturumunuz sona erdi. Lütfen yeniden giriş yapın.',
   },
   passwordStrength: {
     label: 'Parola gücü',
@@ -204,6 +216,7 @@ const tr: Catalogue = {
     deleteTitle: '{{name}} silinsin mi?',
     deleteText: 'Kullanıcının tüm verileri kaybolacak. Kullanıcının açık talepleri kuyruğa taşınacak.',
     deleted: 'Kullanıcı başarıyla silindi!',
+    cannotDeleteSelf: 'Kendi hesabınızı silemezsiniz.',
     saved: 'Kullanıcı başarıyla kaydedildi!',
   },
   userModal: {

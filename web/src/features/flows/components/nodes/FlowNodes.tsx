@@ -49,14 +49,15 @@ function Shell({ id, type, selected, children, outputs }: { id: string; type: st
   const stat = stats?.[id];
   const hasIssues = nodeIssues.length > 0;
   const Icon = NODE_ICONS[type];
-  const outline = hasIssues ? '2px solid #d32f2f' : selected ? '2px solid #1976d2' : '1px solid rgba(0,0,0,0.2)';
+  // Red with issues, blue when selected (spec 3 §2.13); else the theme's divider, visible on a dark canvas too.
+  const outline = hasIssues ? { border: '2px solid #d32f2f' } : selected ? { border: '2px solid #1976d2' } : { border: 1, borderColor: 'divider' };
   const body = (
     <Box
       data-testid={`flow-node-${id}`}
       data-node-type={type}
       data-selected={selected ? 'true' : 'false'}
       data-has-issues={hasIssues ? 'true' : 'false'}
-      sx={{ bgcolor: 'background.paper', borderRadius: 1, border: outline, minWidth: 180, maxWidth: 260, boxShadow: selected ? 3 : 1, fontSize: 12 }}
+      sx={{ bgcolor: 'background.paper', borderRadius: 1, ...outline, minWidth: 180, maxWidth: 260, boxShadow: selected ? 3 : 1, fontSize: 12 }}
     >
       {type !== 'start' && <Handle type="target" position={Position.Left} style={handleStyle} />}
       <Stack direction="row" sx={{ alignItems: 'center', px: 1, py: 0.5, bgcolor: COLORS[type] ?? '#777', color: 'common.white', borderTopLeftRadius: 4, borderTopRightRadius: 4 }}>

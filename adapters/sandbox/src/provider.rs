@@ -1,0 +1,643 @@
+//! [`SandboxProvider`]: the sessions of the simulated network, its background task (QR
+//! renewal, scans, inbound delivery, pruning) and its [`ChannelProvider`] implementation.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chatflow_core::inbox::channel::{
+    ChannelChat, ChannelProfile, ChannelProvider, InboundEvent, InboundSink, Outbound,
+};
+use chatflow_core::inbox::inbound::retry_delay;
+use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionUpdate};
+use chatflow_core::inbox::sandbox::{
+    INBOUND_RETENTION_DAYS, SandboxChange, SandboxRepo, display_body, paired_number, pairing_string,
+};
+use chatflow_core::ports::IdGenerator;
+use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope, WhatsappId};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use crate::phone::{fresh_external_id, queue_phone_act};
+use crate::qr::qr_data_url;
+use crate::{DRAIN_PER_CONNECTION, PhoneAct, PhoneMessage, SandboxConfig};
+
+/// How often delivered inbound rows are pruned.
+const PRUNE_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// A session's state in this process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Phase {
+    /// Showing QR code number `retries` since `shown_at`.
+    Qrcode {
+        retries: i64,
+        shown_at: Instant,
+    },
+    Connected,
+}
+
+#[derive(Debug, Clone)]
+struct Session {
+    company: CompanyId,
+    phase: Phase,
+}
+
+struct Inner {
+    repo: Arc<dyn SandboxRepo>,
+    ids: Arc<dyn IdGenerator>,
+    config: SandboxConfig,
+    sink: RwLock<Option<Arc<dyn InboundSink>>>,
+    sessions: Mutex<HashMap<WhatsappId, Session>>,
+    wake: Notify,
+    /// When delivered inbound rows were last pruned.
+    pruned_at: Mutex<Option<Instant>>,
+}
+
+/// The sandbox provider. Cheap to clone; every clone drives the same sessions.
+#[derive(Clone)]
+pub struct SandboxProvider {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for SandboxProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxProvider")
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SandboxProvider {
+    /// A provider storing its state through `repo`.
+    pub fn new(
+        repo: Arc<dyn SandboxRepo>,
+        ids: Arc<dyn IdGenerator>,
+        config: SandboxConfig,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                repo,
+                ids,
+                config,
+                sink: RwLock::new(None),
+                sessions: Mutex::new(HashMap::new()),
+                wake: Notify::new(),
+                pruned_at: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Sets where events go. The sink is attached after construction because it needs the
+    /// use-case ports, which hold this provider.
+    pub fn attach_sink(&self, sink: Arc<dyn InboundSink>) {
+        *self.inner.sink.write().unwrap_or_else(|e| e.into_inner()) = Some(sink);
+    }
+
+    /// Starts the background task (QR renewal, scans, inbound delivery). It ends when every
+    /// clone of the provider is dropped.
+    pub fn spawn(&self) -> tokio::task::JoinHandle<()> {
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(run(weak))
+    }
+
+    /// Wakes the background task now (after an in-process scan or phone message).
+    pub fn wake(&self) {
+        self.inner.wake.notify_one();
+    }
+
+    /// A phone scans the connection's QR code; `ERR_WAPP_NOT_INITIALIZED` when it is not
+    /// pairing.
+    pub async fn scan(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        if !self.inner.repo.mark_scanned(scope, connection).await? {
+            return Err(ErrorCode::ERR_WAPP_NOT_INITIALIZED.into());
+        }
+        self.inner.tick_pairing().await;
+        Ok(())
+    }
+
+    /// A simulated phone sends a message to the connection; returns its external id.
+    pub async fn phone_send(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        message: &PhoneMessage,
+    ) -> Result<String> {
+        self.phone_act(scope, connection, &PhoneAct::Message(message.clone()))
+            .await
+    }
+
+    /// A simulated phone acts on the connection ([`queue_phone_act`]); returns the external id
+    /// the act is about.
+    pub async fn phone_act(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        act: &PhoneAct,
+    ) -> Result<String> {
+        let external_id = queue_phone_act(
+            self.inner.repo.as_ref(),
+            self.inner.ids.as_ref(),
+            scope,
+            connection,
+            act,
+        )
+        .await?;
+        self.wake();
+        Ok(external_id)
+    }
+
+    /// What simulated phones received from the connection (only `to`'s when given).
+    pub async fn received(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        to: Option<&str>,
+    ) -> Result<Vec<chatflow_core::inbox::sandbox::SandboxReceived>> {
+        self.inner.repo.received(scope, connection, to).await
+    }
+
+    /// The connection's reaction to a message a phone sent, as the phone sees it (empty for
+    /// none); `None` when the phone sent no such message.
+    pub async fn reaction_to_sent(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_id: &str,
+    ) -> Result<Option<String>> {
+        self.inner
+            .repo
+            .reaction_to_sent(scope, connection, external_id)
+            .await
+    }
+
+    /// Runs one round of the background work now: QR renewal and scans, then inbound delivery.
+    pub async fn tick(&self) {
+        self.inner.tick_pairing().await;
+        self.inner.drain_inbound().await;
+    }
+
+    fn require_connected(&self, connection: WhatsappId) -> Result<()> {
+        match self.inner.phase(connection) {
+            Some(Phase::Connected) => Ok(()),
+            _ => Err(ErrorCode::ERR_WAPP_NOT_INITIALIZED.into()),
+        }
+    }
+}
+
+async fn run(weak: Weak<Inner>) {
+    loop {
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        inner.tick_pairing().await;
+        inner.drain_inbound().await;
+        inner.prune_inbound().await;
+        let pause = inner.config.poll_interval;
+        let woken = async {
+            let notified = inner.wake.notified();
+            tokio::time::timeout(pause, notified).await.ok();
+        };
+        woken.await;
+    }
+}
+
+impl Inner {
+    fn sink(&self) -> Result<Arc<dyn InboundSink>> {
+        self.sink
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(|| Error::internal("the sandbox has no inbound sink attached"))
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<WhatsappId, Session>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn phase(&self, connection: WhatsappId) -> Option<Phase> {
+        self.sessions().get(&connection).map(|s| s.phase.clone())
+    }
+
+    async fn report(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        status: ConnectionStatus,
+        qrcode: String,
+        retries: i64,
+    ) -> Result<()> {
+        let number = (status == ConnectionStatus::Connected).then(|| paired_number(connection));
+        self.sink()?
+            .deliver(
+                scope,
+                connection,
+                InboundEvent::Session(SessionUpdate {
+                    status,
+                    qrcode,
+                    retries,
+                    number,
+                }),
+            )
+            .await
+    }
+
+    /// Shows QR code number `retries` with a fresh nonce.
+    async fn show_qr(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        retries: i64,
+    ) -> Result<()> {
+        let nonce = self.ids.token(16);
+        self.repo
+            .begin_pairing(scope, connection, &nonce, false)
+            .await?;
+        let url = qr_data_url(&pairing_string(scope.company_id(), connection, &nonce))?;
+        self.sessions().insert(
+            connection,
+            Session {
+                company: scope.company_id(),
+                phase: Phase::Qrcode {
+                    retries,
+                    shown_at: Instant::now(),
+                },
+            },
+        );
+        self.report(scope, connection, ConnectionStatus::Qrcode, url, retries)
+            .await
+    }
+
+    async fn connect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        self.sessions().insert(
+            connection,
+            Session {
+                company: scope.company_id(),
+                phase: Phase::Connected,
+            },
+        );
+        self.report(
+            scope,
+            connection,
+            ConnectionStatus::Connected,
+            String::new(),
+            0,
+        )
+        .await
+    }
+
+    async fn begin(&self, scope: TenantScope, connection: WhatsappId, reset: bool) -> Result<()> {
+        self.sink()?;
+        let nonce = self.ids.token(16);
+        let pairing = self
+            .repo
+            .begin_pairing(scope, connection, &nonce, reset)
+            .await?;
+        self.report(
+            scope,
+            connection,
+            ConnectionStatus::Opening,
+            String::new(),
+            0,
+        )
+        .await?;
+        if pairing.paired {
+            self.connect(scope, connection).await
+        } else {
+            self.show_qr(scope, connection, 1).await
+        }
+    }
+
+    /// Scanned codes connect; expired ones are renewed or time out.
+    async fn tick_pairing(&self) {
+        let waiting: Vec<(WhatsappId, CompanyId, i64, Instant)> = self
+            .sessions()
+            .iter()
+            .filter_map(|(id, s)| match s.phase {
+                Phase::Qrcode { retries, shown_at } => Some((*id, s.company, retries, shown_at)),
+                Phase::Connected => None,
+            })
+            .collect();
+        for (connection, company, retries, shown_at) in waiting {
+            let scope = TenantScope::new(company);
+            let outcome = async {
+                let paired = self
+                    .repo
+                    .pairing(scope, connection)
+                    .await?
+                    .is_some_and(|p| p.paired);
+                if paired {
+                    return self.connect(scope, connection).await;
+                }
+                if shown_at.elapsed() < self.config.qr_interval {
+                    return Ok(());
+                }
+                if retries >= self.config.max_qr_codes {
+                    // A code scanned after the timeout pairs nothing: the session must restart.
+                    self.sessions().remove(&connection);
+                    self.repo.unpair(scope, connection).await?;
+                    self.report(
+                        scope,
+                        connection,
+                        ConnectionStatus::Timeout,
+                        String::new(),
+                        retries,
+                    )
+                    .await
+                } else {
+                    self.show_qr(scope, connection, retries + 1).await
+                }
+            }
+            .await;
+            if let Err(e) = outcome {
+                tracing::warn!(connection = connection.0, error = %e, "sandbox pairing step failed");
+            }
+        }
+    }
+
+    /// Delivers what phones sent, in order per connection; a row stays undelivered (and comes
+    /// again) until the sink accepted it. Each connection's oldest [`DRAIN_PER_CONNECTION`] rows
+    /// are read, so one connection's backlog never hides another's; a row that failed waits
+    /// [`retry_delay`] before its next attempt, and the rows behind it on the same connection
+    /// wait with it while other connections go on. The sink sets aside what can never be
+    /// stored (or failed [`MAX_INBOUND_ATTEMPTS`](chatflow_core::inbox::inbound::MAX_INBOUND_ATTEMPTS)
+    /// times) and answers Ok, so such a row is marked delivered and stops holding its
+    /// connection up.
+    async fn drain_inbound(&self) {
+        let Ok(sink) = self.sink() else {
+            return;
+        };
+        let pending = match self.repo.undelivered(DRAIN_PER_CONNECTION).await {
+            Ok(pending) => pending,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the sandbox's inbound messages");
+                return;
+            }
+        };
+        let now = chrono::Utc::now();
+        let mut blocked: Vec<WhatsappId> = Vec::new();
+        for row in pending {
+            if blocked.contains(&row.whatsapp_id) {
+                continue;
+            }
+            if row.retry_at.is_some_and(|at| at > now) {
+                blocked.push(row.whatsapp_id);
+                continue;
+            }
+            let scope = TenantScope::new(row.company_id);
+            let attempts = u32::try_from(row.attempts.saturating_add(1)).unwrap_or(u32::MAX);
+            let delivered = sink
+                .deliver_queued(scope, row.whatsapp_id, row.event, attempts)
+                .await;
+            let marked = match delivered {
+                Ok(()) => self.repo.mark_delivered(scope, row.id).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = marked {
+                tracing::warn!(
+                    company = row.company_id.0,
+                    connection = row.whatsapp_id.0,
+                    row = row.id,
+                    attempts,
+                    error = %e,
+                    "sandbox message not delivered; it will be retried"
+                );
+                blocked.push(row.whatsapp_id);
+                let retry_at = chrono::Utc::now() + retry_delay(attempts);
+                if let Err(e) = self
+                    .repo
+                    .mark_failed(scope, row.id, i64::from(attempts), retry_at, &e.to_string())
+                    .await
+                {
+                    tracing::warn!(row = row.id, error = %e, "cannot record a failed sandbox delivery");
+                }
+            }
+        }
+    }
+
+    /// Forgets delivered inbound rows older than [`INBOUND_RETENTION_DAYS`] (at most once an
+    /// hour).
+    async fn prune_inbound(&self) {
+        {
+            let mut last = self.pruned_at.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|at| at.elapsed() < PRUNE_INTERVAL) {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        let before = chrono::Utc::now() - chrono::Duration::days(INBOUND_RETENTION_DAYS);
+        match self.repo.prune_delivered(before).await {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "pruned delivered sandbox messages"),
+            Err(e) => tracing::warn!(error = %e, "cannot prune the sandbox's delivered messages"),
+        }
+    }
+}
+
+#[async_trait]
+impl ChannelProvider for SandboxProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Sandbox
+    }
+
+    async fn start(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        self.inner.begin(scope, connection, false).await
+    }
+
+    async fn new_qr(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        self.inner.begin(scope, connection, true).await
+    }
+
+    async fn disconnect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        self.inner.repo.unpair(scope, connection).await?;
+        self.inner.sessions().remove(&connection);
+        self.inner
+            .report(
+                scope,
+                connection,
+                ConnectionStatus::Disconnected,
+                String::new(),
+                0,
+            )
+            .await
+    }
+
+    async fn send(&self, scope: TenantScope, message: &Outbound) -> Result<String> {
+        self.require_connected(message.connection)?;
+        // A keyed send has a fixed id, so sending it again finds the first record (the phone
+        // receives it once); an unkeyed one gets a fresh id.
+        let external_id = match &message.idempotency_key {
+            Some(key) => format!("SBXK{key}"),
+            None => fresh_external_id(self.inner.ids.as_ref()),
+        };
+        let body = display_body(&message.content);
+        self.inner
+            .repo
+            .record_received(
+                scope,
+                message.connection,
+                &message.to,
+                &external_id,
+                &message.content,
+                &body,
+            )
+            .await?;
+        let weak = Arc::downgrade(&self.inner);
+        let connection = message.connection;
+        let id = external_id.clone();
+        tokio::spawn(async move {
+            for ack in [2, 3] {
+                let Some(delay) = weak.upgrade().map(|i| i.config.ack_delay) else {
+                    return;
+                };
+                tokio::time::sleep(delay).await;
+                let Some(inner) = weak.upgrade() else {
+                    return;
+                };
+                let step = async {
+                    inner.repo.set_ack(scope, connection, &id, ack).await?;
+                    inner
+                        .sink()?
+                        .deliver(
+                            scope,
+                            connection,
+                            InboundEvent::Ack {
+                                external_id: id.clone(),
+                                ack,
+                            },
+                        )
+                        .await
+                };
+                if let Err(e) = step.await {
+                    tracing::debug!(external_id = %id, ack, error = %e, "sandbox ack not delivered");
+                }
+            }
+        });
+        Ok(external_id)
+    }
+
+    async fn edit(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        _to: &str,
+        external_id: &str,
+        body: &str,
+    ) -> Result<()> {
+        self.require_connected(connection)?;
+        let change = SandboxChange::Edit(body.to_owned());
+        if self
+            .inner
+            .repo
+            .change_received(scope, connection, external_id, &change)
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(ErrorCode::ERR_SENDING_WAPP_MSG.into())
+        }
+    }
+
+    async fn delete(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        _to: &str,
+        external_id: &str,
+    ) -> Result<()> {
+        self.require_connected(connection)?;
+        if self
+            .inner
+            .repo
+            .change_received(scope, connection, external_id, &SandboxChange::Delete)
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(ErrorCode::ERR_DELETE_WAPP_MSG.into())
+        }
+    }
+
+    async fn react(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        _to: &str,
+        external_id: &str,
+        emoji: &str,
+    ) -> Result<()> {
+        self.require_connected(connection)?;
+        let change = SandboxChange::React(emoji.to_owned());
+        // A message the phone received from the connection, or one the phone sent to it.
+        if self
+            .inner
+            .repo
+            .change_received(scope, connection, external_id, &change)
+            .await?
+            || self
+                .inner
+                .repo
+                .react_to_sent(scope, connection, external_id, emoji)
+                .await?
+        {
+            Ok(())
+        } else {
+            Err(ErrorCode::ERR_SENDING_WAPP_MSG.into())
+        }
+    }
+
+    async fn mark_read(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        chat: &str,
+    ) -> Result<()> {
+        self.require_connected(connection)?;
+        self.inner
+            .repo
+            .mark_chat_read(scope, connection, chat)
+            .await
+    }
+
+    async fn profile(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        number: &str,
+    ) -> Result<Option<ChannelProfile>> {
+        Ok(self
+            .inner
+            .repo
+            .chats(scope, connection)
+            .await?
+            .into_iter()
+            .find(|c| c.number == number)
+            .map(|c| ChannelProfile {
+                name: if c.name.is_empty() {
+                    c.number.clone()
+                } else {
+                    c.name
+                },
+                number: c.number,
+                profile_pic_url: String::new(),
+            }))
+    }
+
+    async fn list_chats(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+    ) -> Result<Vec<ChannelChat>> {
+        Ok(self
+            .inner
+            .repo
+            .chats(scope, connection)
+            .await?
+            .into_iter()
+            .map(|c| ChannelChat {
+                number: c.number,
+                name: c.name,
+            })
+            .collect())
+    }
+}

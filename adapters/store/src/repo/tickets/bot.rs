@@ -1,0 +1,108 @@
+//! A ticket's bot memory: the chatbot's state, its flags and the integration session.
+
+use chatflow_core::ids::TicketId;
+use chatflow_core::inbox::ports::BotMemory;
+use chatflow_core::{Error, Result, TenantScope};
+use chrono::{DateTime, Utc};
+
+use crate::Store;
+use crate::error::db_error;
+
+use super::write::update_event;
+
+#[derive(sqlx::FromRow)]
+struct BotMemoryRow {
+    bot_state: String,
+    last_bot_message_at: Option<DateTime<Utc>>,
+    is_bot: bool,
+    use_integration: bool,
+    integration_session: String,
+}
+
+impl From<BotMemoryRow> for BotMemory {
+    fn from(row: BotMemoryRow) -> Self {
+        BotMemory {
+            bot_state: row.bot_state,
+            last_bot_message_at: row.last_bot_message_at,
+            is_bot: row.is_bot,
+            use_integration: row.use_integration,
+            integration: row.integration_session,
+        }
+    }
+}
+
+impl Store {
+    pub(super) async fn ticket_bot_memory(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+    ) -> Result<Option<BotMemory>> {
+        let row: Option<BotMemoryRow> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT bot_state, last_bot_message_at, is_bot, use_integration, \
+                 integration_session FROM tickets WHERE company_id = $1 AND id = $2",
+            )
+            .bind(scope.company_id().0)
+            .bind(id.0)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok(row.map(BotMemory::from))
+    }
+
+    pub(super) async fn set_ticket_bot_memory(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+        memory: &BotMemory,
+    ) -> Result<bool> {
+        let company = scope.company_id().0;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                // Touch the row first (it stays locked until commit on PostgreSQL) and read the
+                // flags as they are now.
+                let before: Option<(bool, bool)> = sqlx::query_as(
+                    "UPDATE tickets SET is_bot = is_bot WHERE company_id = $1 AND id = $2 \
+                     RETURNING is_bot, use_integration",
+                )
+                .bind(company)
+                .bind(id.0)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some((is_bot, use_integration)) = before else {
+                    return Ok(false);
+                };
+                // The inbox shows the flags, not the bot's state: only a flag change moves the
+                // ticket's `updated_at` and tells the clients.
+                let shown = is_bot != memory.is_bot || use_integration != memory.use_integration;
+                sqlx::query(
+                    "UPDATE tickets SET bot_state = $3, last_bot_message_at = $4, is_bot = $5, \
+                     use_integration = $6, integration_session = $9, \
+                     updated_at = CASE WHEN $7 THEN $8 ELSE updated_at END \
+                     WHERE company_id = $1 AND id = $2",
+                )
+                .bind(company)
+                .bind(id.0)
+                .bind(&memory.bot_state)
+                .bind(memory.last_bot_message_at)
+                .bind(memory.is_bot)
+                .bind(memory.use_integration)
+                .bind(shown)
+                .bind(self.now())
+                .bind(&memory.integration)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                if shown {
+                    let ticket = crate::load_ticket!(&mut *tx, scope, id)?
+                        .ok_or_else(|| Error::internal("ticket vanished"))?;
+                    crate::append_events!(&mut *tx, scope, self.now(), &[update_event(&ticket)])?;
+                }
+                Ok(true)
+            }
+            .await
+        })
+    }
+}

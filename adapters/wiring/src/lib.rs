@@ -1,0 +1,217 @@
+//! The one place the use cases' [`Ports`] are assembled, for the server and the CLI alike.
+//!
+//! [`Wiring`] holds the three parts a host or a test may choose — the clock, the id generator
+//! and the password hasher (by default the system clock, random ids and argon2id) — and hands
+//! the very same clock and id generator to the store ([`Wiring::stamps`]), so every time a use
+//! case decides with and every time the store writes come from one clock. A test that builds
+//! the server on a [`chatflow_system::ManualClock`] moves both.
+//!
+//! This crate is a host-side assembly, not an adapter: it depends on the adapters (store,
+//! system, integrations) so that neither host repeats the list, and nothing but hosts and
+//! their tests depend on it (the core depends on no adapter, adapters on no other adapter).
+
+use std::sync::Arc;
+
+use chatflow_core::Result;
+use chatflow_core::inbox::channel::ChannelRegistry;
+use chatflow_core::ports::{Clock, IdGenerator, Mailer, MediaStore, PasswordHasher, SecretCipher};
+use chatflow_core::service::Ports;
+use chatflow_store::{Stamps, Store};
+use chatflow_system::{Argon2Hasher, RandomIds, SystemClock};
+
+/// The clock, id generator and hasher a process runs on, and the builder of its ports.
+#[derive(Clone)]
+pub struct Wiring {
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    hasher: Arc<dyn PasswordHasher>,
+}
+
+impl Default for Wiring {
+    fn default() -> Self {
+        Wiring::new()
+    }
+}
+
+impl std::fmt::Debug for Wiring {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wiring").finish_non_exhaustive()
+    }
+}
+
+/// What the host supplies beside the store: the parts whose configuration is the host's.
+pub struct HostParts {
+    /// Seals and opens the secrets kept in the database.
+    pub secrets: Arc<dyn SecretCipher>,
+    /// Stored media.
+    pub media: Arc<dyn MediaStore>,
+    /// Outgoing e-mail.
+    pub mailer: Arc<dyn Mailer>,
+    /// Messaging providers the host runs.
+    pub channels: ChannelRegistry,
+    /// The OpenAI-compatible endpoint flows use when they name none.
+    pub openai_base_url: String,
+}
+
+impl Wiring {
+    /// The production choice: the system clock, random ids and argon2id at its default cost.
+    pub fn new() -> Wiring {
+        Wiring {
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(RandomIds),
+            hasher: Arc::new(Argon2Hasher::new()),
+        }
+    }
+
+    /// Runs on `clock` (tests: a [`chatflow_system::ManualClock`]).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Wiring {
+        self.clock = clock;
+        self
+    }
+
+    /// Draws ids and tokens from `ids`.
+    pub fn with_ids(mut self, ids: Arc<dyn IdGenerator>) -> Wiring {
+        self.ids = ids;
+        self
+    }
+
+    /// Hashes passwords with `hasher` (tests: a cheap argon2id).
+    pub fn with_hasher(mut self, hasher: Arc<dyn PasswordHasher>) -> Wiring {
+        self.hasher = hasher;
+        self
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> Arc<dyn Clock> {
+        self.clock.clone()
+    }
+
+    /// The id generator.
+    pub fn ids(&self) -> Arc<dyn IdGenerator> {
+        self.ids.clone()
+    }
+
+    /// What the store stamps its writes with: this wiring's clock and ids.
+    pub fn stamps(&self) -> Stamps {
+        Stamps::new(self.clock.clone(), self.ids.clone())
+    }
+
+    /// Opens the store at `url` on this wiring's clock and ids (not migrated).
+    pub async fn connect(&self, url: &str) -> chatflow_store::Result<Store> {
+        Store::connect(url, self.stamps()).await
+    }
+
+    /// The ports of the use cases: every repository from `store`, the host's parts, and this
+    /// wiring's clock, ids and hasher. `store` must have been opened with [`Wiring::stamps`]
+    /// (through [`Wiring::connect`]) so that the store and the use cases share one clock.
+    pub fn ports(&self, store: Arc<Store>, host: HostParts) -> Result<Ports> {
+        let options = chatflow_integrations::HttpOptions::default;
+        Ok(Ports {
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+            hasher: self.hasher.clone(),
+            companies: store.clone(),
+            plans: store.clone(),
+            users: store.clone(),
+            settings: store.clone(),
+            sessions: store.clone(),
+            secrets: host.secrets,
+            queues: store.clone(),
+            helps: store.clone(),
+            media: host.media,
+            mailer: host.mailer,
+            resets: store.clone(),
+            channels: host.channels,
+            event_log: store.clone(),
+            contacts: store.clone(),
+            tags: store.clone(),
+            tickets: store.clone(),
+            messages: store.clone(),
+            jobs: store.clone(),
+            schedules: store.clone(),
+            flows: store.clone(),
+            flow_campaigns: store.clone(),
+            quick_messages: store.clone(),
+            staged_uploads: store.clone(),
+            inbound_failures: store.clone(),
+            assistant: Arc::new(chatflow_integrations::HttpAssistant::new(
+                host.openai_base_url,
+                options(),
+            )?),
+            typebot: Arc::new(chatflow_integrations::HttpTypebot::new(options())?),
+            connections: store,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chatflow_core::ports::{NewCompany, NewPlan};
+    use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
+    use chatflow_system::{LocalMediaStore, LogMailer, ManualClock};
+    use chrono::{DateTime, TimeDelta};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_store_and_the_use_cases_share_the_wiring_clock() {
+        let start = DateTime::from_timestamp(1_800_000_000, 0).expect("a valid time");
+        let clock = ManualClock::at(start);
+        let wiring = Wiring::new().with_clock(Arc::new(clock.clone()));
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("w.db").display());
+        let store = Arc::new(wiring.connect(&url).await.expect("opens"));
+        store.migrate().await.expect("migrates");
+        let ports = wiring
+            .ports(
+                store.clone(),
+                HostParts {
+                    secrets: Arc::new(
+                        chatflow_system::SealedSecrets::from_key_text(
+                            "a test key of at least enough characters",
+                        )
+                        .expect("a key"),
+                    ),
+                    media: Arc::new(LocalMediaStore::new(dir.path().join("media"))),
+                    mailer: Arc::new(LogMailer),
+                    channels: ChannelRegistry::default(),
+                    openai_base_url: chatflow_integrations::OPENAI_BASE_URL.to_owned(),
+                },
+            )
+            .expect("ports");
+        clock.advance(TimeDelta::minutes(5));
+        assert_eq!(ports.clock.now(), start + TimeDelta::minutes(5));
+        let plan = ports
+            .plans
+            .create(&NewPlan {
+                name: "Basic".into(),
+                users: 1,
+                connections: 1,
+                queues: 1,
+                amount: Money(0),
+                is_public: true,
+                flags: PlanFlags::ALL,
+            })
+            .await
+            .expect("plan");
+        let company = ports
+            .companies
+            .create(&NewCompany {
+                name: "Clocked".into(),
+                email: None,
+                phone: None,
+                plan_id: plan.id,
+                status: true,
+                due_date: chrono::NaiveDate::from_ymd_opt(2030, 1, 1).expect("a date"),
+                recurrence: Recurrence::Mensal,
+                document: None,
+            })
+            .await
+            .expect("created");
+        assert_eq!(
+            company.created_at,
+            start + TimeDelta::minutes(5),
+            "the store stamps the row with the wiring's clock"
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! File types by name: the product's one extension → MIME type table.
+//!
+//! Attachments, flow media, schedule images, files a phone sends without a declared type and the
+//! web app's own files are all typed here, by the well-kept table of the `mime_guess` crate, with
+//! one product rule on top: an `.opus` file is a voice note, which WhatsApp carries as Opus in an
+//! Ogg container and expects as `audio/ogg`.
+
+/// The type of a file whose name says nothing known.
+pub const UNKNOWN: &str = "application/octet-stream";
+
+/// The lower-case extension of a file name (after its last dot), or `""` when it has none.
+pub fn extension(file_name: &str) -> String {
+    file_name
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// The MIME type of a file by its name's extension ([`UNKNOWN`] when none is known).
+pub fn mime_of(file_name: &str) -> &'static str {
+    let ext = extension(file_name);
+    if ext == "opus" {
+        return "audio/ogg";
+    }
+    if ext.is_empty() {
+        return UNKNOWN;
+    }
+    mime_guess::from_ext(&ext).first_raw().unwrap_or(UNKNOWN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_types_the_product_handles() {
+        for (name, mime) in [
+            ("a.jpg", "image/jpeg"),
+            ("a.JPEG", "image/jpeg"),
+            ("a.png", "image/png"),
+            ("a.gif", "image/gif"),
+            ("a.webp", "image/webp"),
+            ("a.mp3", "audio/mpeg"),
+            ("a.ogg", "audio/ogg"),
+            ("a.oga", "audio/ogg"),
+            ("voz.opus", "audio/ogg"),
+            ("a.mp4", "video/mp4"),
+            ("a.pdf", "application/pdf"),
+            ("a.txt", "text/plain"),
+            ("a.csv", "text/csv"),
+            ("app.js", "text/javascript"),
+            ("app.css", "text/css"),
+            ("core.wasm", "application/wasm"),
+            ("icon.svg", "image/svg+xml"),
+            ("index.html", "text/html"),
+        ] {
+            assert_eq!(mime_of(name), mime, "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_or_missing_extensions_are_octet_streams() {
+        assert_eq!(mime_of("a"), UNKNOWN);
+        assert_eq!(mime_of("a."), UNKNOWN);
+        assert_eq!(mime_of("a.nothing-known"), UNKNOWN);
+        assert_eq!(extension("Foto.Final.PNG"), "png");
+        assert_eq!(extension("sem-extensao"), "");
+    }
+}

@@ -1,0 +1,67 @@
+/** The settings page's strings in Portuguese: loaded with the page (lib/i18n `PAGE_CATALOGUES`), not in the first load. */
+const settings = {
+  settings: {
+    title: 'Configurações',
+    tabs: {
+      options: 'Opções',
+    },
+    saved: 'Operação atualizada com sucesso.',
+    sections: {
+      general: 'Opções gerais',
+      lgpd: 'LGPD',
+      messages: 'Mensagens personalizadas',
+      platform: 'Plataforma',
+    },
+    values: {
+      enabled: 'Habilitado',
+      disabled: 'Desabilitado',
+    },
+    scheduleTypes: {
+      disabled: 'Desabilitado',
+      queue: 'Fila',
+      company: 'Empresa',
+      connection: 'Conexão',
+    },
+    chatBotTypes: {
+      text: 'Texto',
+    },
+    noTimeZones: 'Nenhum fuso horário encontrado',
+    keys: {
+      userRating: 'Avaliações',
+      scheduleType: 'Gerenciamento de expediente',
+      timezone: 'Fuso horário',
+      chatBotType: 'Tipo do bot',
+      acceptCallWhatsapp: 'Informar que não aceita ligação no WhatsApp?',
+      userRandom: 'Escolher atendente aleatório?',
+      sendGreetingMessageOneQueues: 'Enviar saudação quando houver somente 1 fila',
+      sendSignMessage: 'Permitir atendente escolher enviar assinatura',
+      sendFarewellWaitingTicket: 'Enviar mensagem de despedida no aguardando',
+      sendGreetingAccepted: 'Enviar saudação ao aceitar o ticket',
+      sendQueuePosition: 'Enviar mensagem com a posição da fila',
+      acceptAudioMessageContact: 'Aceitar receber áudio de todos os contatos?',
+      sendMsgTransfTicket: 'Enviar mensagem de transferência de fila/agente',
+      DirectTicketsToWallets: 'Mover automaticamente cliente para carteira',
+      closeTicketOnTransfer: 'Fechar ticket ao transferir para outra fila',
+      requiredTag: 'Tag obrigatória para fechar o ticket',
+      showNotificationPending: 'Mostrar notificação para tickets pendentes',
+      campaignsEnabled: 'Habilitar campanhas',
+      enableLGPD: 'Habilitar tratamento LGPD',
+      lgpdDeleteMessage: 'Ofuscar mensagem apagada pelo contato',
+      lgpdHideNumber: 'Ocultar número de telefone para o perfil usuário',
+      lgpdConsent: 'Sempre solicitar consentimento',
+      lgpdMessage: 'Mensagem de boas-vindas (LGPD)',
+      lgpdLink: 'Link da política de privacidade',
+      transferMessage: 'Mensagem de transferência',
+      greetingAcceptedMessage: 'Mensagem de saudação ao aceitar o ticket',
+      AcceptCallWhatsappMessage: 'Mensagem para ligações recusadas',
+      sendQueuePositionMessage: 'Mensagem de posição na fila',
+      keymp: 'Chave do Mercado Pago',
+      asaas: 'Token do Asaas',
+      efi: 'Credenciais da Efí',
+      userCreation: 'Criação de usuários',
+      allowSignup: 'Permitir cadastro de novas empresas',
+    },
+  },
+};
+
+export default settings;
