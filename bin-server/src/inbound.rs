@@ -9,7 +9,7 @@
 use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
-use chatflow_core::inbox::channel::{InboundEvent, InboundSink};
+use chatflow_core::inbox::channel::{BatchDelivery, InboundEvent, InboundSink, Queued};
 use chatflow_core::service::inbox::ingest::{self, Handled};
 use chatflow_core::{Error, Result, TenantScope, WhatsappId};
 
@@ -72,24 +72,52 @@ impl InboundSink for Sink {
             ingest::deliver_or_set_aside(&state.ports, scope, connection, event, attempts).await;
         state.realtime.wake();
         state.jobs.wake();
-        match handled? {
-            Handled::Delivered(delivery) => {
-                if let Err(e) = delivery.automation {
-                    tracing::warn!(
-                        company = scope.company_id().0,
-                        connection = connection.0,
-                        "automation after an inbound message failed: {e}"
-                    );
-                }
-            }
-            Handled::SetAside { id, error } => tracing::warn!(
-                company = scope.company_id().0,
-                connection = connection.0,
-                failure = id,
-                attempts,
-                "an inbound event could not be stored and was set aside: {error}"
-            ),
-        }
+        log_handled(scope, connection, &handled?);
         Ok(())
+    }
+
+    async fn deliver_batch(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        events: Vec<Queued>,
+    ) -> BatchDelivery {
+        let Some(state) = self.state.upgrade() else {
+            return BatchDelivery {
+                handled: 0,
+                failed: Some(Error::internal("the server is shutting down")),
+            };
+        };
+        let done = ingest::deliver_batch(&state.ports, scope, connection, events).await;
+        state.realtime.wake();
+        state.jobs.wake();
+        for handled in &done.handled {
+            log_handled(scope, connection, handled);
+        }
+        BatchDelivery {
+            handled: done.handled.len(),
+            failed: done.failed,
+        }
+    }
+}
+
+/// Logs what went wrong with a handled event: the automation after it, or its being set aside.
+fn log_handled(scope: TenantScope, connection: WhatsappId, handled: &Handled) {
+    match handled {
+        Handled::Delivered(delivery) => {
+            if let Err(e) = &delivery.automation {
+                tracing::warn!(
+                    company = scope.company_id().0,
+                    connection = connection.0,
+                    "automation after an inbound message failed: {e}"
+                );
+            }
+        }
+        Handled::SetAside { id, error } => tracing::warn!(
+            company = scope.company_id().0,
+            connection = connection.0,
+            failure = id,
+            "an inbound event could not be stored and was set aside: {error}"
+        ),
     }
 }

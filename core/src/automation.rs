@@ -111,11 +111,16 @@ pub fn matching_campaign<'a>(
         .min_by_key(|c| c.id)
 }
 
+/// Whether automation may act on a ticket at all: pending and nobody's yet. [`trigger`]
+/// starts with it; the service asks it first, before reading what the other facts need.
+pub fn in_bot_hands(status: TicketStatus, user: Option<UserId>) -> bool {
+    status == TicketStatus::Pending && user.is_none()
+}
+
 /// Decides what runs before a human (the rules of the module, in order).
 pub fn trigger(facts: &InboundFacts<'_>) -> Trigger {
     if facts.from_me
-        || facts.ticket_status != TicketStatus::Pending
-        || facts.ticket_user.is_some()
+        || !in_bot_hands(facts.ticket_status, facts.ticket_user)
         || (facts.is_group && !facts.group_as_ticket)
         || facts.disable_bot
     {

@@ -212,9 +212,37 @@ pub fn start_server(binary: &Path, extra_env: &[(&str, &str)]) -> Result<(Server
 /// variables): adds the port, a fresh SQLite database and media directory in `data` (removed
 /// with the server) and the admin's credentials.
 pub fn launch(
+    command: Command,
+    data: TempDir,
+    extra_env: &[(&str, &str)],
+) -> Result<(Server, Duration)> {
+    launch_logging(command, data, extra_env, Stdio::null())
+}
+
+/// [`start_server`] with the server's log (its standard output) written to `log`.
+pub fn start_server_logging(
+    binary: &Path,
+    extra_env: &[(&str, &str)],
+    log: &Path,
+) -> Result<(Server, Duration)> {
+    let web_dist = project_root().join("web").join("dist");
+    let mut command = Command::new(binary);
+    command.env("CHATFLOW_WEB_DIR", &web_dist);
+    let file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+    launch_logging(
+        command,
+        TempDir::new("chatflow-xtask")?,
+        extra_env,
+        Stdio::from(file),
+    )
+}
+
+/// [`launch`] with the server's standard output going to `stdout`.
+fn launch_logging(
     mut command: Command,
     data: TempDir,
     extra_env: &[(&str, &str)],
+    stdout: Stdio,
 ) -> Result<(Server, Duration)> {
     let port = free_port()?;
     let admin_email = "admin@chatflow.test".to_owned();
@@ -230,7 +258,7 @@ pub fn launch(
         .env("CHATFLOW_ADMIN_EMAIL", &admin_email)
         .env("CHATFLOW_ADMIN_PASSWORD", &admin_password)
         .env("RUST_LOG", env_or("RUST_LOG", "warn"))
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::inherit());
     for (key, value) in extra_env {
         command.env(key, value);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chatflow_core::inbox::channel::{
-    ChannelChat, ChannelProfile, ChannelProvider, InboundEvent, InboundSink, Outbound,
+    ChannelChat, ChannelProfile, ChannelProvider, InboundEvent, InboundSink, Outbound, Queued,
 };
 use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionUpdate};
@@ -374,43 +374,67 @@ impl Inner {
                 return;
             }
         };
+        // Each connection's rows in order, up to the first that waits for its retry time.
         let now = chrono::Utc::now();
-        let mut blocked: Vec<WhatsappId> = Vec::new();
+        let mut waiting: Vec<WhatsappId> = Vec::new();
+        let mut batches: Vec<(TenantScope, WhatsappId, Vec<i64>, Vec<Queued>)> = Vec::new();
         for row in pending {
-            if blocked.contains(&row.whatsapp_id) {
+            if waiting.contains(&row.whatsapp_id) {
                 continue;
             }
             if row.retry_at.is_some_and(|at| at > now) {
-                blocked.push(row.whatsapp_id);
+                waiting.push(row.whatsapp_id);
                 continue;
             }
-            let scope = TenantScope::new(row.company_id);
-            let attempts = u32::try_from(row.attempts.saturating_add(1)).unwrap_or(u32::MAX);
-            let delivered = sink
-                .deliver_queued(scope, row.whatsapp_id, row.event, attempts)
-                .await;
-            let marked = match delivered {
-                Ok(()) => self.repo.mark_delivered(scope, row.id).await,
-                Err(e) => Err(e),
+            let queued = Queued {
+                event: row.event,
+                attempts: u32::try_from(row.attempts.saturating_add(1)).unwrap_or(u32::MAX),
             };
-            if let Err(e) = marked {
-                tracing::warn!(
-                    company = row.company_id.0,
-                    connection = row.whatsapp_id.0,
-                    row = row.id,
-                    attempts,
-                    error = %e,
-                    "sandbox message not delivered; it will be retried"
-                );
-                blocked.push(row.whatsapp_id);
-                let retry_at = chrono::Utc::now() + retry_delay(attempts);
-                if let Err(e) = self
-                    .repo
-                    .mark_failed(scope, row.id, i64::from(attempts), retry_at, &e.to_string())
-                    .await
-                {
-                    tracing::warn!(row = row.id, error = %e, "cannot record a failed sandbox delivery");
+            match batches.iter_mut().find(|b| b.1 == row.whatsapp_id) {
+                Some((_, _, ids, events)) => {
+                    ids.push(row.id);
+                    events.push(queued);
                 }
+                None => batches.push((
+                    TenantScope::new(row.company_id),
+                    row.whatsapp_id,
+                    vec![row.id],
+                    vec![queued],
+                )),
+            }
+        }
+        // One batch per connection: the sink commits its messages together.
+        for (scope, connection, ids, events) in batches {
+            let attempts: Vec<u32> = events.iter().map(|queued| queued.attempts).collect();
+            let done = sink.deliver_batch(scope, connection, events).await;
+            if let Err(e) = self.repo.mark_delivered(scope, &ids[..done.handled]).await {
+                // They come again and are recognised as duplicates.
+                tracing::warn!(
+                    company = scope.company_id().0,
+                    connection = connection.0,
+                    error = %e,
+                    "cannot mark sandbox messages delivered"
+                );
+            }
+            let Some(e) = done.failed else {
+                continue;
+            };
+            let (row, attempts) = (ids[done.handled], attempts[done.handled]);
+            tracing::warn!(
+                company = scope.company_id().0,
+                connection = connection.0,
+                row,
+                attempts,
+                error = %e,
+                "sandbox message not delivered; it will be retried"
+            );
+            let retry_at = chrono::Utc::now() + retry_delay(attempts);
+            if let Err(e) = self
+                .repo
+                .mark_failed(scope, row, i64::from(attempts), retry_at, &e.to_string())
+                .await
+            {
+                tracing::warn!(row, error = %e, "cannot record a failed sandbox delivery");
             }
         }
     }

@@ -162,9 +162,9 @@ impl SandboxRepo for Memory {
     ) -> Result<Option<String>> {
         Ok(None)
     }
-    async fn mark_delivered(&self, _: TenantScope, id: i64) -> Result<()> {
+    async fn mark_delivered(&self, _: TenantScope, ids: &[i64]) -> Result<()> {
         for row in self.inbound.lock().expect("lock").iter_mut() {
-            if row.id == id {
+            if ids.contains(&row.id) {
                 row.delivered_at = Some(Utc::now());
             }
         }

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::{TenantScope, WhatsappId};
 use crate::inbox::model::{MediaType, ProviderKind, SessionUpdate};
 
@@ -230,6 +230,24 @@ pub trait ChannelProvider: Send + Sync {
     }
 }
 
+/// An event a provider queued, and how many times it was tried (1 for the first delivery).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Queued {
+    pub event: InboundEvent,
+    pub attempts: u32,
+}
+
+/// What [`InboundSink::deliver_batch`] did.
+#[derive(Debug, Default)]
+pub struct BatchDelivery {
+    /// How many events, from the first, are handled (committed, duplicates, or set aside): the
+    /// provider acknowledges exactly these.
+    pub handled: usize,
+    /// Why the event after them failed (retrying may help, after
+    /// [`crate::inbox::inbound::retry_delay`]); the events after it were not tried.
+    pub failed: Option<Error>,
+}
+
 /// Where providers deliver inbound events. Returns once the event is durably committed (or
 /// recognised as a duplicate); the provider acknowledges it only then.
 #[async_trait]
@@ -255,6 +273,29 @@ pub trait InboundSink: Send + Sync {
     ) -> Result<()> {
         let _ = attempts;
         self.deliver(scope, connection, event).await
+    }
+
+    /// [`InboundSink::deliver_queued`] for several queued events of one connection, in order.
+    /// Sinks that can commit them together (group commit) do; this default delivers them one
+    /// at a time. Stops at the first event that fails.
+    async fn deliver_batch(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        events: Vec<Queued>,
+    ) -> BatchDelivery {
+        let mut done = BatchDelivery::default();
+        for Queued { event, attempts } in events {
+            if let Err(error) = self
+                .deliver_queued(scope, connection, event, attempts)
+                .await
+            {
+                done.failed = Some(error);
+                break;
+            }
+            done.handled += 1;
+        }
+        done
     }
 }
 

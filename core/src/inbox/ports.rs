@@ -309,6 +309,43 @@ pub enum IngestOutcome {
     },
 }
 
+/// One message of an [`MessageRepo::ingest_batch`]: the message and where its attachment was
+/// stored (by the media port, before the transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Inbound<'a> {
+    pub message: &'a InboundMessage,
+    pub media_path: Option<&'a str>,
+}
+
+/// What [`MessageRepo::ingest_batch`] committed.
+#[derive(Debug)]
+pub struct IngestBatch {
+    /// The outcome of each message committed, in order (a prefix of the batch).
+    pub outcomes: Vec<Stored>,
+    /// The error of the message after them, when one failed (the rest were not tried).
+    pub failed: Option<crate::error::Error>,
+}
+
+/// An [`IngestOutcome`] with, for a stored message, the ticket and contact as the transaction
+/// left them (so what runs next need not read them again).
+#[derive(Debug)]
+pub struct Stored {
+    pub outcome: IngestOutcome,
+    pub ticket: Option<Box<Ticket>>,
+    pub contact: Option<Box<Contact>>,
+}
+
+impl Stored {
+    /// An outcome that stored nothing (a duplicate, an ignored message).
+    pub fn nothing(outcome: IngestOutcome) -> Self {
+        Self {
+            outcome,
+            ticket: None,
+            contact: None,
+        }
+    }
+}
+
 /// Messages.
 #[async_trait]
 pub trait MessageRepo: Send + Sync {
@@ -354,20 +391,27 @@ pub trait MessageRepo: Send + Sync {
     ) -> Result<i64>;
 
     // ------------------------------------------------------------- inbound side
-    /// Ingests one inbound message exactly once, in one transaction: upserts the contact, loads
-    /// the [`IngestContext`], calls `decide` (the core's pure decision), applies the plan
-    /// (reuse or create the ticket — the unique index on not-closed tickets serialises races —,
-    /// insert the message with `ON CONFLICT (whatsapp_id, external_id) DO NOTHING`, bump unread
-    /// and last message, write logs) and appends the plan's events. A duplicate commits nothing.
-    /// The caller loads `connection` beforehand (its settings need no transaction).
-    async fn ingest(
+    /// Ingests inbound messages of one connection exactly once, in order, in **one**
+    /// transaction (group commit: one disk flush for the batch). For each message: upserts the
+    /// contact, loads the [`IngestContext`], calls `decide` (the core's pure decision), applies
+    /// the plan (reuse or create the ticket — the unique index on not-closed tickets serialises
+    /// races —, insert the message with `ON CONFLICT (whatsapp_id, external_id) DO NOTHING`,
+    /// bump unread and last message, write logs) and appends the plan's events, rendered from
+    /// the rows as written. Each message of a batch runs in its own savepoint: a duplicate or an
+    /// ignored message undoes only its own writes. The batch stops at the first message that
+    /// fails: what came before it is committed and returned in [`IngestBatch::outcomes`], its
+    /// error in [`IngestBatch::failed`], and nothing after it was tried. An `Err` means nothing
+    /// was committed. The caller loads `connection` beforehand (its settings need no
+    /// transaction).
+    async fn ingest_batch(
         &self,
         scope: TenantScope,
         connection: &Connection,
-        message: &InboundMessage,
-        media_path: Option<&str>,
-        decide: &(dyn for<'c> Fn(&'c IngestContext) -> IngestPlan + Send + Sync),
-    ) -> Result<IngestOutcome>;
+        messages: &[Inbound<'_>],
+        decide: &(
+             dyn for<'c, 'm> Fn(&'c IngestContext, &'m InboundMessage) -> IngestPlan + Send + Sync
+         ),
+    ) -> Result<IngestBatch>;
     /// Applies a receipt to the message with that external id (ack only moves forward).
     async fn apply_ack(
         &self,

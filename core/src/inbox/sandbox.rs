@@ -126,8 +126,8 @@ pub trait SandboxRepo: Send + Sync {
     /// Platform-level: the oldest `per_connection` undelivered inbound rows of each connection
     /// whose status is CONNECTED, in order (one connection's backlog never hides another's).
     async fn undelivered(&self, per_connection: u32) -> Result<Vec<SandboxInbound>>;
-    /// Marks an inbound row delivered (after the sink returned Ok).
-    async fn mark_delivered(&self, scope: TenantScope, id: i64) -> Result<()>;
+    /// Marks inbound rows delivered (after the sink handled them), in one statement.
+    async fn mark_delivered(&self, scope: TenantScope, ids: &[i64]) -> Result<()>;
     /// Records a failed delivery of an inbound row: its attempts so far, when to try again and
     /// why it failed.
     async fn mark_failed(

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::automation::{InboundFacts, Trigger, run_seed, trigger};
+use crate::automation::{InboundFacts, Trigger, in_bot_hands, run_seed, trigger};
 use crate::error::{Error, ErrorCode, Result};
 use crate::flow::{self, EndReason, Input, MediaKind, RunState, Step, Waiting};
 use crate::flow_ports::{FlowId, FlowRun, NewFlowRun, RunTimer, RunUpdate};
@@ -50,6 +50,10 @@ pub struct StoredInbound<'a> {
     pub from_me: bool,
     /// The text (a caption for media).
     pub text: &'a str,
+    /// The ticket as the ingestion left it, when nothing changed it since (read otherwise).
+    pub ticket_now: Option<&'a Ticket>,
+    /// The contact as the ingestion left it, likewise.
+    pub contact_now: Option<&'a Contact>,
 }
 
 /// Runs what comes before a human for a message just stored: a flow or the queue routing.
@@ -62,13 +66,20 @@ pub async fn on_inbound(
     if inbound.from_me {
         return Ok(());
     }
-    let Some(ticket) = ports.tickets.get(scope, inbound.ticket_id).await? else {
-        return Ok(());
+    let ticket = match inbound.ticket_now {
+        Some(ticket) => ticket.clone(),
+        None => match ports.tickets.get(scope, inbound.ticket_id).await? {
+            Some(ticket) => ticket,
+            None => return Ok(()),
+        },
     };
-    if ticket.status != TicketStatus::Pending || ticket.user_id.is_some() {
+    if !in_bot_hands(ticket.status, ticket.user_id) {
         return Ok(());
     }
-    let contact = ports.contacts.get(scope, ticket.contact.id).await?;
+    let contact = match inbound.contact_now {
+        Some(contact) => Some(contact.clone()),
+        None => ports.contacts.get(scope, ticket.contact.id).await?,
+    };
     let disable_bot = contact.as_ref().is_some_and(|c| c.disable_bot);
     let memory = ports
         .tickets

@@ -18,7 +18,7 @@ use chatflow_core::inbox::model::{
     Connection, Cursor, KeysetPage, MediaType, Message, NewMessage, PageStart, QuotedMessage,
     Reaction,
 };
-use chatflow_core::inbox::ports::{IngestOutcome, MessageRepo};
+use chatflow_core::inbox::ports::{Inbound, IngestBatch, IngestOutcome, MessageRepo, Stored};
 use chatflow_core::inbox::search;
 use chatflow_core::{Error, ErrorCode, Result, TenantScope};
 use chrono::{DateTime, Utc};
@@ -189,29 +189,75 @@ macro_rules! message_event {
     }};
 }
 
-/// Runs `$body` (a `Result<(T, bool)>`) in a write transaction, committing only when it is
-/// `Ok((_, true))`; evaluates to `Result<T>`.
-macro_rules! decided_tx {
-    ($store:expr, |$tx:ident| $body:expr) => {
+/// Runs `$one` (a `Result<(Stored, bool)>` for the message `$item`, on the connection `$tx`)
+/// for each message of `$items` in one write transaction, as [`MessageRepo::ingest_batch`]
+/// says: each message of a batch of several in a savepoint, released when `$one` says to keep
+/// it (`true`) and rolled back otherwise; a lone message uses the transaction itself. Evaluates
+/// to `Result<IngestBatch>`.
+macro_rules! batch_tx {
+    ($store:expr, $items:expr, |$tx:ident, $item:ident| $one:expr) => {
         match $store.pool() {
             $crate::DbPool::Sqlite(p) => {
-                let mut $tx = p.begin_with("BEGIN IMMEDIATE").await.map_err(db_error)?;
-                let (out, commit) = $body?;
-                if commit {
-                    $tx.commit().await.map_err(db_error)?;
-                }
-                Ok(out)
+                let outer = p.begin_with("BEGIN IMMEDIATE").await.map_err(db_error)?;
+                batch_tx!(@run outer, $items, |$tx, $item| $one)
             }
             $crate::DbPool::Postgres(p) => {
-                let mut $tx = p.begin().await.map_err(db_error)?;
-                let (out, commit) = $body?;
-                if commit {
-                    $tx.commit().await.map_err(db_error)?;
-                }
-                Ok(out)
+                let outer = p.begin().await.map_err(db_error)?;
+                batch_tx!(@run outer, $items, |$tx, $item| $one)
             }
         }
     };
+    (@run $outer:ident, $items:expr, |$tx:ident, $item:ident| $one:expr) => {{
+        let mut outer = $outer;
+        let items = $items;
+        let mut outcomes = Vec::with_capacity(items.len());
+        let mut failed = None;
+        if let [$item] = items {
+            let result = {
+                let $tx = &mut *outer;
+                $one
+            };
+            match result {
+                Ok((stored, keep)) => {
+                    if keep {
+                        outer.commit().await.map_err(db_error)?;
+                    }
+                    outcomes.push(stored);
+                }
+                // Dropping the transaction rolls it back.
+                Err(e) => failed = Some(e),
+            }
+        } else {
+            for $item in items {
+                let mut savepoint = sqlx::Connection::begin(&mut *outer)
+                    .await
+                    .map_err(db_error)?;
+                let result = {
+                    let $tx = &mut *savepoint;
+                    $one
+                };
+                match result {
+                    Ok((stored, keep)) => {
+                        if keep {
+                            savepoint.commit().await.map_err(db_error)?;
+                        } else {
+                            savepoint.rollback().await.map_err(db_error)?;
+                        }
+                        outcomes.push(stored);
+                    }
+                    Err(e) => {
+                        savepoint.rollback().await.map_err(db_error)?;
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            if !outcomes.is_empty() {
+                outer.commit().await.map_err(db_error)?;
+            }
+        }
+        Ok(IngestBatch { outcomes, failed })
+    }};
 }
 
 /// Sets one side's reaction on `$conn` (an empty emoji removes it).
@@ -416,27 +462,32 @@ impl MessageRepo for Store {
         })
     }
 
-    async fn ingest(
+    async fn ingest_batch(
         &self,
         scope: TenantScope,
         connection: &Connection,
-        message: &InboundMessage,
-        media_path: Option<&str>,
-        decide: &(dyn for<'c> Fn(&'c IngestContext) -> IngestPlan + Send + Sync),
-    ) -> Result<IngestOutcome> {
+        messages: &[Inbound<'_>],
+        decide: &(
+             dyn for<'c, 'm> Fn(&'c IngestContext, &'m InboundMessage) -> IngestPlan + Send + Sync
+         ),
+    ) -> Result<IngestBatch> {
         if connection.company_id != scope.company_id() {
             return Err(Error::new(ErrorCode::ERR_NO_WAPP_FOUND));
         }
         let company = scope.company_id().0;
         let channel = to_wire(&connection.channel)?;
-        let kind = to_wire(&message.media_type)?;
-        let name = if message.chat_name.trim().is_empty() {
-            message.chat.clone()
-        } else {
-            message.chat_name.clone()
-        };
-        decided_tx!(self, |tx| {
+        batch_tx!(self, messages, |tx, item| {
             async {
+                let Inbound {
+                    message,
+                    media_path,
+                } = *item;
+                let kind = to_wire(&message.media_type)?;
+                let name = if message.chat_name.trim().is_empty() {
+                    message.chat.clone()
+                } else {
+                    message.chat_name.clone()
+                };
                 // 1. The contact, created on first contact.
                 let at = self.now();
                 let inserted: Option<i64> = sqlx::query_scalar(
@@ -500,9 +551,9 @@ impl MessageRepo for Store {
                     last_message,
                     logs,
                     events,
-                } = decide(&ctx)
+                } = decide(&ctx, message)
                 else {
-                    return Ok((IngestOutcome::Ignored, false));
+                    return Ok((Stored::nothing(IngestOutcome::Ignored), false));
                 };
 
                 // 3. The ticket: reuse, or create (the loser of a race reuses the winner's).
@@ -577,7 +628,7 @@ impl MessageRepo for Store {
                 .await
                 .map_err(db_error)?;
                 let Some(message_id) = message_id else {
-                    return Ok((IngestOutcome::Duplicate, false));
+                    return Ok((Stored::nothing(IngestOutcome::Duplicate), false));
                 };
 
                 // 5. The ticket's counters, logs, the contact's name.
@@ -620,12 +671,19 @@ impl MessageRepo for Store {
                     .map_err(db_error)?;
                 }
 
-                // 6. The events, rendered from the rows as written.
+                // 6. The events, rendered from the rows as written (the contact as loaded
+                // above unless this message renamed it).
                 let ticket = crate::load_ticket!(&mut *tx, scope, TicketId(ticket_id))?
                     .ok_or_else(|| Error::internal("ticket vanished"))?;
                 let stored = crate::load_messages!(&mut *tx, scope, &[message_id])?
                     .pop()
                     .ok_or_else(|| Error::internal("message vanished"))?;
+                let contact = if contact_event && !contact_created {
+                    crate::load_contact!(&mut *tx, scope, ContactId(contact_id))?
+                        .ok_or_else(|| Error::internal("contact vanished"))?
+                } else {
+                    ctx.contact
+                };
                 let mut out = Vec::new();
                 for intent in &events {
                     match intent {
@@ -637,24 +695,23 @@ impl MessageRepo for Store {
                             message: Box::new(stored.clone()),
                             ticket: Box::new(ticket.clone()),
                         }),
-                        EventIntent::ContactUpdate => {
-                            let contact =
-                                crate::load_contact!(&mut *tx, scope, ContactId(contact_id))?
-                                    .ok_or_else(|| Error::internal("contact vanished"))?;
-                            out.push(Event::ContactUpdate {
-                                action: if contact_created { "create" } else { "update" }.into(),
-                                contact: Box::new(contact),
-                            });
-                        }
+                        EventIntent::ContactUpdate => out.push(Event::ContactUpdate {
+                            action: if contact_created { "create" } else { "update" }.into(),
+                            contact: Box::new(contact.clone()),
+                        }),
                     }
                 }
                 crate::append_events!(&mut *tx, scope, self.now(), &out)?;
                 Ok::<_, Error>((
-                    IngestOutcome::Stored {
-                        ticket: TicketId(ticket_id),
-                        message: MessageId(message_id),
-                        ticket_created,
-                        contact_created,
+                    Stored {
+                        outcome: IngestOutcome::Stored {
+                            ticket: TicketId(ticket_id),
+                            message: MessageId(message_id),
+                            ticket_created,
+                            contact_created,
+                        },
+                        ticket: Some(Box::new(ticket)),
+                        contact: Some(Box::new(contact)),
                     },
                     true,
                 ))

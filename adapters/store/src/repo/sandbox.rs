@@ -343,14 +343,17 @@ impl SandboxRepo for Store {
         })
     }
 
-    async fn mark_delivered(&self, scope: TenantScope, id: i64) -> Result<()> {
+    async fn mark_delivered(&self, scope: TenantScope, ids: &[i64]) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let list = crate::repo::tickets::id_list(ids);
         crate::on_pool!(self.pool(), |p| {
-            sqlx::query(
-                "UPDATE sandbox_inbound SET delivered_at = $3 \
-                 WHERE company_id = $1 AND id = $2 AND delivered_at IS NULL",
-            )
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "UPDATE sandbox_inbound SET delivered_at = $2 \
+                 WHERE company_id = $1 AND id IN ({list}) AND delivered_at IS NULL"
+            )))
             .bind(scope.company_id().0)
-            .bind(id)
             .bind(self.now())
             .execute(p)
             .await

@@ -512,7 +512,7 @@ async fn sandbox_pairing_inbound_and_outbound(store: Store) {
     assert!(
         matches!(&pending[0].event, InboundEvent::Message(m) if m.external_id == "m1" && m.body == "hello")
     );
-    SandboxRepo::mark_delivered(&store, a, first)
+    SandboxRepo::mark_delivered(&store, a, &[first])
         .await
         .expect("delivered");
     let pending = SandboxRepo::undelivered(&store, 10).await.expect("pending");

@@ -104,7 +104,7 @@ async fn sandbox_queue_is_fair_records_failures_and_prunes(store: Store) {
 
     // Delivered rows are pruned; undelivered ones and each phone's newest named row stay.
     for id in &busy_rows[..3] {
-        SandboxRepo::mark_delivered(&store, a, *id)
+        SandboxRepo::mark_delivered(&store, a, &[*id])
             .await
             .expect("delivered");
     }
@@ -117,7 +117,7 @@ async fn sandbox_queue_is_fair_records_failures_and_prunes(store: Store) {
     let pending = SandboxRepo::undelivered(&store, 10).await.expect("pending");
     let ids: Vec<i64> = pending.iter().map(|r| r.id).collect();
     assert_eq!(ids, vec![busy_rows[3], quiet_row]);
-    SandboxRepo::mark_delivered(&store, a, busy_rows[3])
+    SandboxRepo::mark_delivered(&store, a, &[busy_rows[3]])
         .await
         .expect("delivered");
     assert_eq!(
@@ -132,7 +132,7 @@ async fn sandbox_queue_is_fair_records_failures_and_prunes(store: Store) {
     assert_eq!(chats[0].name, "Phone 5511");
     // Rows delivered after the cutoff stay.
     let before = chrono::Utc::now() - chrono::Duration::days(1);
-    SandboxRepo::mark_delivered(&store, b, quiet_row)
+    SandboxRepo::mark_delivered(&store, b, &[quiet_row])
         .await
         .expect("delivered");
     assert_eq!(

@@ -10,9 +10,8 @@ use chatflow_core::identity::{Actor, Profile, UserFlags};
 use chatflow_core::ids::WhatsappId;
 use chatflow_core::ids::{TicketId, UserId};
 use chatflow_core::inbox::channel::InboundMessage;
-use chatflow_core::inbox::ingest::decide;
 use chatflow_core::inbox::model::{Connection, PageStart, Ticket, TicketQuery};
-use chatflow_core::inbox::ports::{ConnectionRepo, ContactRepo, MessageRepo, TagRepo, TicketRepo};
+use chatflow_core::inbox::ports::{ConnectionRepo, ContactRepo, TagRepo, TicketRepo};
 use chatflow_core::inbox::visibility::ticket_filter;
 use chatflow_core::ticket::TicketStatus;
 use chatflow_store::Store;
@@ -41,9 +40,7 @@ fn admin(scope: TenantScope) -> Actor {
 }
 
 async fn ingest(store: &Store, scope: TenantScope, c: &Connection, m: &InboundMessage) {
-    MessageRepo::ingest(store, scope, c, m, None, &|ctx| decide(ctx, m))
-        .await
-        .expect("ingest");
+    crate::tickets::ingest(store, scope, c, m).await;
 }
 
 async fn first_page(

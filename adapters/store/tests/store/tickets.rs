@@ -13,7 +13,8 @@ use chatflow_core::inbox::model::{
     Connection, MediaType, NewMessage, NewTicket, PageStart, TicketQuery,
 };
 use chatflow_core::inbox::ports::{
-    ConnectionRepo, EventLog, IngestOutcome, MessageRepo, TicketRepo,
+    ConnectionRepo, ContactRepo, EventLog, Inbound, IngestBatch, IngestOutcome, MessageRepo,
+    TicketRepo,
 };
 use chatflow_core::inbox::visibility::ticket_filter;
 use chatflow_core::ports::ChannelKind;
@@ -49,15 +50,37 @@ pub(crate) fn inbound(external: &str, from: &str, body: &str) -> InboundMessage 
     }
 }
 
-async fn ingest(
+/// Ingests one message (a batch of one) with the core's decision.
+pub(crate) async fn ingest(
     store: &Store,
     scope: TenantScope,
     c: &Connection,
     m: &InboundMessage,
 ) -> IngestOutcome {
-    MessageRepo::ingest(store, scope, c, m, None, &|ctx| decide(ctx, m))
+    let mut batch = ingest_batch(store, scope, c, &[m]).await;
+    if let Some(e) = batch.failed {
+        panic!("ingest failed: {e}");
+    }
+    batch.outcomes.pop().expect("one outcome").outcome
+}
+
+/// Ingests `messages` in one batch with the core's decision.
+async fn ingest_batch(
+    store: &Store,
+    scope: TenantScope,
+    c: &Connection,
+    messages: &[&InboundMessage],
+) -> IngestBatch {
+    let items: Vec<Inbound<'_>> = messages
+        .iter()
+        .map(|message| Inbound {
+            message,
+            media_path: None,
+        })
+        .collect();
+    MessageRepo::ingest_batch(store, scope, c, &items, &decide)
         .await
-        .expect("ingest")
+        .expect("the batch runs")
 }
 
 fn admin(scope: TenantScope) -> Actor {
@@ -196,9 +219,7 @@ async fn concurrent_first_messages_make_one_ticket(store: Store) {
         let c = c.clone();
         tasks.push(tokio::spawn(async move {
             let m = inbound(&format!("burst-{i}"), "5511900000002", "oi");
-            MessageRepo::ingest(&store, a, &c, &m, None, &|ctx| decide(ctx, &m))
-                .await
-                .expect("ingest")
+            ingest(&store, a, &c, &m).await
         }));
     }
     let mut tickets = HashSet::new();
@@ -499,16 +520,14 @@ async fn another_company_sees_and_changes_nothing(store: Store) {
     else {
         panic!("stored")
     };
-    let err = MessageRepo::ingest(
-        &store,
-        b,
-        &c,
-        &inbound("c2", "5511950000001", "x"),
-        None,
-        &|ctx| decide(ctx, &inbound("c2", "5511950000001", "x")),
-    )
-    .await
-    .expect_err("another company's connection");
+    let foreign = inbound("c2", "5511950000001", "x");
+    let item = Inbound {
+        message: &foreign,
+        media_path: None,
+    };
+    let err = MessageRepo::ingest_batch(&store, b, &c, &[item], &decide)
+        .await
+        .expect_err("another company's connection");
     assert_eq!(err.code, ErrorCode::ERR_NO_WAPP_FOUND);
     assert!(
         TicketRepo::get(&store, b, ticket)
@@ -759,4 +778,147 @@ store_tests!(
     outbound_messages_reactions_and_receipts,
     another_company_sees_and_changes_nothing,
     notes_delete_and_close_all,
+    a_batch_commits_its_messages_together_in_order,
+    a_failing_message_stops_its_batch_after_committing_those_before,
 );
+
+/// Kinds of outcome, for comparing a batch's answer.
+fn kinds(batch: &IngestBatch) -> Vec<(&'static str, Option<i64>, bool)> {
+    batch
+        .outcomes
+        .iter()
+        .map(|stored| match stored.outcome {
+            IngestOutcome::Stored {
+                ticket,
+                ticket_created,
+                ..
+            } => ("stored", Some(ticket.0), ticket_created),
+            IngestOutcome::Duplicate => ("duplicate", None, false),
+            IngestOutcome::Ignored => ("ignored", None, false),
+        })
+        .collect()
+}
+
+async fn a_batch_commits_its_messages_together_in_order(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let first = inbound("b-1", "5511900000021", "oi");
+    let second = inbound("b-2", "5511900000021", "tudo bem?");
+    let other = inbound("b-3", "5511900000022", "olá");
+    let head = EventLog::heads(&store).await.expect("heads");
+    let batch = ingest_batch(&store, a, &c, &[&first, &second, &first, &other]).await;
+    assert!(batch.failed.is_none(), "{:?}", batch.failed);
+    let got = kinds(&batch);
+    let (t1, t2) = (got[0].1.expect("ticket"), got[3].1.expect("ticket"));
+    assert_eq!(
+        got,
+        vec![
+            ("stored", Some(t1), true),
+            // The second message finds the ticket the first created in the same transaction.
+            ("stored", Some(t1), false),
+            // A duplicate inside the batch undoes only its own writes.
+            ("duplicate", None, false),
+            ("stored", Some(t2), true),
+        ]
+    );
+    assert_ne!(t1, t2);
+    // What the automation gets: the ticket and contact as the transaction left them.
+    let stored = &batch.outcomes[1];
+    let ticket = stored.ticket.as_deref().expect("the ticket");
+    assert_eq!((ticket.id.0, ticket.unread_messages), (t1, 2));
+    assert_eq!(ticket.last_message, "tudo bem?");
+    assert_eq!(
+        stored.contact.as_deref().expect("the contact").number,
+        "5511900000021"
+    );
+    assert!(batch.outcomes[2].ticket.is_none());
+    let page = MessageRepo::list(&store, a, TicketId(t1), &PageStart::First, 10)
+        .await
+        .expect("list");
+    let bodies: Vec<&str> = page.items.iter().map(|m| m.body.as_str()).collect();
+    assert_eq!(bodies, ["oi", "tudo bem?"]);
+    // Every stored message's events, in the batch's order.
+    let events = EventLog::read(&store, a, head_of(&head, a), 100)
+        .await
+        .expect("read");
+    let created: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::AppMessage { message, .. } => Some(message.body.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(created, ["oi", "tudo bem?", "olá"]);
+}
+
+/// The company's head in `heads` (0 when it has none yet).
+fn head_of(heads: &[(chatflow_core::CompanyId, i64)], scope: TenantScope) -> i64 {
+    heads
+        .iter()
+        .find(|(company, _)| *company == scope.company_id())
+        .map_or(0, |(_, seq)| *seq)
+}
+
+/// A database trigger that refuses inserting a message whose body is `boom`: a real failure in
+/// the middle of a batch, on either engine.
+async fn refuse_boom(store: &Store) {
+    match store.pool() {
+        chatflow_store::DbPool::Sqlite(p) => {
+            sqlx::query(
+                "CREATE TRIGGER refuse_boom BEFORE INSERT ON messages WHEN NEW.body = 'boom' \
+                 BEGIN SELECT RAISE(ABORT, 'refused'); END",
+            )
+            .execute(p)
+            .await
+            .expect("trigger");
+        }
+        chatflow_store::DbPool::Postgres(p) => {
+            sqlx::query(
+                "CREATE FUNCTION refuse_boom() RETURNS trigger AS $$ BEGIN \
+                 IF NEW.body = 'boom' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; \
+                 END $$ LANGUAGE plpgsql",
+            )
+            .execute(p)
+            .await
+            .expect("function");
+            sqlx::query(
+                "CREATE TRIGGER refuse_boom BEFORE INSERT ON messages FOR EACH ROW \
+                 EXECUTE FUNCTION refuse_boom()",
+            )
+            .execute(p)
+            .await
+            .expect("trigger");
+        }
+    }
+}
+
+async fn a_failing_message_stops_its_batch_after_committing_those_before(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    refuse_boom(&store).await;
+    let before = inbound("f-1", "5511900000031", "antes");
+    let boom = inbound("f-2", "5511900000032", "boom");
+    let after = inbound("f-3", "5511900000031", "depois");
+    let batch = ingest_batch(&store, a, &c, &[&before, &boom, &after]).await;
+    let got = kinds(&batch);
+    assert_eq!(got.len(), 1, "only the message before the failure: {got:?}");
+    assert!(batch.failed.is_some());
+    let ticket = TicketId(got[0].1.expect("ticket"));
+    let page = MessageRepo::list(&store, a, ticket, &PageStart::First, 10)
+        .await
+        .expect("list");
+    let bodies: Vec<&str> = page.items.iter().map(|m| m.body.as_str()).collect();
+    // Committed, and nothing after the failure was tried.
+    assert_eq!(bodies, ["antes"]);
+    // The failed message left nothing behind: not even its new contact.
+    let contacts = ContactRepo::search(&store, a, &Default::default(), &PageStart::First, 50)
+        .await
+        .expect("contacts");
+    assert!(
+        contacts.items.iter().all(|c| c.number != "5511900000032"),
+        "the failed message's contact was rolled back"
+    );
+    // Retried alone, the message after it goes in.
+    let batch = ingest_batch(&store, a, &c, &[&after]).await;
+    assert_eq!(kinds(&batch), vec![("stored", Some(ticket.0), false)]);
+}

@@ -18,11 +18,13 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{TenantScope, WhatsappId};
-use crate::inbox::channel::{InboundEvent, InboundMessage};
+use std::collections::HashSet;
+
+use crate::inbox::channel::{InboundEvent, InboundMessage, Queued};
 use crate::inbox::inbound::{self, check_event, clean_event};
 use crate::inbox::ingest::decide;
 use crate::inbox::model::{Connection, MediaType};
-use crate::inbox::ports::IngestOutcome;
+use crate::inbox::ports::{Inbound, IngestBatch, IngestOutcome, Stored};
 use crate::service::Ports;
 use crate::service::automation::{self, StoredInbound};
 
@@ -52,32 +54,10 @@ pub async fn deliver(
             .get(scope, connection_id)
             .await?
             .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
-        let outcome = store_message(ports, scope, &connection, message).await?;
-        let automation = match outcome {
-            IngestOutcome::Stored {
-                ticket,
-                ticket_created,
-                contact_created,
-                ..
-            } => {
-                automation::on_inbound(
-                    ports,
-                    scope,
-                    StoredInbound {
-                        connection: &connection,
-                        ticket_id: ticket,
-                        ticket_created,
-                        contact_created,
-                        from_me: message.from_me,
-                        text: &message.body,
-                    },
-                )
-                .await
-            }
-            IngestOutcome::Duplicate | IngestOutcome::Ignored => Ok(()),
-        };
+        let stored = store_message(ports, scope, &connection, message).await?;
+        let automation = after_stored(ports, scope, &connection, message, &stored, true).await;
         return Ok(Delivery {
-            outcome: Some(outcome),
+            outcome: Some(stored.outcome),
             automation,
         });
     }
@@ -141,7 +121,7 @@ async fn other_event(
                 .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
             store_message(ports, scope, &connection, &message)
                 .await
-                .map(Some)
+                .map(|stored| Some(stored.outcome))
         }
         InboundEvent::MissedCall {
             external_id,
@@ -169,7 +149,7 @@ async fn other_event(
                 .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
             store_message(ports, scope, &connection, &message)
                 .await
-                .map(Some)
+                .map(|stored| Some(stored.outcome))
         }
         InboundEvent::Ack { external_id, ack } => {
             ports
@@ -215,20 +195,197 @@ async fn store_message(
     scope: TenantScope,
     connection: &Connection,
     message: &InboundMessage,
-) -> Result<IngestOutcome> {
-    let media_path = match &message.media {
-        Some(media) => Some(
-            ports
-                .media
-                .put(scope, &media.file_name, &media.bytes)
-                .await?,
-        ),
-        None => None,
-    };
+) -> Result<Stored> {
+    let mut batch = store_messages(ports, scope, connection, &[message]).await?;
+    match batch.failed {
+        Some(error) => Err(error),
+        None => batch
+            .outcomes
+            .pop()
+            .ok_or_else(|| Error::internal("a batch of one stored nothing")),
+    }
+}
+
+/// Stores the messages' attachments with the media port, then ingests them in one transaction
+/// ([`crate::inbox::ports::MessageRepo::ingest_batch`]).
+async fn store_messages(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    messages: &[&InboundMessage],
+) -> Result<IngestBatch> {
+    let mut media_paths = Vec::with_capacity(messages.len());
+    for message in messages {
+        media_paths.push(match &message.media {
+            Some(media) => Some(
+                ports
+                    .media
+                    .put(scope, &media.file_name, &media.bytes)
+                    .await?,
+            ),
+            None => None,
+        });
+    }
+    let items: Vec<Inbound<'_>> = messages
+        .iter()
+        .zip(&media_paths)
+        .map(|(message, media_path)| Inbound {
+            message,
+            media_path: media_path.as_deref(),
+        })
+        .collect();
     ports
         .messages
-        .ingest(scope, connection, message, media_path.as_deref(), &|ctx| {
-            decide(ctx, message)
-        })
+        .ingest_batch(scope, connection, &items, &decide)
         .await
+}
+
+/// The automation after a message was stored ([`automation::on_inbound`]); nothing for a
+/// duplicate or an ignored message. `fresh`: the ticket and contact the ingestion returned are
+/// still current (no automation ran on that ticket since), so they need not be read again.
+async fn after_stored(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    message: &InboundMessage,
+    stored: &Stored,
+    fresh: bool,
+) -> Result<()> {
+    let IngestOutcome::Stored {
+        ticket,
+        ticket_created,
+        contact_created,
+        ..
+    } = stored.outcome
+    else {
+        return Ok(());
+    };
+    automation::on_inbound(
+        ports,
+        scope,
+        StoredInbound {
+            connection,
+            ticket_id: ticket,
+            ticket_created,
+            contact_created,
+            from_me: message.from_me,
+            text: &message.body,
+            ticket_now: stored.ticket.as_deref().filter(|_| fresh),
+            contact_now: stored.contact.as_deref().filter(|_| fresh),
+        },
+    )
+    .await
+}
+
+/// What [`deliver_batch`] did with a batch.
+#[derive(Debug, Default)]
+pub struct BatchOutcome {
+    /// What happened to each handled event, in order: the first `handled.len()` events are
+    /// handled (stored, duplicates, or set aside) and may be acknowledged.
+    pub handled: Vec<Handled>,
+    /// Why the event after them failed (retrying may help); the events after it were not
+    /// tried.
+    pub failed: Option<Error>,
+}
+
+/// [`deliver_or_set_aside`] for a provider's queued events of one connection, in order, with
+/// group commit: each run of consecutive messages is ingested in one transaction
+/// ([`crate::inbox::ports::MessageRepo::ingest_batch`]), then the automation runs for each
+/// stored message in order; other events go one at a time. Stops at the first event that
+/// fails and is not set aside, so the order per connection is kept.
+pub async fn deliver_batch(
+    ports: &Ports,
+    scope: TenantScope,
+    connection_id: WhatsappId,
+    events: Vec<Queued>,
+) -> BatchOutcome {
+    let events: Vec<Queued> = events
+        .into_iter()
+        .map(|queued| Queued {
+            event: clean_event(queued.event),
+            attempts: queued.attempts,
+        })
+        .collect();
+    let mut out = BatchOutcome::default();
+    let mut next = 0;
+    while next < events.len() {
+        let run: Vec<&InboundMessage> = events[next..]
+            .iter()
+            .map_while(|queued| match &queued.event {
+                InboundEvent::Message(message) if check_event(&queued.event).is_ok() => {
+                    Some(message)
+                }
+                _ => None,
+            })
+            .collect();
+        if run.is_empty() {
+            // Not a message, or a message that fails its checks: one at a time.
+            let Queued { event, attempts } = events[next].clone();
+            match deliver_or_set_aside(ports, scope, connection_id, event, attempts).await {
+                Ok(handled) => out.handled.push(handled),
+                Err(error) => {
+                    out.failed = Some(error);
+                    return out;
+                }
+            }
+            next += 1;
+            continue;
+        }
+        let connection = match ports.connections.get(scope, connection_id).await {
+            Ok(Some(connection)) => Ok(connection),
+            Ok(None) => Err(Error::new(ErrorCode::ERR_NO_WAPP_FOUND)),
+            Err(error) => Err(error),
+        };
+        let batch = match connection {
+            Ok(connection) => store_messages(ports, scope, &connection, &run)
+                .await
+                .map(|batch| (connection, batch)),
+            Err(error) => Err(error),
+        };
+        let failed = match batch {
+            Ok((connection, batch)) => {
+                let mut tickets = HashSet::new();
+                for (stored, message) in batch.outcomes.into_iter().zip(&run) {
+                    // A ticket met again in the batch may have changed under the automation.
+                    let fresh = match stored.outcome {
+                        IngestOutcome::Stored { ticket, .. } => tickets.insert(ticket),
+                        _ => false,
+                    };
+                    let automation =
+                        after_stored(ports, scope, &connection, message, &stored, fresh).await;
+                    out.handled.push(Handled::Delivered(Delivery {
+                        outcome: Some(stored.outcome),
+                        automation,
+                    }));
+                    next += 1;
+                }
+                batch.failed
+            }
+            Err(error) => Some(error),
+        };
+        let Some(error) = failed else {
+            continue;
+        };
+        // The message at `next` failed: set it aside, or stop for a retry.
+        let Queued { event, attempts } = &events[next];
+        if !inbound::set_aside_now(&error, *attempts) {
+            out.failed = Some(error);
+            return out;
+        }
+        match ports
+            .inbound_failures
+            .set_aside(scope, connection_id, event, &error, *attempts)
+            .await
+        {
+            Ok(id) => {
+                out.handled.push(Handled::SetAside { id, error });
+                next += 1;
+            }
+            Err(_) => {
+                out.failed = Some(error);
+                return out;
+            }
+        }
+    }
+    out
 }

@@ -52,10 +52,14 @@ pub async fn run(server: &Path, args: &BenchArgs) -> Result<()> {
          messages (\"oi\", then \"1\" once the menu arrives), company {COMPANY}, fresh databases"
     );
     engine(server, "sqlite", None, phones).await?;
+    statements(server, "sqlite", None).await?;
     match (args.no_postgres, postgres_test_url()) {
         (false, Some(url)) => {
             let db = PgDatabase::create(&url)?;
             engine(server, "postgres", Some(&db.url), phones).await?;
+            drop(db);
+            let db = PgDatabase::create(&url)?;
+            statements(server, "postgres", Some(&db.url)).await?;
         }
         (true, _) => println!("\n(PostgreSQL skipped: --no-postgres)"),
         (false, None) => println!(
@@ -162,6 +166,68 @@ async fn engine(binary: &Path, engine: &str, database: Option<&str>, phones: u64
     listener.abort();
     print_rss(server.pid());
     drop(server);
+    Ok(())
+}
+
+/// Phones of the statement count (each sends "oi", then "1": a new contact and ticket, then a
+/// message on that ticket).
+const COUNTED_PHONES: u64 = 100;
+
+/// SQL statements per inbound message on the plain connection, everything included (the
+/// sandbox's accepting and queueing, ingestion, the automation's reads, the realtime
+/// dispatcher's reads): a server of its own logs every statement (`sqlx::query` at debug, to a
+/// file), the phones of [`plain_ingestion`] send, and the lines logged meanwhile are counted,
+/// less what the same server logs idle (its pollers) over as long.
+async fn statements(binary: &Path, engine: &str, database: Option<&str>) -> Result<()> {
+    let log = std::env::temp_dir().join(format!(
+        "chatflow-bench-statements-{}-{engine}.log",
+        std::process::id()
+    ));
+    let mut env = vec![
+        ("CHATFLOW_LOGIN_RATE_PER_MINUTE", "100000000"),
+        ("CHATFLOW_SANDBOX", "true"),
+        ("RUST_LOG", "warn,sqlx::query=debug"),
+    ];
+    if let Some(url) = database {
+        env.push(("DATABASE_URL", url));
+    }
+    let (server, _) = xtask::util::start_server_logging(binary, &env, &log)?;
+    let api = Api::sign_in(
+        format!("http://127.0.0.1:{}", server.port),
+        &server.admin_email,
+        &server.admin_password,
+    )
+    .await?;
+    let plain = api.sandbox_connection("Bench statements").await?;
+    let (listener, heard, _menus) = listen(server.port, &api.token).await?;
+    let logged = || -> Result<u64> {
+        let text = std::fs::read_to_string(&log).context("reading the statement log")?;
+        Ok(text.lines().filter(|l| l.contains("sqlx::query")).count() as u64)
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let idle_from = logged()?;
+    let idle_started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let idle_per_second = (logged()? - idle_from) as f64 / idle_started.elapsed().as_secs_f64();
+
+    let before = logged()?;
+    let started = Instant::now();
+    let phase = plain_ingestion(&api, plain, &heard, COUNTED_PHONES).await?;
+    // Let the last automation and emission finish.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let during = (logged()? - before) as f64;
+    let idle = idle_per_second * started.elapsed().as_secs_f64();
+    let messages = (phase.sent - phase.refused).max(1) as f64;
+    println!(
+        "{:<38}       {:>9.1} stmt/msg  ({} messages, {during:.0} statements logged, {idle:.0} of          them idle polling taken off{})",
+        format!("{engine} SQL statements per inbound"),
+        (during - idle).max(0.0) / messages,
+        phase.sent - phase.refused,
+        if phase.complete { "" } else { "; INCOMPLETE" },
+    );
+    listener.abort();
+    drop(server);
+    let _ = std::fs::remove_file(&log);
     Ok(())
 }
 
