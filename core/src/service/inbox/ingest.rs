@@ -49,11 +49,7 @@ pub async fn deliver(
     let event = clean_event(event);
     check_event(&event)?;
     if let InboundEvent::Message(message) = &event {
-        let connection = ports
-            .connections
-            .get(scope, connection_id)
-            .await?
-            .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+        let connection = connection_of(ports, scope, connection_id).await?;
         let stored = store_message(ports, scope, &connection, message).await?;
         let automation = after_stored(ports, scope, &connection, message, &stored, true).await;
         return Ok(Delivery {
@@ -94,16 +90,45 @@ pub async fn deliver_or_set_aside(
     let kept = event.clone();
     match deliver(ports, scope, connection_id, event).await {
         Ok(delivery) => Ok(Handled::Delivered(delivery)),
-        Err(error) if inbound::set_aside_now(&error, attempts) => {
-            let id = ports
-                .inbound_failures
-                .set_aside(scope, connection_id, &kept, &error, attempts)
-                .await
-                .map_err(|_| error.clone())?;
-            Ok(Handled::SetAside { id, error })
-        }
-        Err(error) => Err(error),
+        Err(error) => set_aside_or_fail(ports, scope, connection_id, &kept, error, attempts).await,
     }
+}
+
+/// After `event` failed with `error` on its `attempts`th delivery: keeps it in the company's
+/// inbound failures when [`inbound::set_aside_now`] says so; otherwise (or when it cannot be
+/// kept) the error, for the provider to retry.
+async fn set_aside_or_fail(
+    ports: &Ports,
+    scope: TenantScope,
+    connection_id: WhatsappId,
+    event: &InboundEvent,
+    error: Error,
+    attempts: u32,
+) -> Result<Handled> {
+    if !inbound::set_aside_now(&error, attempts) {
+        return Err(error);
+    }
+    match ports
+        .inbound_failures
+        .set_aside(scope, connection_id, event, &error, attempts)
+        .await
+    {
+        Ok(id) => Ok(Handled::SetAside { id, error }),
+        Err(_) => Err(error),
+    }
+}
+
+/// The connection an event came in on, `ERR_NO_WAPP_FOUND` when it is gone.
+async fn connection_of(
+    ports: &Ports,
+    scope: TenantScope,
+    connection_id: WhatsappId,
+) -> Result<Connection> {
+    ports
+        .connections
+        .get(scope, connection_id)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))
 }
 
 async fn other_event(
@@ -114,11 +139,7 @@ async fn other_event(
 ) -> Result<Option<IngestOutcome>> {
     match event {
         InboundEvent::Message(message) => {
-            let connection = ports
-                .connections
-                .get(scope, connection_id)
-                .await?
-                .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+            let connection = connection_of(ports, scope, connection_id).await?;
             store_message(ports, scope, &connection, &message)
                 .await
                 .map(|stored| Some(stored.outcome))
@@ -142,11 +163,7 @@ async fn other_event(
                 quoted_external_id: None,
                 timestamp,
             };
-            let connection = ports
-                .connections
-                .get(scope, connection_id)
-                .await?
-                .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+            let connection = connection_of(ports, scope, connection_id).await?;
             store_message(ports, scope, &connection, &message)
                 .await
                 .map(|stored| Some(stored.outcome))
@@ -331,17 +348,12 @@ pub async fn deliver_batch(
             next += 1;
             continue;
         }
-        let connection = match ports.connections.get(scope, connection_id).await {
-            Ok(Some(connection)) => Ok(connection),
-            Ok(None) => Err(Error::new(ErrorCode::ERR_NO_WAPP_FOUND)),
-            Err(error) => Err(error),
-        };
-        let batch = match connection {
-            Ok(connection) => store_messages(ports, scope, &connection, &run)
-                .await
-                .map(|batch| (connection, batch)),
-            Err(error) => Err(error),
-        };
+        let batch = async {
+            let connection = connection_of(ports, scope, connection_id).await?;
+            let batch = store_messages(ports, scope, &connection, &run).await?;
+            Ok::<_, Error>((connection, batch))
+        }
+        .await;
         let failed = match batch {
             Ok((connection, batch)) => {
                 let mut tickets = HashSet::new();
@@ -368,20 +380,12 @@ pub async fn deliver_batch(
         };
         // The message at `next` failed: set it aside, or stop for a retry.
         let Queued { event, attempts } = &events[next];
-        if !inbound::set_aside_now(&error, *attempts) {
-            out.failed = Some(error);
-            return out;
-        }
-        match ports
-            .inbound_failures
-            .set_aside(scope, connection_id, event, &error, *attempts)
-            .await
-        {
-            Ok(id) => {
-                out.handled.push(Handled::SetAside { id, error });
+        match set_aside_or_fail(ports, scope, connection_id, event, error, *attempts).await {
+            Ok(handled) => {
+                out.handled.push(handled);
                 next += 1;
             }
-            Err(_) => {
+            Err(error) => {
                 out.failed = Some(error);
                 return out;
             }
