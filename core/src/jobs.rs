@@ -22,13 +22,17 @@ use crate::ids::{CompanyId, ContactId, MessageId, TenantScope, TicketId, UserId}
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum JobPayload {
-    /// Forward one message to a contact on behalf of a user (`POST /message/forward`).
+    /// Forward one message to a contact on behalf of a user (`POST /message/forward`), then the
+    /// ones in `then`, each as the next job once this one is settled (see [`follow_ups`]), so
+    /// the pause between two copies is measured from the copy before, however late a worker is.
     #[serde(rename_all = "camelCase")]
     ForwardMessage {
         user_id: UserId,
         message_id: MessageId,
         contact_id: ContactId,
         sign: bool,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        then: Vec<MessageId>,
     },
     /// A flow's interval ran out: feed the timer to the run (`Input::TimerFired`). A run that
     /// moved on ignores it (the timer's number no longer matches).
@@ -90,6 +94,53 @@ impl Job {
     }
 }
 
+/// The jobs a settled job leaves behind, stored in the same transaction that removes it or
+/// marks it failed (never when it is put back for a retry, which will leave them itself): the
+/// next forward of a chain, [`FORWARD_SPACING_MS`](crate::inbox::messages::FORWARD_SPACING_MS)
+/// after `now`. A forward that failed for good does not hold back the ones after it.
+pub fn follow_ups(job: &Job, now: DateTime<Utc>) -> Vec<NewJob> {
+    match &job.payload {
+        JobPayload::ForwardMessage {
+            user_id,
+            contact_id,
+            sign,
+            then,
+            ..
+        } => forward_chain(*user_id, *contact_id, *sign, then, now)
+            .into_iter()
+            .collect(),
+        JobPayload::FlowTimer { .. }
+        | JobPayload::RoutingTimer { .. }
+        | JobPayload::SendSchedule { .. } => Vec::new(),
+    }
+}
+
+/// The job that forwards `ids` in order to a contact as `user`, its first copy
+/// [`FORWARD_SPACING_MS`](crate::inbox::messages::FORWARD_SPACING_MS) after `now`; `None` when
+/// there is nothing to forward.
+pub fn forward_chain(
+    user_id: UserId,
+    contact_id: ContactId,
+    sign: bool,
+    ids: &[MessageId],
+    now: DateTime<Utc>,
+) -> Option<NewJob> {
+    let (first, rest) = ids.split_first()?;
+    Some(NewJob {
+        payload: JobPayload::ForwardMessage {
+            user_id,
+            message_id: *first,
+            contact_id,
+            sign,
+            then: rest.to_vec(),
+        },
+        run_at: now
+            + TimeDelta::milliseconds(
+                i64::try_from(crate::inbox::messages::FORWARD_SPACING_MS).unwrap_or(i64::MAX),
+            ),
+    })
+}
+
 /// Attempts before a job is given up (kept, marked failed, with its last error).
 pub const MAX_ATTEMPTS: u32 = 5;
 
@@ -128,12 +179,14 @@ pub trait JobQueue: Send + Sync {
     /// is claimed); `None` when nothing waits. Workers sleep until then instead of claiming on
     /// every tick.
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>>;
-    /// Removes a finished job.
-    async fn finish(&self, id: i64) -> Result<()>;
+    /// Removes a finished job and stores the jobs it leaves behind ([`follow_ups`]) for its
+    /// company, in one transaction.
+    async fn finish(&self, id: i64, then: &[NewJob]) -> Result<()>;
     /// Puts a failed job back to run at `at`, keeping `error`.
     async fn retry_at(&self, id: i64, at: DateTime<Utc>, error: &str) -> Result<()>;
-    /// Marks a job failed for good, keeping `error` (it is never claimed again).
-    async fn give_up(&self, id: i64, error: &str) -> Result<()>;
+    /// Marks a job failed for good, keeping `error` (it is never claimed again), and stores the
+    /// jobs it leaves behind ([`follow_ups`]) for its company, in one transaction.
+    async fn give_up(&self, id: i64, error: &str, then: &[NewJob]) -> Result<()>;
     /// Jobs of the scope's company not finished yet (waiting, claimed or failed), for tests and
     /// the CLI.
     async fn pending(&self, scope: TenantScope) -> Result<Vec<Job>>;
@@ -162,12 +215,45 @@ mod tests {
     }
 
     #[test]
+    fn a_forward_chain_leaves_its_next_copy_a_pause_after_it_settles() {
+        let now = DateTime::<Utc>::from_timestamp(1_800_000_000, 0).expect("time");
+        let job = |then: Vec<MessageId>| Job {
+            id: 1,
+            company_id: CompanyId(2),
+            payload: JobPayload::ForwardMessage {
+                user_id: UserId(3),
+                message_id: MessageId(9),
+                contact_id: ContactId(4),
+                sign: true,
+                then,
+            },
+            run_at: now - TimeDelta::seconds(5),
+            attempts: 1,
+        };
+        assert_eq!(
+            follow_ups(&job(vec![MessageId(10), MessageId(11)]), now),
+            vec![NewJob {
+                payload: JobPayload::ForwardMessage {
+                    user_id: UserId(3),
+                    message_id: MessageId(10),
+                    contact_id: ContactId(4),
+                    sign: true,
+                    then: vec![MessageId(11)],
+                },
+                run_at: now + TimeDelta::milliseconds(900),
+            }]
+        );
+        assert!(follow_ups(&job(Vec::new()), now).is_empty());
+    }
+
+    #[test]
     fn payloads_are_stored_with_their_kind() {
         let payload = JobPayload::ForwardMessage {
             user_id: UserId(3),
             message_id: MessageId(9),
             contact_id: ContactId(4),
             sign: true,
+            then: Vec::new(),
         };
         let text = serde_json::to_string(&payload).expect("json");
         assert_eq!(
@@ -179,6 +265,22 @@ mod tests {
             payload
         );
         assert_eq!(payload.kind(), "forwardMessage");
+        let chained = JobPayload::ForwardMessage {
+            user_id: UserId(3),
+            message_id: MessageId(9),
+            contact_id: ContactId(4),
+            sign: false,
+            then: vec![MessageId(10)],
+        };
+        let text = serde_json::to_string(&chained).expect("json");
+        assert_eq!(
+            text,
+            r#"{"kind":"forwardMessage","userId":3,"messageId":9,"contactId":4,"sign":false,"then":[10]}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<JobPayload>(&text).expect("back"),
+            chained
+        );
         let timer = JobPayload::RoutingTimer {
             ticket_id: TicketId(7),
             timer: crate::routing::TimerKind::Rotation {

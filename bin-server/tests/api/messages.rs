@@ -12,10 +12,14 @@ use crate::tickets::{Inbox, deliver, inbox, inbox_tests, only_ticket};
 
 inbox_tests!(
     send_edit_delete_and_react,
-    forward_to_another_contact,
     media_upload_and_download,
     company_b_reaches_none_of_company_a_messages,
 );
+
+mod clocked {
+    crate::clocked_tests!(forward_to_another_contact);
+    use super::*;
+}
 
 /// Delivers a first message and has the admin accept the ticket; returns (ticket id, uuid).
 pub(crate) async fn accepted_ticket(app: &TestApp, a: &Inbox, from: &str) -> (i64, String) {
@@ -228,52 +232,67 @@ async fn forward_to_another_contact(app: TestApp) {
     .await;
     assert_eq!(forwarded["queued"], 2);
     let target_uuid = target["uuid"].as_str().expect("uuid");
-    let mut copies = Vec::new();
-    for _ in 0..100 {
-        let page = json_of(
-            app.get(&format!("/messages/{target_uuid}"), &a.admin).await,
-            StatusCode::OK,
-        )
-        .await;
-        copies = page["messages"]
-            .as_array()
-            .expect("messages")
+    let bodies = |copies: &[Value]| -> Vec<String> {
+        copies
             .iter()
-            .filter(|m| m["isForwarded"] == true)
-            .cloned()
-            .collect();
-        if copies.len() == 4 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    let bodies: Vec<&str> = copies.iter().filter_map(|m| m["body"].as_str()).collect();
-    assert_eq!(bodies, ["oi", "oi", "um", "dois"]);
+            .filter_map(|m| m["body"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(
+        bodies(&forwarded_copies(&app, &a.admin, target_uuid).await),
+        ["oi", "oi"]
+    );
+    // Each copy waits its pause after the one before, however late the worker runs it: a
+    // worker that wakes long after both were due still sends only the next one.
+    assert_eq!(app.run_due_jobs().await, 0, "not due before the pause");
+    app.advance(chrono::TimeDelta::seconds(5));
+    assert_eq!(app.run_due_jobs().await, 1, "one copy per pause");
+    assert_eq!(
+        bodies(&forwarded_copies(&app, &a.admin, target_uuid).await),
+        ["oi", "oi", "um"]
+    );
+    app.advance(chrono::TimeDelta::milliseconds(899));
+    assert_eq!(
+        app.run_due_jobs().await,
+        0,
+        "the pause runs from the copy before"
+    );
+    app.advance(chrono::TimeDelta::milliseconds(1));
+    assert_eq!(app.run_due_jobs().await, 1);
+    let copies = forwarded_copies(&app, &a.admin, target_uuid).await;
+    assert_eq!(bodies(&copies), ["oi", "oi", "um", "dois"]);
     let at = |m: &Value| {
         chrono::DateTime::parse_from_rfc3339(m["createdAt"].as_str().expect("createdAt"))
             .expect("time")
     };
-    for pair in copies[1..].windows(2) {
-        assert!(
-            at(&pair[1]) - at(&pair[0]) >= chrono::TimeDelta::milliseconds(850),
-            "spaced: {pair:?}"
-        );
-    }
-    // Nothing left in the queue once the worker has settled the last job.
-    let mut jobs = Vec::new();
-    for _ in 0..50 {
-        jobs = chatflow_core::jobs::JobQueue::pending(
-            app.ports.jobs.as_ref(),
-            chatflow_core::TenantScope::new(a.company),
-        )
-        .await
-        .expect("jobs");
-        if jobs.is_empty() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    assert_eq!(
+        at(&copies[3]) - at(&copies[2]),
+        chrono::TimeDelta::milliseconds(900)
+    );
+    // Nothing left in the queue once the last job is settled.
+    let jobs = chatflow_core::jobs::JobQueue::pending(
+        app.ports.jobs.as_ref(),
+        chatflow_core::TenantScope::new(a.company),
+    )
+    .await
+    .expect("jobs");
     assert!(jobs.is_empty(), "{jobs:?}");
+}
+
+/// The forwarded copies in a ticket, oldest first.
+async fn forwarded_copies(app: &TestApp, token: &str, uuid: &str) -> Vec<Value> {
+    let page = json_of(
+        app.get(&format!("/messages/{uuid}"), token).await,
+        StatusCode::OK,
+    )
+    .await;
+    page["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["isForwarded"] == true)
+        .cloned()
+        .collect()
 }
 
 async fn media_upload_and_download(app: TestApp) {

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::Actor;
-use crate::jobs::{Job, JobPayload, retry_delay, worth_retrying};
+use crate::jobs::{Job, JobPayload, follow_ups, retry_delay, worth_retrying};
 use crate::service::Ports;
 
 /// Does the work of `job`, as the user it was queued for (with that user's permissions now).
@@ -16,6 +16,7 @@ pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
             message_id,
             contact_id,
             sign,
+            then: _,
         } => {
             let user = ports
                 .users
@@ -70,7 +71,8 @@ pub enum Settled {
 pub async fn settle(ports: &Ports, job: &Job, outcome: &Result<()>) -> Result<Settled> {
     match outcome {
         Ok(()) => {
-            ports.jobs.finish(job.id).await?;
+            let then = follow_ups(job, ports.clock.now());
+            ports.jobs.finish(job.id, &then).await?;
             Ok(Settled::Finished)
         }
         Err(error) => {
@@ -82,7 +84,8 @@ pub async fn settle(ports: &Ports, job: &Job, outcome: &Result<()>) -> Result<Se
                     Ok(Settled::Retrying(at))
                 }
                 None => {
-                    ports.jobs.give_up(job.id, &text).await?;
+                    let then = follow_ups(job, ports.clock.now());
+                    ports.jobs.give_up(job.id, &text, &then).await?;
                     Ok(Settled::Failed)
                 }
             }

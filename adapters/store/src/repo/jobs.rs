@@ -36,41 +36,19 @@ impl TryFrom<JobRow> for Job {
 
 const JOB_COLUMNS: &str = "id, company_id, payload, run_at, attempts";
 
-/// What becomes of a job whose run failed.
-enum Release {
-    /// Claimable again from this time.
-    RetryAt(DateTime<Utc>),
-    /// Never claimed again.
-    Failed,
+/// Whose jobs [`Store::write_jobs`] stores.
+enum Owner<'a> {
+    /// A company's, queued by a use case.
+    Company(i64),
+    /// Those a settled job leaves behind, for the job's company: the job is removed (finished)
+    /// or marked failed with the error, in the same transaction.
+    Settled(i64, Option<&'a str>),
 }
 
 impl Store {
-    /// Frees a claimed job's lease, keeping `error`: to run again later, or failed for good.
-    async fn release_job(&self, id: i64, release: Release, error: &str) -> Result<()> {
-        let (column, at) = match release {
-            Release::RetryAt(at) => ("run_at", at),
-            Release::Failed => ("failed_at", self.now()),
-        };
-        let sql = format!(
-            "UPDATE jobs SET {column} = $1, locked_until = NULL, last_error = $2 WHERE id = $3"
-        );
-        crate::on_pool!(self.pool(), |p| {
-            sqlx::query(sqlx::AssertSqlSafe(sql))
-                .bind(at)
-                .bind(error)
-                .bind(id)
-                .execute(p)
-                .await
-                .map(|_| ())
-                .map_err(db_error)
-        })
-    }
-}
-
-#[async_trait]
-impl JobQueue for Store {
-    async fn enqueue(&self, scope: TenantScope, jobs: &[NewJob]) -> Result<Vec<i64>> {
-        let company = scope.company_id().0;
+    /// Stores `jobs` for `owner` in one transaction; returns their ids in order. A settled job
+    /// that is already gone leaves nothing behind (another worker settled it).
+    async fn write_jobs(&self, owner: Owner<'_>, jobs: &[NewJob]) -> Result<Vec<i64>> {
         let mut texts = Vec::with_capacity(jobs.len());
         for job in jobs {
             texts.push(
@@ -78,8 +56,34 @@ impl JobQueue for Store {
                     .map_err(|e| Error::internal(format!("cannot serialise job: {e}")))?,
             );
         }
+        let now = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
+                let company = match owner {
+                    Owner::Company(company) => company,
+                    Owner::Settled(id, error) => {
+                        let company: Option<i64> = match error {
+                            None => sqlx::query_scalar(
+                                "DELETE FROM jobs WHERE id = $1 RETURNING company_id",
+                            )
+                            .bind(id),
+                            Some(error) => sqlx::query_scalar(
+                                "UPDATE jobs SET failed_at = $2, locked_until = NULL, \
+                                 last_error = $3 WHERE id = $1 RETURNING company_id",
+                            )
+                            .bind(id)
+                            .bind(now)
+                            .bind(error),
+                        }
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .map_err(db_error)?;
+                        match company {
+                            Some(company) => company,
+                            None => return Ok(Vec::new()),
+                        }
+                    }
+                };
                 let mut ids = Vec::with_capacity(jobs.len());
                 for (job, payload) in jobs.iter().zip(&texts) {
                     let id: i64 = sqlx::query_scalar(
@@ -90,7 +94,7 @@ impl JobQueue for Store {
                     .bind(job.payload.kind())
                     .bind(payload)
                     .bind(job.run_at)
-                    .bind(self.now())
+                    .bind(now)
                     .fetch_one(&mut *tx)
                     .await
                     .map_err(db_error)?;
@@ -100,6 +104,14 @@ impl JobQueue for Store {
             }
             .await
         })
+    }
+}
+
+#[async_trait]
+impl JobQueue for Store {
+    async fn enqueue(&self, scope: TenantScope, jobs: &[NewJob]) -> Result<Vec<i64>> {
+        self.write_jobs(Owner::Company(scope.company_id().0), jobs)
+            .await
     }
 
     async fn claim_due(&self, at: DateTime<Utc>, lease: TimeDelta, limit: u32) -> Result<Vec<Job>> {
@@ -142,24 +154,31 @@ impl JobQueue for Store {
         })
     }
 
-    async fn finish(&self, id: i64) -> Result<()> {
-        crate::on_pool!(self.pool(), |p| {
-            sqlx::query("DELETE FROM jobs WHERE id = $1")
-                .bind(id)
-                .execute(p)
-                .await
-                .map(|_| ())
-                .map_err(db_error)
-        })?;
-        Ok(())
+    async fn finish(&self, id: i64, then: &[NewJob]) -> Result<()> {
+        self.write_jobs(Owner::Settled(id, None), then)
+            .await
+            .map(|_| ())
     }
 
     async fn retry_at(&self, id: i64, at: DateTime<Utc>, error: &str) -> Result<()> {
-        self.release_job(id, Release::RetryAt(at), error).await
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE jobs SET run_at = $1, locked_until = NULL, last_error = $2 WHERE id = $3",
+            )
+            .bind(at)
+            .bind(error)
+            .bind(id)
+            .execute(p)
+            .await
+            .map(|_| ())
+            .map_err(db_error)
+        })
     }
 
-    async fn give_up(&self, id: i64, error: &str) -> Result<()> {
-        self.release_job(id, Release::Failed, error).await
+    async fn give_up(&self, id: i64, error: &str, then: &[NewJob]) -> Result<()> {
+        self.write_jobs(Owner::Settled(id, Some(error)), then)
+            .await
+            .map(|_| ())
     }
 
     async fn pending(&self, scope: TenantScope) -> Result<Vec<Job>> {

@@ -1,7 +1,8 @@
 //! The durable job queue on both engines: only due jobs are claimed, a claim hides a job from
 //! other workers until its lease ends (a crashed worker's job comes back), two workers claiming
 //! at once never share a job, retries wait, failed jobs are kept and never claimed again, and
-//! a company's pending list holds only its own jobs.
+//! a company's pending list holds only its own jobs, and the jobs a settled job leaves behind
+//! are stored with it, for its company, once.
 
 use std::collections::HashSet;
 
@@ -15,7 +16,8 @@ use crate::support::two_companies;
 
 store_tests!(
     due_jobs_are_claimed_once_per_lease,
-    concurrent_workers_never_share_a_job
+    concurrent_workers_never_share_a_job,
+    settled_jobs_leave_their_follow_ups_for_their_own_company
 );
 
 fn forward(n: i64, at: chrono::DateTime<Utc>) -> NewJob {
@@ -25,6 +27,7 @@ fn forward(n: i64, at: chrono::DateTime<Utc>) -> NewJob {
             message_id: MessageId(n),
             contact_id: ContactId(2),
             sign: false,
+            then: Vec::new(),
         },
         run_at: at,
     }
@@ -103,14 +106,14 @@ async fn due_jobs_are_claimed_once_per_lease(store: Store) {
         .iter()
         .find(|j| message_of(&j.payload) == 2)
         .expect("job 2");
-    store.finish(one.id).await.expect("finish");
+    store.finish(one.id, &[]).await.expect("finish");
     let retry_at = later + TimeDelta::seconds(8);
     store
         .retry_at(two.id, retry_at, "channel down")
         .await
         .expect("retry");
     let b_job = store.pending(b).await.expect("B's jobs")[0].id;
-    store.give_up(b_job, "gone").await.expect("give up");
+    store.give_up(b_job, "gone", &[]).await.expect("give up");
 
     assert!(
         store
@@ -135,7 +138,7 @@ async fn due_jobs_are_claimed_once_per_lease(store: Store) {
             .all(|j| j.company_id != b.company_id())
     );
     assert_eq!(store.pending(b).await.expect("kept").len(), 1);
-    store.finish(retried[0].id).await.expect("finish");
+    store.finish(retried[0].id, &[]).await.expect("finish");
     assert_eq!(store.next_due().await.expect("next"), None);
 }
 
@@ -175,4 +178,59 @@ async fn concurrent_workers_never_share_a_job(store: Store) {
         "each job claimed exactly once"
     );
     assert_eq!(store.pending(a).await.expect("pending").len(), 60);
+}
+
+async fn settled_jobs_leave_their_follow_ups_for_their_own_company(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let now = Utc::now().trunc_subsecs(6);
+    let lease = TimeDelta::seconds(60);
+    store
+        .enqueue(b, &[forward(1, now - TimeDelta::seconds(2))])
+        .await
+        .expect("B's");
+    store
+        .enqueue(a, &[forward(2, now - TimeDelta::seconds(1))])
+        .await
+        .expect("A's");
+    let claimed = store.claim_due(now, lease, 10).await.expect("claim");
+    assert_eq!(claimed.len(), 2);
+    let (of_b, of_a) = (&claimed[0], &claimed[1]);
+    assert_eq!(of_b.company_id, b.company_id());
+
+    // Finished: gone, and its follow-up is B's, not the caller's.
+    store
+        .finish(of_b.id, &[forward(3, now + TimeDelta::seconds(1))])
+        .await
+        .expect("finish");
+    let pending: Vec<i64> = store
+        .pending(b)
+        .await
+        .expect("B's")
+        .iter()
+        .map(|j| message_of(&j.payload))
+        .collect();
+    assert_eq!(pending, [3]);
+    // Settling it again (another worker's late answer) leaves nothing more.
+    store
+        .finish(of_b.id, &[forward(4, now)])
+        .await
+        .expect("again");
+    assert_eq!(store.pending(b).await.expect("B's").len(), 1);
+
+    // Failed for good: kept as failed, and its follow-up still runs.
+    store
+        .give_up(of_a.id, "gone", &[forward(5, now + TimeDelta::seconds(1))])
+        .await
+        .expect("give up");
+    let pending = store.pending(a).await.expect("A's");
+    let messages: Vec<i64> = pending.iter().map(|j| message_of(&j.payload)).collect();
+    assert_eq!(messages, [2, 5]);
+    let due: Vec<i64> = store
+        .claim_due(now + TimeDelta::seconds(2), lease, 10)
+        .await
+        .expect("claim")
+        .iter()
+        .map(|j| message_of(&j.payload))
+        .collect();
+    assert_eq!(due, [3, 5], "the failed one is never claimed again");
 }

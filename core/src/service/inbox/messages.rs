@@ -514,8 +514,10 @@ pub async fn react(ports: &Ports, actor: &Actor, id: MessageId, emoji: &str) -> 
 }
 
 /// Forwards messages to a contact (`POST /message/forward`): the first at once, the others as
-/// durable jobs [`FORWARD_SPACING_MS`](crate::inbox::messages::FORWARD_SPACING_MS) apart, so a
-/// restart neither loses nor repeats them and only one server sends each. Every message is
+/// one durable chain of jobs, each copy
+/// [`FORWARD_SPACING_MS`](crate::inbox::messages::FORWARD_SPACING_MS) after the one before
+/// ([`crate::jobs::follow_ups`]), so a restart neither loses nor repeats them, only one server
+/// sends each, and a late worker never sends two at once. Every message is
 /// checked up front (the actor may see it); returns the first copy and how many were queued.
 pub async fn forward_many(
     ports: &Ports,
@@ -531,27 +533,9 @@ pub async fn forward_many(
         visible_message(ports, actor, *id).await?;
     }
     let message = forward(ports, actor, first, contact, sign).await?;
-    let now = ports.clock.now();
-    let jobs: Vec<crate::jobs::NewJob> = rest
-        .iter()
-        .enumerate()
-        .map(|(i, id)| crate::jobs::NewJob {
-            payload: crate::jobs::JobPayload::ForwardMessage {
-                user_id: actor.user_id,
-                message_id: *id,
-                contact_id: contact,
-                sign,
-            },
-            run_at: now
-                + chrono::TimeDelta::milliseconds(
-                    i64::try_from(crate::inbox::messages::FORWARD_SPACING_MS)
-                        .unwrap_or(900)
-                        .saturating_mul(i as i64 + 1),
-                ),
-        })
-        .collect();
-    if !jobs.is_empty() {
-        ports.jobs.enqueue(actor.scope(), &jobs).await?;
+    let chain = crate::jobs::forward_chain(actor.user_id, contact, sign, rest, ports.clock.now());
+    if let Some(job) = chain {
+        ports.jobs.enqueue(actor.scope(), &[job]).await?;
     }
     Ok((message, rest.len()))
 }
