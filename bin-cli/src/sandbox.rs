@@ -143,8 +143,15 @@ pub async fn run(
         SandboxCommand::Send(args) => {
             let (scope, connection) = sandbox_connection(ports, args.connection).await?;
             let act = send_act(args)?;
-            let external_id =
-                queue_phone_act(store, ports.ids.as_ref(), scope, connection.id, &act).await?;
+            let external_id = queue_phone_act(
+                store,
+                ports.ids.as_ref(),
+                ports.clock.now(),
+                scope,
+                connection.id,
+                &act,
+            )
+            .await?;
             let what = match &act {
                 PhoneAct::Message(_) => "Sent",
                 PhoneAct::React { .. } => "Reacted to",
@@ -161,8 +168,15 @@ pub async fn run(
                 from: args.from.clone(),
                 name: args.name.clone().unwrap_or_default(),
             };
-            let external_id =
-                queue_phone_act(store, ports.ids.as_ref(), scope, connection.id, &act).await?;
+            let external_id = queue_phone_act(
+                store,
+                ports.ids.as_ref(),
+                ports.clock.now(),
+                scope,
+                connection.id,
+                &act,
+            )
+            .await?;
             report(cli, "Missed call", &act, connection.id, external_id);
             Ok(())
         }

@@ -163,6 +163,12 @@ pub struct Config {
     #[arg(long, env = "CHATFLOW_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 
+    /// Also log each span as it closes, with how long it was busy and idle: with
+    /// `RUST_LOG=info,chatflow_core=debug,chatflow_store=debug`, every use case and store call of
+    /// a request (with its company, user and ids), so a slow request can be read from the logs.
+    #[arg(long, env = "CHATFLOW_LOG_SPANS", default_value_t = false, action = ArgAction::Set)]
+    pub log_spans: bool,
+
     /// The SMTP server that sends mail (password-reset codes): `smtp://user:password@host:port`
     /// (STARTTLS when the server offers it; `?tls=required`, `?tls=none`, or `smtps://` for TLS
     /// from the start). Without it, password-reset requests answer `503 ERR_MAIL_NOT_CONFIGURED`.
@@ -240,6 +246,7 @@ impl fmt::Debug for Config {
             .field("cookie_secure", &self.cookie_secure)
             .field("trust_proxy", &self.trust_proxy)
             .field("log_format", &self.log_format)
+            .field("log_spans", &self.log_spans)
             .field("smtp_url", &self.smtp_url)
             .field("mail_from", &self.mail_from)
             .field("openai_base_url", &self.openai_base_url)
@@ -299,6 +306,7 @@ impl Config {
             cookie_secure: false,
             trust_proxy: false,
             log_format: LogFormat::Text,
+            log_spans: false,
             smtp_url: None,
             mail_from: DEFAULT_MAIL_FROM.to_owned(),
             sandbox: None,
@@ -368,8 +376,11 @@ mod tests {
             "true",
             "--log-format",
             "json",
+            "--log-spans",
+            "true",
         ])
         .expect("valid flags");
+        assert!(parsed.log_spans);
         assert_eq!(parsed.port, 9000);
         assert!(parsed.cookie_secure);
         assert_eq!(parsed.log_format, LogFormat::Json);

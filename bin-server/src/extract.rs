@@ -208,10 +208,13 @@ pub fn bearer_token(parts: &Parts) -> Option<&str> {
 /// at once at no extra round trip.
 pub async fn authenticate(state: &AppState, token: Option<&str>) -> Result<Session, ApiError> {
     let token = token.ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
-    let claims = state.tokens.verify(token).map_err(|e| match e {
-        TokenError::Expired => ApiError::code(ErrorCode::ERR_TOKEN_EXPIRED),
-        TokenError::Invalid => ApiError::code(ErrorCode::ERR_SESSION_EXPIRED),
-    })?;
+    let claims = state
+        .tokens
+        .verify(token, state.ports.clock.now())
+        .map_err(|e| match e {
+            TokenError::Expired => ApiError::code(ErrorCode::ERR_TOKEN_EXPIRED),
+            TokenError::Invalid => ApiError::code(ErrorCode::ERR_SESSION_EXPIRED),
+        })?;
     let user_id = claims.user_id().ok_or(ErrorCode::ERR_SESSION_EXPIRED)?;
     let signed_in = state
         .ports

@@ -236,6 +236,7 @@ pub async fn build_with(config: Config, wiring: Wiring, jobs: JobRunner) -> anyh
         chatflow_sandbox::SandboxProvider::new(
             store.clone(),
             ids.clone(),
+            wiring.clock(),
             chatflow_sandbox::SandboxConfig::default(),
         )
     });

@@ -4,6 +4,7 @@
 use chatflow_server::Config;
 use chatflow_server::config::LogFormat;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::format::FmtSpan;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -18,7 +19,7 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    init_logs(config.log_format);
+    init_logs(config.log_format, config.log_spans);
     tracing::debug!(?config, "configuration");
 
     let app = match chatflow_server::build(config).await {
@@ -50,11 +51,14 @@ async fn main() -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
-fn init_logs(format: LogFormat) {
+fn init_logs(format: LogFormat, spans: bool) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         EnvFilter::new("info,tower_http=info,socketioxide=warn,engineioxide=warn")
     });
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let span_events = if spans { FmtSpan::CLOSE } else { FmtSpan::NONE };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_span_events(span_events);
     match format {
         LogFormat::Json => builder.json().init(),
         LogFormat::Text => builder.init(),

@@ -2,12 +2,12 @@
 //!
 //! The token only says who the caller claims to be; every request re-reads the user from the
 //! store, so a deleted user or a changed profile takes effect at once. Expiry is checked without
-//! leeway because the same server issues and verifies the tokens.
+//! leeway because the same server issues and verifies the tokens, on the server's clock (the
+//! ports' clock), so a server on a manual clock expires tokens when its clock says so.
 
 use chatflow_core::identity::User;
 use chatflow_core::{CompanyId, UserId};
 use chrono::{DateTime, Duration, Utc};
-use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -68,6 +68,8 @@ impl TokenKeys {
     pub fn new(secret: &[u8], ttl: Duration) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
+        // Expiry is checked against the server's clock in `verify`, not the system's.
+        validation.validate_exp = false;
         validation.set_required_spec_claims(&["exp", "sub"]);
         Self {
             encoding: EncodingKey::from_secret(secret),
@@ -98,13 +100,16 @@ impl TokenKeys {
         )?)
     }
 
-    /// The claims of a valid, unexpired token.
-    pub fn verify(&self, token: &str) -> Result<Claims, TokenError> {
-        match jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation) {
-            Ok(data) => Ok(data.claims),
-            Err(e) if matches!(e.kind(), ErrorKind::ExpiredSignature) => Err(TokenError::Expired),
-            Err(_) => Err(TokenError::Invalid),
+    /// The claims of a valid token unexpired at `now` (the server's clock): a token is good
+    /// through the second its `exp` names.
+    pub fn verify(&self, token: &str, now: DateTime<Utc>) -> Result<Claims, TokenError> {
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map_err(|_| TokenError::Invalid)?
+            .claims;
+        if claims.exp < now.timestamp() {
+            return Err(TokenError::Expired);
         }
+        Ok(claims)
     }
 }
 
@@ -149,24 +154,32 @@ mod tests {
         let keys = TokenKeys::new(b"a secret of reasonable length!!", Duration::minutes(15));
         let sid = Uuid::from_u128(42);
         let token = keys.issue(&user(), sid, Utc::now()).expect("signs");
-        let claims = keys.verify(&token).expect("valid");
+        let claims = keys.verify(&token, Utc::now()).expect("valid");
         assert_eq!(claims.user_id(), Some(UserId(7)));
         assert_eq!(claims.company_id, CompanyId(3));
         assert_eq!(claims.sid, sid);
 
         let other = TokenKeys::new(b"another secret entirely, also long", Duration::minutes(15));
-        assert_eq!(other.verify(&token), Err(TokenError::Invalid));
-        assert_eq!(keys.verify("not.a.token"), Err(TokenError::Invalid));
+        assert_eq!(other.verify(&token, Utc::now()), Err(TokenError::Invalid));
+        assert_eq!(
+            keys.verify("not.a.token", Utc::now()),
+            Err(TokenError::Invalid)
+        );
     }
 
     #[test]
     fn expired_tokens_are_told_apart() {
         install_crypto_provider();
         let keys = TokenKeys::new(b"a secret of reasonable length!!", Duration::minutes(15));
-        let issued = Utc::now() - Duration::minutes(16);
+        let issued = DateTime::from_timestamp(1_800_000_000, 0).expect("a time");
         let token = keys
             .issue(&user(), Uuid::from_u128(1), issued)
             .expect("signs");
-        assert_eq!(keys.verify(&token), Err(TokenError::Expired));
+        let at = |seconds| issued + Duration::seconds(seconds);
+        assert!(keys.verify(&token, at(15 * 60)).is_ok(), "good through exp");
+        assert_eq!(
+            keys.verify(&token, at(15 * 60 + 1)),
+            Err(TokenError::Expired)
+        );
     }
 }

@@ -6,6 +6,7 @@ use chatflow_core::inbox::model::MediaType;
 use chatflow_core::inbox::sandbox::SandboxRepo;
 use chatflow_core::ports::IdGenerator;
 use chatflow_core::{Error, ErrorCode, Result, TenantScope, WhatsappId};
+use chrono::{DateTime, Utc};
 
 /// What a simulated phone sends: the fields of `chatflow sandbox send` and
 /// `POST /sandbox/{whatsappId}/send`.
@@ -99,7 +100,11 @@ fn push_name(name: &str, from: &str) -> String {
 /// about: the new message's or call's, or the target of a reaction, edit or deletion. Refuses
 /// (`ERR_BAD_REQUEST`) a sender that is not a number, an empty message, an empty edit and a
 /// missing target; whose message the target is, is [`queue_phone_act`]'s check.
-pub fn phone_act_event(ids: &dyn IdGenerator, act: &PhoneAct) -> Result<(InboundEvent, String)> {
+pub fn phone_act_event(
+    ids: &dyn IdGenerator,
+    now: DateTime<Utc>,
+    act: &PhoneAct,
+) -> Result<(InboundEvent, String)> {
     let from = checked_sender(act.from())?;
     let target = |external_id: &str| -> Result<String> {
         let id = external_id.trim();
@@ -113,7 +118,7 @@ pub fn phone_act_event(ids: &dyn IdGenerator, act: &PhoneAct) -> Result<(Inbound
     };
     match act {
         PhoneAct::Message(message) => {
-            let event = phone_event(ids, message)?;
+            let event = phone_event(ids, now, message)?;
             let id = match &event {
                 InboundEvent::Message(m) => m.external_id.clone(),
                 _ => String::new(),
@@ -147,7 +152,7 @@ pub fn phone_act_event(ids: &dyn IdGenerator, act: &PhoneAct) -> Result<(Inbound
                 InboundEvent::Edit {
                     external_id: id.clone(),
                     body: body.clone(),
-                    timestamp: chrono::Utc::now(),
+                    timestamp: now,
                 },
                 id,
             ))
@@ -168,7 +173,7 @@ pub fn phone_act_event(ids: &dyn IdGenerator, act: &PhoneAct) -> Result<(Inbound
                     external_id: id.clone(),
                     chat: from.to_owned(),
                     chat_name: push_name(name, from),
-                    timestamp: chrono::Utc::now(),
+                    timestamp: now,
                 },
                 id,
             ))
@@ -184,11 +189,12 @@ pub fn phone_act_event(ids: &dyn IdGenerator, act: &PhoneAct) -> Result<(Inbound
 pub async fn queue_phone_act(
     repo: &dyn SandboxRepo,
     ids: &dyn IdGenerator,
+    now: DateTime<Utc>,
     scope: TenantScope,
     connection: WhatsappId,
     act: &PhoneAct,
 ) -> Result<String> {
-    let (event, external_id) = phone_act_event(ids, act)?;
+    let (event, external_id) = phone_act_event(ids, now, act)?;
     let from = checked_sender(act.from())?;
     let known = match act {
         PhoneAct::Message(_) | PhoneAct::Call { .. } => true,
@@ -219,7 +225,11 @@ pub async fn queue_phone_act(
 }
 
 /// Builds the inbound event for a phone message, with a fresh external id.
-pub fn phone_event(ids: &dyn IdGenerator, message: &PhoneMessage) -> Result<InboundEvent> {
+pub fn phone_event(
+    ids: &dyn IdGenerator,
+    now: DateTime<Utc>,
+    message: &PhoneMessage,
+) -> Result<InboundEvent> {
     let from = checked_sender(&message.from)?;
     let media = message.file.as_ref().map(|file| {
         let mime_type = if file.mime_type.is_empty() {
@@ -252,7 +262,7 @@ pub fn phone_event(ids: &dyn IdGenerator, message: &PhoneMessage) -> Result<Inbo
         media_type: media.as_ref().map_or(MediaType::Chat, |m| m.media_type),
         media,
         quoted_external_id: None,
-        timestamp: chrono::Utc::now(),
+        timestamp: now,
     }))
 }
 
@@ -282,10 +292,15 @@ mod tests {
         }
     }
 
+    fn at() -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000, 0).expect("a time")
+    }
+
     #[test]
     fn phone_messages_become_inbound_messages() {
         let event = phone_event(
             &Counter,
+            at(),
             &PhoneMessage {
                 from: "5511999990000".into(),
                 name: String::new(),
@@ -301,9 +316,11 @@ mod tests {
         assert_eq!(m.chat_name, "5511999990000");
         assert_eq!(m.media_type, MediaType::Chat);
         assert!(m.external_id.starts_with("SBX"));
+        assert_eq!(m.timestamp, at(), "stamped with the caller's clock");
 
         let with_file = phone_event(
             &Counter,
+            at(),
             &PhoneMessage {
                 from: "5511".into(),
                 name: "Ana".into(),
@@ -331,7 +348,7 @@ mod tests {
             external_id: " SBXTARGET ".into(),
             emoji: "👍".into(),
         };
-        let (event, id) = phone_act_event(&Counter, &react).expect("built");
+        let (event, id) = phone_act_event(&Counter, at(), &react).expect("built");
         assert_eq!(id, "SBXTARGET");
         assert_eq!(
             event,
@@ -346,7 +363,7 @@ mod tests {
             external_id: "SBXTARGET".into(),
         };
         assert_eq!(
-            phone_act_event(&Counter, &delete).expect("built").0,
+            phone_act_event(&Counter, at(), &delete).expect("built").0,
             InboundEvent::Delete {
                 external_id: "SBXTARGET".into()
             }
@@ -356,7 +373,8 @@ mod tests {
             external_id: "SBXTARGET".into(),
             body: "fixed".into(),
         };
-        let (InboundEvent::Edit { body, .. }, _) = phone_act_event(&Counter, &edit).expect("built")
+        let (InboundEvent::Edit { body, .. }, _) =
+            phone_act_event(&Counter, at(), &edit).expect("built")
         else {
             panic!("an edit")
         };
@@ -372,7 +390,7 @@ mod tests {
                 ..
             },
             id,
-        ) = phone_act_event(&Counter, &call).expect("built")
+        ) = phone_act_event(&Counter, at(), &call).expect("built")
         else {
             panic!("a missed call")
         };
@@ -387,18 +405,18 @@ mod tests {
             from: "5511".into(),
             external_id: "  ".into(),
         };
-        assert!(phone_act_event(&Counter, &no_target).is_err());
+        assert!(phone_act_event(&Counter, at(), &no_target).is_err());
         let empty_edit = PhoneAct::Edit {
             from: "5511".into(),
             external_id: "SBX1".into(),
             body: " ".into(),
         };
-        assert!(phone_act_event(&Counter, &empty_edit).is_err());
+        assert!(phone_act_event(&Counter, at(), &empty_edit).is_err());
         let bad_sender = PhoneAct::Call {
             from: "maria".into(),
             name: "Maria".into(),
         };
-        assert!(phone_act_event(&Counter, &bad_sender).is_err());
+        assert!(phone_act_event(&Counter, at(), &bad_sender).is_err());
     }
 
     #[test]
@@ -407,11 +425,11 @@ mod tests {
             body: "x".into(),
             ..PhoneMessage::default()
         };
-        assert!(phone_event(&Counter, &no_sender).is_err());
+        assert!(phone_event(&Counter, at(), &no_sender).is_err());
         let empty = PhoneMessage {
             from: "5511".into(),
             ..PhoneMessage::default()
         };
-        assert!(phone_event(&Counter, &empty).is_err());
+        assert!(phone_event(&Counter, at(), &empty).is_err());
     }
 }

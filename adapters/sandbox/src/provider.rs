@@ -14,7 +14,7 @@ use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionUpdate}
 use chatflow_core::inbox::sandbox::{
     INBOUND_RETENTION_DAYS, SandboxChange, SandboxRepo, display_body, paired_number, pairing_string,
 };
-use chatflow_core::ports::IdGenerator;
+use chatflow_core::ports::{Clock, IdGenerator};
 use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope, WhatsappId};
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -46,6 +46,8 @@ struct Session {
 struct Inner {
     repo: Arc<dyn SandboxRepo>,
     ids: Arc<dyn IdGenerator>,
+    /// The server's clock: what phones' messages are stamped with, and when retries fall due.
+    clock: Arc<dyn Clock>,
     config: SandboxConfig,
     sink: RwLock<Option<Arc<dyn InboundSink>>>,
     sessions: Mutex<HashMap<WhatsappId, Session>>,
@@ -73,12 +75,14 @@ impl SandboxProvider {
     pub fn new(
         repo: Arc<dyn SandboxRepo>,
         ids: Arc<dyn IdGenerator>,
+        clock: Arc<dyn Clock>,
         config: SandboxConfig,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 repo,
                 ids,
+                clock,
                 config,
                 sink: RwLock::new(None),
                 sessions: Mutex::new(HashMap::new()),
@@ -138,6 +142,7 @@ impl SandboxProvider {
         let external_id = queue_phone_act(
             self.inner.repo.as_ref(),
             self.inner.ids.as_ref(),
+            self.inner.clock.now(),
             scope,
             connection,
             act,
@@ -375,7 +380,7 @@ impl Inner {
             }
         };
         // Each connection's rows in order, up to the first that waits for its retry time.
-        let now = chrono::Utc::now();
+        let now = self.clock.now();
         let mut waiting: Vec<WhatsappId> = Vec::new();
         let mut batches: Vec<(TenantScope, WhatsappId, Vec<i64>, Vec<Queued>)> = Vec::new();
         for row in pending {
@@ -428,7 +433,7 @@ impl Inner {
                 error = %e,
                 "sandbox message not delivered; it will be retried"
             );
-            let retry_at = chrono::Utc::now() + retry_delay(attempts);
+            let retry_at = self.clock.now() + retry_delay(attempts);
             if let Err(e) = self
                 .repo
                 .mark_failed(scope, row, i64::from(attempts), retry_at, &e.to_string())
@@ -449,7 +454,7 @@ impl Inner {
             }
             *last = Some(Instant::now());
         }
-        let before = chrono::Utc::now() - chrono::Duration::days(INBOUND_RETENTION_DAYS);
+        let before = self.clock.now() - chrono::Duration::days(INBOUND_RETENTION_DAYS);
         match self.repo.prune_delivered(before).await {
             Ok(0) => {}
             Ok(removed) => tracing::info!(removed, "pruned delivered sandbox messages"),

@@ -310,10 +310,24 @@ impl InboundSink for Recorder {
     }
 }
 
+/// The wall clock: these tests wait for the provider's own loop.
+struct Wall;
+
+impl chatflow_core::ports::Clock for Wall {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        chrono::Utc::now()
+    }
+}
+
 fn provider(config: SandboxConfig) -> (SandboxProvider, Arc<Memory>, Arc<Recorder>) {
     let memory = Arc::new(Memory::default());
     let sink = Arc::new(Recorder::default());
-    let provider = SandboxProvider::new(memory.clone(), Arc::new(Counter::default()), config);
+    let provider = SandboxProvider::new(
+        memory.clone(),
+        Arc::new(Counter::default()),
+        Arc::new(Wall),
+        config,
+    );
     provider.attach_sink(sink.clone());
     (provider, memory, sink)
 }

@@ -153,18 +153,14 @@ mod tests {
 
     use super::*;
 
-    #[tokio::test]
-    async fn the_store_and_the_use_cases_share_the_wiring_clock() {
-        let start = DateTime::from_timestamp(1_800_000_000, 0).expect("a valid time");
-        let clock = ManualClock::at(start);
-        let wiring = Wiring::new().with_clock(Arc::new(clock.clone()));
-        let dir = tempfile::tempdir().expect("a temporary directory");
+    /// The ports over a fresh SQLite database in `dir`, on `wiring`.
+    async fn ports_in(dir: &tempfile::TempDir, wiring: &Wiring) -> Ports {
         let url = format!("sqlite://{}", dir.path().join("w.db").display());
         let store = Arc::new(wiring.connect(&url).await.expect("opens"));
         store.migrate().await.expect("migrates");
-        let ports = wiring
+        wiring
             .ports(
-                store.clone(),
+                store,
                 HostParts {
                     secrets: Arc::new(
                         chatflow_system::SealedSecrets::from_key_text(
@@ -178,9 +174,11 @@ mod tests {
                     openai_base_url: chatflow_integrations::OPENAI_BASE_URL.to_owned(),
                 },
             )
-            .expect("ports");
-        clock.advance(TimeDelta::minutes(5));
-        assert_eq!(ports.clock.now(), start + TimeDelta::minutes(5));
+            .expect("ports")
+    }
+
+    /// A plan and a company on `ports`.
+    async fn company(ports: &Ports) -> chatflow_core::tenancy::Company {
         let plan = ports
             .plans
             .create(&NewPlan {
@@ -194,7 +192,7 @@ mod tests {
             })
             .await
             .expect("plan");
-        let company = ports
+        ports
             .companies
             .create(&NewCompany {
                 name: "Clocked".into(),
@@ -207,11 +205,103 @@ mod tests {
                 document: None,
             })
             .await
-            .expect("created");
+            .expect("created")
+    }
+
+    #[tokio::test]
+    async fn the_store_and_the_use_cases_share_the_wiring_clock() {
+        let start = DateTime::from_timestamp(1_800_000_000, 0).expect("a valid time");
+        let clock = ManualClock::at(start);
+        let wiring = Wiring::new().with_clock(Arc::new(clock.clone()));
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let ports = ports_in(&dir, &wiring).await;
+        clock.advance(TimeDelta::minutes(5));
+        assert_eq!(ports.clock.now(), start + TimeDelta::minutes(5));
+        let company = company(&ports).await;
         assert_eq!(
             company.created_at,
             start + TimeDelta::minutes(5),
             "the store stamps the row with the wiring's clock"
+        );
+    }
+
+    /// A span opened: its name, its parent's name, and its fields as `key=value`.
+    type Opened = (String, Option<String>, String);
+
+    /// The spans opened while a test runs.
+    #[derive(Clone, Default)]
+    struct Spans(Arc<std::sync::Mutex<Vec<Opened>>>);
+
+    impl<S> tracing_subscriber::Layer<S> for Spans
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    {
+        fn on_new_span(
+            &self,
+            attrs: &tracing::span::Attributes<'_>,
+            id: &tracing::span::Id,
+            ctx: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            let mut fields = Vec::new();
+            attrs.record(
+                &mut |field: &tracing::field::Field, value: &dyn std::fmt::Debug| {
+                    fields.push(format!("{field}={value:?}"));
+                },
+            );
+            let parent = ctx
+                .span(id)
+                .and_then(|span| span.parent())
+                .map(|parent| parent.name().to_owned());
+            self.0.lock().expect("spans").push((
+                attrs.metadata().name().to_owned(),
+                parent,
+                fields.join(" "),
+            ));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_use_case_and_its_store_calls_leave_spans_naming_company_user_and_ids() {
+        use tracing_subscriber::layer::SubscriberExt;
+
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let ports = ports_in(&dir, &Wiring::new()).await;
+        let company = company(&ports).await;
+        let spans = Spans::default();
+        let _guard =
+            tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+        let actor = chatflow_core::identity::Actor {
+            user_id: chatflow_core::UserId(7),
+            company_id: company.id,
+            profile: chatflow_core::identity::Profile::Admin,
+            is_super: false,
+            flags: Default::default(),
+            queue_ids: Vec::new(),
+        };
+        let missing = chatflow_core::service::flows::get(
+            &ports,
+            &actor,
+            chatflow_core::flow_ports::FlowId(42),
+        )
+        .await
+        .expect_err("no such flow");
+        assert_eq!(missing.code, chatflow_core::ErrorCode::ERR_NO_FLOW_FOUND);
+        let seen = spans.0.lock().expect("spans").clone();
+        let company = company.id;
+        assert!(
+            seen.contains(&(
+                "flows::get".to_owned(),
+                None,
+                format!("company={company} user=7 flow=42")
+            )),
+            "the use case's span: {seen:?}"
+        );
+        assert!(
+            seen.iter()
+                .any(|(name, parent, fields)| name.starts_with("FlowRepo::")
+                    && parent.as_deref() == Some("flows::get")
+                    && fields.starts_with(&format!("company={company}"))),
+            "a store call inside it: {seen:?}"
         );
     }
 }

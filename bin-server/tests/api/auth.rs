@@ -27,6 +27,11 @@ app_tests!(
     version_and_health_answer,
 );
 
+mod clocked {
+    crate::clocked_tests!(access_tokens_expire_on_the_servers_clock);
+    use super::*;
+}
+
 async fn login_succeeds_with_any_case_of_the_email(app: TestApp) {
     let client = browser();
     let response = app
@@ -176,6 +181,20 @@ async fn an_expired_access_token_asks_for_a_refresh(app: TestApp) {
     .await;
     assert_error(
         app.get("/users/list", &token).await,
+        StatusCode::FORBIDDEN,
+        "ERR_TOKEN_EXPIRED",
+    )
+    .await;
+}
+
+async fn access_tokens_expire_on_the_servers_clock(app: TestApp) {
+    let token = app.super_token().await;
+    json_of(app.get("/auth/me", &token).await, StatusCode::OK).await;
+    app.advance(app.state.tokens.ttl());
+    json_of(app.get("/auth/me", &token).await, StatusCode::OK).await;
+    app.advance(chrono::Duration::seconds(1));
+    assert_error(
+        app.get("/auth/me", &token).await,
         StatusCode::FORBIDDEN,
         "ERR_TOKEN_EXPIRED",
     )

@@ -269,7 +269,7 @@ async fn the_signing_key_is_not_stored_in_plain_text(app: TestApp) {
     assert!(app.ports.secrets.is_sealed(&stored), "{stored}");
     // What is stored does not sign tokens the server accepts...
     let forged = TokenKeys::new(stored.as_bytes(), Duration::minutes(15));
-    let claims = app.state.tokens.verify(&token).expect("valid");
+    let claims = app.state.tokens.verify(&token, app.now()).expect("valid");
     let user = app
         .ports
         .users
@@ -682,7 +682,10 @@ async fn secrets_and_the_database_stay_private_across_restarts() {
     assert_eq!(state.ports.secrets.open(&stored).expect("opens"), legacy);
     let token = super_token_at(&address).await;
     let legacy_keys = TokenKeys::new(legacy.as_bytes(), Duration::minutes(15));
-    assert!(legacy_keys.verify(&token).is_ok(), "the migrated key signs");
+    assert!(
+        legacy_keys.verify(&token, state.ports.clock.now()).is_ok(),
+        "the migrated key signs"
+    );
     drop(state);
     let _ = stop.send(());
     server.await.expect("joined").expect("served");

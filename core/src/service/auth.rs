@@ -111,6 +111,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// on the company, opens a session family and, in the same transaction, appends
 /// [`Event::SignedIn`] for the user's other sockets (`company-{id}-auth`, with the new
 /// `sessionId`) so other sessions of the same user sign out.
+#[tracing::instrument(level = "debug", name = "auth::login", skip_all)]
 pub async fn login(
     ports: &Ports,
     email: &str,
@@ -161,6 +162,7 @@ pub async fn login(
 /// but no refresh token (two tabs of one browser share the cookie jar, which holds the winner's
 /// token). A token presented after it was rotated and past the grace window is taken as theft:
 /// the whole family is revoked (reuse detection), and its access tokens stop working at once.
+#[tracing::instrument(level = "debug", name = "auth::refresh", skip_all)]
 pub async fn refresh(
     ports: &Ports,
     refresh_token: &str,
@@ -214,6 +216,7 @@ pub async fn refresh(
 
 /// Signs out the session a refresh token belongs to (revokes its family). Unknown tokens are
 /// ignored: signing out is always allowed to succeed.
+#[tracing::instrument(level = "debug", name = "auth::logout", skip_all)]
 pub async fn logout(ports: &Ports, refresh_token: &str) -> Result<()> {
     if let Some(session) = ports
         .sessions
@@ -229,11 +232,13 @@ pub async fn logout(ports: &Ports, refresh_token: &str) -> Result<()> {
 }
 
 /// Signs out a session family of the actor's own company (the access token's session id).
+#[tracing::instrument(level = "debug", name = "auth::logout_family", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn logout_family(ports: &Ports, actor: &Actor, family: uuid::Uuid) -> Result<()> {
     ports.sessions.revoke_family(actor.scope(), family).await
 }
 
 /// The signed-in user with permissions and subscription (`GET /auth/me`).
+#[tracing::instrument(level = "debug", name = "auth::me", skip_all)]
 pub async fn me(ports: &Ports, user: User, now: DateTime<Utc>) -> Result<SessionInfo> {
     let scope = TenantScope::new(user.company_id);
     let company = ports
@@ -256,6 +261,7 @@ pub async fn me(ports: &Ports, user: User, now: DateTime<Utc>) -> Result<Session
 /// Refused with `ERR_SIGNUP_DISABLED` when the platform setting `allowSignup` is disabled and
 /// with `ERR_USER_CREATION_DISABLED` when `userCreation` is. The company starts on the chosen
 /// plan, recurrence MENSAL, due in seven days, active, with campaigns enabled.
+#[tracing::instrument(level = "debug", name = "auth::signup", skip_all)]
 pub async fn signup(ports: &Ports, input: SignupInput, now: DateTime<Utc>) -> Result<SignupResult> {
     let platform = settings::to_map(&ports.settings.platform_settings().await?);
     if !settings::is_enabled(&platform, "allowSignup") {
@@ -329,6 +335,7 @@ pub async fn signup(ports: &Ports, input: SignupInput, now: DateTime<Utc>) -> Re
 
 /// A company's record (`GET /companies/{id}`): the actor's own company, or any company for the
 /// super user. Another company's id gives `ERR_NO_COMPANY_FOUND`, like an id that does not exist.
+#[tracing::instrument(level = "debug", name = "auth::company", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, company_id = company_id.0))]
 pub async fn company(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Result<Company> {
     if !policy::can(actor, &Action::ViewCompany(company_id)) {
         return Err(ErrorCode::ERR_NO_COMPANY_FOUND.into());
@@ -342,6 +349,7 @@ pub async fn company(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Res
 
 /// The plan of a company (`GET /companies/listPlan/{companyId}`), under the same rule as
 /// [`company`].
+#[tracing::instrument(level = "debug", name = "auth::company_plan", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, company_id = company_id.0))]
 pub async fn company_plan(ports: &Ports, actor: &Actor, company_id: CompanyId) -> Result<Plan> {
     let company = company(ports, actor, company_id).await?;
     ports
@@ -352,11 +360,13 @@ pub async fn company_plan(ports: &Ports, actor: &Actor, company_id: CompanyId) -
 }
 
 /// The plans offered on the signup page (`GET /plans/list`), for anyone.
+#[tracing::instrument(level = "debug", name = "auth::public_plans", skip_all)]
 pub async fn public_plans(ports: &Ports) -> Result<Vec<Plan>> {
     ports.plans.list(true).await
 }
 
 /// The capability names the policy grants `actor` in `company`.
+#[tracing::instrument(level = "debug", name = "auth::permissions", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn permissions(ports: &Ports, actor: &Actor, company: &Company) -> Result<Vec<String>> {
     let plan = ports
         .plans

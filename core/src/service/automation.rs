@@ -58,6 +58,7 @@ pub struct StoredInbound<'a> {
 
 /// Runs what comes before a human for a message just stored: a flow or the queue routing.
 /// Errors are the first failure met; what was done before it stays done.
+#[tracing::instrument(level = "debug", name = "automation::on_inbound", skip_all, fields(company = scope.company_id().0))]
 pub async fn on_inbound(
     ports: &Ports,
     scope: TenantScope,
@@ -150,6 +151,7 @@ pub async fn on_inbound(
 
 /// A flow's interval ran out ([`JobPayload::FlowTimer`]). A run that ended or moved on ignores
 /// it; a run whose ticket a person took meanwhile ends without a word.
+#[tracing::instrument(level = "debug", name = "automation::on_flow_timer", skip_all, fields(company = scope.company_id().0, ticket = ticket_id.0, run_id = run_id))]
 pub async fn on_flow_timer(
     ports: &Ports,
     scope: TenantScope,
@@ -178,6 +180,7 @@ pub async fn on_flow_timer(
 
 /// A routing timer fell due ([`JobPayload::RoutingTimer`]): [`routing::on_timer`] on the ticket
 /// as it is now.
+#[tracing::instrument(level = "debug", name = "automation::on_routing_timer", skip_all, fields(company = scope.company_id().0, ticket = ticket_id.0))]
 pub async fn on_routing_timer(
     ports: &Ports,
     scope: TenantScope,

@@ -94,6 +94,7 @@ pub fn default_plan() -> NewPlan {
 /// with `ERR_DUPLICATED_EMAIL` when the e-mail belongs to a user that is not the super admin,
 /// and with `ERR_INTERNAL` when the database already holds companies but no company 1 (the new
 /// company would not get id 1).
+#[tracing::instrument(level = "debug", name = "bootstrap::ensure_seeded", skip_all)]
 pub async fn ensure_seeded(ports: &Ports, opts: &SeedOptions) -> Result<SeedReport> {
     let platform = TenantScope::new(CompanyId::PLATFORM);
 

@@ -101,6 +101,7 @@ fn validate(input: &NewCompanyInput) -> Result<(Option<String>, Option<String>)>
 ///
 /// Fails with `ERR_VALIDATION` for a bad form and `ERR_NO_PLAN_FOUND` when the plan does not
 /// exist. The due date defaults to the signup trial's (seven days after today, by the clock port).
+#[tracing::instrument(level = "debug", name = "companies::create_company", skip_all)]
 pub async fn create_company(ports: &Ports, input: NewCompanyInput) -> Result<Company> {
     let (email, phone) = validate(&input)?;
     let plan_id = input.plan_id.ok_or(ErrorCode::ERR_NO_PLAN_FOUND)?;
@@ -131,6 +132,7 @@ pub async fn create_company(ports: &Ports, input: NewCompanyInput) -> Result<Com
 }
 
 /// Every company, by id (platform).
+#[tracing::instrument(level = "debug", name = "companies::list_companies", skip_all)]
 pub async fn list_companies(ports: &Ports) -> Result<Vec<Company>> {
     ports.companies.list_all().await
 }
@@ -139,6 +141,7 @@ pub async fn list_companies(ports: &Ports) -> Result<Vec<Company>> {
 ///
 /// Company 1 never expires, so renewing it changes nothing (the renewal reports the same date
 /// twice). Fails with `ERR_NO_COMPANY_FOUND` for an unknown company.
+#[tracing::instrument(level = "debug", name = "companies::renew", skip_all, fields(company = company_id.0))]
 pub async fn renew(ports: &Ports, company_id: CompanyId) -> Result<Renewal> {
     let scope = TenantScope::new(company_id);
     let company = ports
@@ -163,6 +166,7 @@ pub async fn renew(ports: &Ports, company_id: CompanyId) -> Result<Renewal> {
 }
 
 /// The companies whose due date has passed on `today`, by id; never company 1.
+#[tracing::instrument(level = "debug", name = "companies::due_for_renewal", skip_all)]
 pub async fn due_for_renewal(ports: &Ports, today: NaiveDate) -> Result<Vec<Company>> {
     Ok(ports
         .companies
@@ -175,6 +179,7 @@ pub async fn due_for_renewal(ports: &Ports, today: NaiveDate) -> Result<Vec<Comp
 
 /// Renews, once each, every company whose due date has passed on `today` (never company 1).
 /// Returns the renewals made, by company id.
+#[tracing::instrument(level = "debug", name = "companies::renew_all_due", skip_all)]
 pub async fn renew_all_due(ports: &Ports, today: NaiveDate) -> Result<Vec<Renewal>> {
     let mut renewals = Vec::new();
     for company in due_for_renewal(ports, today).await? {
@@ -185,6 +190,7 @@ pub async fn renew_all_due(ports: &Ports, today: NaiveDate) -> Result<Vec<Renewa
 
 /// The plan of the scope's company: `ERR_NO_COMPANY_FOUND` or `ERR_NO_PLAN_FOUND` when either is
 /// missing.
+#[tracing::instrument(level = "debug", name = "companies::plan_of", skip_all, fields(company = scope.company_id().0))]
 pub async fn plan_of(ports: &Ports, scope: TenantScope) -> Result<tenancy::Plan> {
     let company = ports
         .companies

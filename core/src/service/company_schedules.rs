@@ -26,6 +26,7 @@ fn authorize_for(actor: &Actor, company: CompanyId) -> Result<()> {
 
 /// The company's working hours (`GET /companies/{id}/schedules`); `ERR_NO_COMPANY_FOUND` when
 /// the company does not exist.
+#[tracing::instrument(level = "debug", name = "company_schedules::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, company: CompanyId) -> Result<Vec<ScheduleRow>> {
     authorize_for(actor, company)?;
     let rows = ports
@@ -42,6 +43,7 @@ pub async fn get(ports: &Ports, actor: &Actor, company: CompanyId) -> Result<Vec
 
 /// Saves the company's working hours (`PUT /companies/{id}/schedules`) after
 /// [`validate_schedules`], and returns them as saved.
+#[tracing::instrument(level = "debug", name = "company_schedules::set", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn set(
     ports: &Ports,
     actor: &Actor,

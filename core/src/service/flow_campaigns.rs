@@ -116,12 +116,14 @@ async fn checked(
 }
 
 /// The company's phrase campaigns (`GET /flowcampaign`).
+#[tracing::instrument(level = "debug", name = "flow_campaigns::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<FlowCampaign>> {
     read(actor)?;
     ports.flow_campaigns.list(actor.scope()).await
 }
 
 /// One campaign (`GET /flowcampaign/{id}`).
+#[tracing::instrument(level = "debug", name = "flow_campaigns::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow_campaign = id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, id: FlowCampaignId) -> Result<FlowCampaign> {
     read(actor)?;
     ports
@@ -132,6 +134,7 @@ pub async fn get(ports: &Ports, actor: &Actor, id: FlowCampaignId) -> Result<Flo
 }
 
 /// Creates a campaign, on (`POST /flowcampaign`): admins.
+#[tracing::instrument(level = "debug", name = "flow_campaigns::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, body: &CampaignBody) -> Result<FlowCampaign> {
     write(actor)?;
     let mut input = checked(ports, actor, body, true).await?;
@@ -140,6 +143,7 @@ pub async fn create(ports: &Ports, actor: &Actor, body: &CampaignBody) -> Result
 }
 
 /// Replaces a campaign (`PUT /flowcampaign`, id in the body): admins.
+#[tracing::instrument(level = "debug", name = "flow_campaigns::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn update(ports: &Ports, actor: &Actor, body: &CampaignBody) -> Result<FlowCampaign> {
     write(actor)?;
     let id = FlowCampaignId(body.id.ok_or(ErrorCode::ERR_NO_FLOW_CAMPAIGN_FOUND)?);
@@ -157,6 +161,7 @@ pub async fn update(ports: &Ports, actor: &Actor, body: &CampaignBody) -> Result
 }
 
 /// Deletes a campaign (`DELETE /flowcampaign/{id}`): admins.
+#[tracing::instrument(level = "debug", name = "flow_campaigns::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow_campaign = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: FlowCampaignId) -> Result<()> {
     write(actor)?;
     if ports.flow_campaigns.delete(actor.scope(), id).await? {

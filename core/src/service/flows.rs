@@ -222,6 +222,7 @@ fn view(record: FlowRecord) -> FlowView {
 
 /// A page of flows matching `search` (`GET /flowbuilder?searchParam=&pageNumber=`), accent- and
 /// case-insensitive on the name, ordered by name.
+#[tracing::instrument(level = "debug", name = "flows::page", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn page(
     ports: &Ports,
     actor: &Actor,
@@ -248,6 +249,7 @@ pub async fn page(
 }
 
 /// Creates an empty, unpublished flow (`POST /flowbuilder`): admins.
+#[tracing::instrument(level = "debug", name = "flows::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, name: &str) -> Result<FlowSummary> {
     write(actor)?;
     let name = checked_name(name)?;
@@ -255,6 +257,7 @@ pub async fn create(ports: &Ports, actor: &Actor, name: &str) -> Result<FlowSumm
 }
 
 /// Renames a flow (`PUT /flowbuilder`): admins.
+#[tracing::instrument(level = "debug", name = "flows::rename", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn rename(ports: &Ports, actor: &Actor, id: FlowId, name: &str) -> Result<FlowSummary> {
     write(actor)?;
     let name = checked_name(name)?;
@@ -267,6 +270,7 @@ pub async fn rename(ports: &Ports, actor: &Actor, id: FlowId, name: &str) -> Res
 
 /// Deletes a flow with its versions (`DELETE /flowbuilder/{id}`): admins; `ERR_FLOW_IN_USE`
 /// while a connection or a phrase campaign uses it.
+#[tracing::instrument(level = "debug", name = "flows::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: FlowId) -> Result<()> {
     write(actor)?;
     match ports.flows.delete(actor.scope(), id).await? {
@@ -278,6 +282,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: FlowId) -> Result<()> {
 
 /// Copies a flow (`POST /flowbuilder/duplicate`): admins; the copy is named
 /// [`copy_name`], holds the original's draft (or live graph) as its draft, and is unpublished.
+#[tracing::instrument(level = "debug", name = "flows::duplicate", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn duplicate(ports: &Ports, actor: &Actor, id: FlowId) -> Result<FlowSummary> {
     write(actor)?;
     let original = record(ports, actor, id).await?;
@@ -290,6 +295,7 @@ pub async fn duplicate(ports: &Ports, actor: &Actor, id: FlowId) -> Result<FlowS
 }
 
 /// The editor's view of a flow (`GET /flowbuilder/flow/{id}`).
+#[tracing::instrument(level = "debug", name = "flows::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, id: FlowId) -> Result<FlowView> {
     read(actor)?;
     Ok(view(record(ports, actor, id).await?))
@@ -297,6 +303,7 @@ pub async fn get(ports: &Ports, actor: &Actor, id: FlowId) -> Result<FlowView> {
 
 /// Saves the draft (`POST /flowbuilder/flow`): admins; any graph within the size limits is
 /// saved, and its issues are returned.
+#[tracing::instrument(level = "debug", name = "flows::save_draft", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn save_draft(
     ports: &Ports,
     actor: &Actor,
@@ -319,6 +326,7 @@ pub async fn save_draft(
 /// Publishes the draft (`POST /flowbuilder/{id}/publish`): admins. A draft with errors is
 /// [`Publish::Invalid`]; without a draft, the live version is answered as it is (publishing
 /// twice is harmless), and a flow with neither is validated as an empty graph (invalid).
+#[tracing::instrument(level = "debug", name = "flows::publish", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn publish(ports: &Ports, actor: &Actor, id: FlowId) -> Result<Publish> {
     write(actor)?;
     let current = record(ports, actor, id).await?;
@@ -349,6 +357,7 @@ pub async fn publish(ports: &Ports, actor: &Actor, id: FlowId) -> Result<Publish
 }
 
 /// The flow's published versions, newest first (`GET /flowbuilder/{id}/versions`).
+#[tracing::instrument(level = "debug", name = "flows::versions", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn versions(ports: &Ports, actor: &Actor, id: FlowId) -> Result<Vec<FlowVersion>> {
     read(actor)?;
     record(ports, actor, id).await?;
@@ -358,6 +367,7 @@ pub async fn versions(ports: &Ports, actor: &Actor, id: FlowId) -> Result<Vec<Fl
 /// Makes a version's graph the draft, unpublished
 /// (`POST /flowbuilder/{id}/versions/{version}/restore`): admins; `ERR_NOT_FOUND` for an
 /// unknown version.
+#[tracing::instrument(level = "debug", name = "flows::restore", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn restore(ports: &Ports, actor: &Actor, id: FlowId, version: i64) -> Result<FlowView> {
     write(actor)?;
     record(ports, actor, id).await?;
@@ -410,6 +420,7 @@ pub fn tally(runs: &[FlowRunRecord]) -> BTreeMap<String, NodeStats> {
 }
 
 /// Entered/stopped counts per node of the live version (`GET /flowbuilder/{id}/stats`).
+#[tracing::instrument(level = "debug", name = "flows::stats", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn stats(ports: &Ports, actor: &Actor, id: FlowId) -> Result<FlowStats> {
     read(actor)?;
     let current = record(ports, actor, id).await?;
@@ -437,6 +448,7 @@ pub fn file_of(record: FlowRecord) -> FlowFile {
 }
 
 /// The flow as a file (`GET /flowbuilder/{id}/export`), see [`file_of`].
+#[tracing::instrument(level = "debug", name = "flows::export", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, flow = id.0))]
 pub async fn export(ports: &Ports, actor: &Actor, id: FlowId) -> Result<FlowFile> {
     read(actor)?;
     Ok(file_of(record(ports, actor, id).await?))
@@ -458,6 +470,7 @@ pub fn checked_import(name: Option<&str>, file: &FlowFile) -> Result<String> {
 
 /// Creates a flow from a file (`POST /flowbuilder/import`): admins; see [`checked_import`]. The
 /// graph becomes the new flow's draft.
+#[tracing::instrument(level = "debug", name = "flows::import", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn import(
     ports: &Ports,
     actor: &Actor,
@@ -558,6 +571,7 @@ pub struct MediaUpload {
 
 /// Stores a node's media (`POST /flowbuilder/{img,audio,video,content}`): admins; every file
 /// is checked before any is stored. Answers the stored names, in order.
+#[tracing::instrument(level = "debug", name = "flows::upload_media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn upload_media(
     ports: &Ports,
     actor: &Actor,
@@ -593,6 +607,7 @@ pub async fn upload_media(
 
 /// A stored medium of the company (`GET /flowbuilder/media/{name}`): any user of the company;
 /// `ERR_NOT_FOUND` when there is no such file.
+#[tracing::instrument(level = "debug", name = "flows::media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn media(ports: &Ports, actor: &Actor, name: &str) -> Result<Vec<u8>> {
     read(actor)?;
     ports

@@ -40,6 +40,7 @@ pub enum HandoffKind {
 }
 
 /// A flow's step handed the conversation over at `node_id` of `flow_id`'s `version`.
+#[tracing::instrument(level = "debug", name = "handoff::start", skip_all, fields(company = scope.company_id().0))]
 pub async fn start(
     ports: &Ports,
     scope: TenantScope,
@@ -75,6 +76,7 @@ pub async fn start(
 }
 
 /// A contact's message on a ticket an integration holds (`memory.integration`).
+#[tracing::instrument(level = "debug", name = "handoff::on_message", skip_all, fields(company = scope.company_id().0))]
 pub async fn on_message(
     ports: &Ports,
     scope: TenantScope,

@@ -9,6 +9,7 @@ use crate::jobs::{Job, JobPayload, follow_ups, retry_delay, worth_retrying};
 use crate::service::Ports;
 
 /// Does the work of `job`, as the user it was queued for (with that user's permissions now).
+#[tracing::instrument(level = "debug", name = "jobs::run", skip_all, fields(company = job.company_id.0, job = job.id))]
 pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
     match &job.payload {
         JobPayload::ForwardMessage {
@@ -68,6 +69,7 @@ pub enum Settled {
 
 /// Records the outcome of running `job`: finished jobs are removed, failures that may pass are
 /// retried later ([`retry_delay`]), the others are kept as failed with their error.
+#[tracing::instrument(level = "debug", name = "jobs::settle", skip_all, fields(company = job.company_id.0, job = job.id))]
 pub async fn settle(ports: &Ports, job: &Job, outcome: &Result<()>) -> Result<Settled> {
     match outcome {
         Ok(()) => {

@@ -38,6 +38,7 @@ pub const MAIL_SUBJECT: &str = "Redefinição de senha";
 /// `email`; an e-mail nobody has gives `ERR_NO_USER_FOUND`. Earlier codes of the user stop
 /// working. The mailer's error (`ERR_MAIL_NOT_CONFIGURED` when no mail server is configured) is
 /// returned as is.
+#[tracing::instrument(level = "debug", name = "password_reset::request", skip_all)]
 pub async fn request(ports: &Ports, email: &str, now: DateTime<Utc>) -> Result<()> {
     let email = validation::normalize_email(email);
     if email.is_empty() {
@@ -85,6 +86,7 @@ pub async fn request(ports: &Ports, email: &str, now: DateTime<Utc>) -> Result<(
 /// Any other refusal is `ERR_INVALID_RESET_CODE`, whatever the reason (unknown e-mail, no live
 /// code, wrong code, too many attempts, code used concurrently), so the answer tells nothing
 /// more. On success every session of the user is revoked.
+#[tracing::instrument(level = "debug", name = "password_reset::reset", skip_all)]
 pub async fn reset(
     ports: &Ports,
     email: &str,

@@ -41,6 +41,7 @@ pub fn queue_deleted_event(id: QueueId) -> Event {
 
 /// The company's queues with their chatbot menus, in their order (`GET /queue`): any user of
 /// the company.
+#[tracing::instrument(level = "debug", name = "queues::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<Queue>> {
     authorize(actor, &Action::ListUsersBrief(actor.company_id))?;
     ports.queues.list_queues(actor.scope()).await
@@ -48,6 +49,7 @@ pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<Queue>> {
 
 /// One queue (`GET /queue/{id}`): any user of the company; `ERR_NOT_FOUND` when it is not the
 /// company's.
+#[tracing::instrument(level = "debug", name = "queues::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, queue = id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, id: QueueId) -> Result<Queue> {
     authorize(actor, &Action::ListUsersBrief(actor.company_id))?;
     ports
@@ -151,6 +153,7 @@ async fn check_plan_room(ports: &Ports, scope: TenantScope, count: usize) -> Res
 /// Creates a queue with its chatbot menu (`POST /queue`): admins; the rules of
 /// [`validate_queue_input`]; the plan's queue limit; schedules default to
 /// [`default_schedules`].
+#[tracing::instrument(level = "debug", name = "queues::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, input: &QueueInput) -> Result<Queue> {
     authorize(actor, &Action::ManageQueues(actor.company_id))?;
     let scope = actor.scope();
@@ -167,6 +170,7 @@ pub async fn create(ports: &Ports, actor: &Actor, input: &QueueInput) -> Result<
 /// Replaces a queue and its chatbot menu (`PUT /queue/{id}`): admins; `ERR_NOT_FOUND` when it is
 /// not the company's. Options sent with their ids keep them; the others are new; stored options
 /// not sent are deleted.
+#[tracing::instrument(level = "debug", name = "queues::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, queue = id.0))]
 pub async fn update(
     ports: &Ports,
     actor: &Actor,
@@ -190,6 +194,7 @@ pub async fn update(
 
 /// Deletes a queue and its chatbot menu (`DELETE /queue/{id}`): admins; tickets keep existing
 /// without a queue. `ERR_NOT_FOUND` when it is not the company's.
+#[tracing::instrument(level = "debug", name = "queues::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, queue = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: QueueId) -> Result<()> {
     authorize(actor, &Action::ManageQueues(actor.company_id))?;
     if ports.queues.delete_queue(actor.scope(), id).await? {
@@ -288,6 +293,7 @@ fn without_ids(option: &ChatbotOption) -> ChatbotOption {
 
 /// One chatbot option with its nested options (`GET /chatbot/{id}`): any user of the company;
 /// `ERR_NOT_FOUND` when it is not the company's.
+#[tracing::instrument(level = "debug", name = "queues::get_chatbot", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, chatbot = id.0))]
 pub async fn get_chatbot(ports: &Ports, actor: &Actor, id: ChatbotId) -> Result<ChatbotNode> {
     authorize(actor, &Action::ListUsersBrief(actor.company_id))?;
     let located = locate(ports, actor.scope(), id).await?;
@@ -297,6 +303,7 @@ pub async fn get_chatbot(ports: &Ports, actor: &Actor, id: ChatbotId) -> Result<
 /// Appends an option (with its sub-options) to a queue's menu or to one option's sub-options
 /// (`POST /chatbot`): admins; `ERR_NOT_FOUND` when the queue or the parent is not the
 /// company's (or the parent is in another queue).
+#[tracing::instrument(level = "debug", name = "queues::create_chatbot", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create_chatbot(
     ports: &Ports,
     actor: &Actor,
@@ -350,6 +357,7 @@ pub async fn create_chatbot(
 /// Replaces one option and its sub-options (`PUT /chatbot/{id}`): admins. Sub-options sent with
 /// the id of one of this option's sub-options keep it; the others are new; the rest are
 /// deleted. The option stays where it is in its menu.
+#[tracing::instrument(level = "debug", name = "queues::update_chatbot", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, chatbot = id.0))]
 pub async fn update_chatbot(
     ports: &Ports,
     actor: &Actor,
@@ -407,6 +415,7 @@ fn keep_ids_in(option: &ChatbotOption, allowed: &[ChatbotId]) -> ChatbotOption {
 
 /// Deletes one option and its sub-options (`DELETE /chatbot/{id}`): admins; `ERR_NOT_FOUND`
 /// when it is not the company's.
+#[tracing::instrument(level = "debug", name = "queues::delete_chatbot", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, chatbot = id.0))]
 pub async fn delete_chatbot(ports: &Ports, actor: &Actor, id: ChatbotId) -> Result<()> {
     authorize(actor, &Action::ManageQueues(actor.company_id))?;
     let scope = actor.scope();

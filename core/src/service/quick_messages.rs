@@ -29,6 +29,7 @@ pub struct QuickMessagePage {
 
 /// Every quick message the caller sees, by shortcode (`GET /quick-messages/list`, the ticket
 /// input's "/" list).
+#[tracing::instrument(level = "debug", name = "quick_messages::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<QuickMessage>> {
     Ok(ports
         .quick_messages
@@ -43,6 +44,7 @@ pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<QuickMessage>> {
 /// ([`crate::inbox::variables`]: the contact, the queue, the protocol, and the caller as the
 /// attendant), so the ticket input inserts the text as the contact will read it. A ticket the
 /// caller may not see (another company's included) answers `ERR_NO_TICKET_FOUND`.
+#[tracing::instrument(level = "debug", name = "quick_messages::list_for_ticket", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = ticket.0))]
 pub async fn list_for_ticket(
     ports: &Ports,
     actor: &Actor,
@@ -67,6 +69,7 @@ pub async fn list_for_ticket(
 
 /// A page of the quick messages the caller sees whose shortcode or message matches `search`
 /// (accent- and case-insensitive).
+#[tracing::instrument(level = "debug", name = "quick_messages::page", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn page(
     ports: &Ports,
     actor: &Actor,
@@ -94,6 +97,7 @@ pub async fn page(
 }
 
 /// One quick message the caller sees (`GET /quick-messages/{id}`).
+#[tracing::instrument(level = "debug", name = "quick_messages::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, quick_message = id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, id: QuickMessageId) -> Result<QuickMessage> {
     ports
         .quick_messages
@@ -104,6 +108,7 @@ pub async fn get(ports: &Ports, actor: &Actor, id: QuickMessageId) -> Result<Qui
 }
 
 /// Creates a quick message owned by the caller (`POST /quick-messages`).
+#[tracing::instrument(level = "debug", name = "quick_messages::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(
     ports: &Ports,
     actor: &Actor,
@@ -120,6 +125,7 @@ pub async fn create(
 
 /// Edits a quick message the caller sees (`PUT /quick-messages/{id}`); only the owner changes
 /// `geral`.
+#[tracing::instrument(level = "debug", name = "quick_messages::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, quick_message = id.0))]
 pub async fn update(
     ports: &Ports,
     actor: &Actor,
@@ -142,6 +148,7 @@ pub async fn update(
 }
 
 /// Deletes a quick message the caller sees, and its file (`DELETE /quick-messages/{id}`).
+#[tracing::instrument(level = "debug", name = "quick_messages::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, quick_message = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: QuickMessageId) -> Result<()> {
     get(ports, actor, id).await?;
     let deleted = ports
@@ -156,6 +163,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: QuickMessageId) -> Result<
 }
 
 /// Attaches a file, replacing any earlier one (`POST /quick-messages/{id}/media-upload`).
+#[tracing::instrument(level = "debug", name = "quick_messages::upload_media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, quick_message = id.0))]
 pub async fn upload_media(
     ports: &Ports,
     actor: &Actor,
@@ -181,6 +189,7 @@ pub async fn upload_media(
 
 /// Removes the file (`DELETE /quick-messages/{id}/media-upload`); refused (`message` required)
 /// when the quick message has no text to stand without it.
+#[tracing::instrument(level = "debug", name = "quick_messages::delete_media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, quick_message = id.0))]
 pub async fn delete_media(
     ports: &Ports,
     actor: &Actor,
@@ -206,6 +215,7 @@ pub async fn delete_media(
 
 /// The file of a quick message the caller sees, with its original name
 /// (`GET /quick-messages/{id}/media`).
+#[tracing::instrument(level = "debug", name = "quick_messages::media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, quick_message = id.0))]
 pub async fn media(ports: &Ports, actor: &Actor, id: QuickMessageId) -> Result<(String, Vec<u8>)> {
     let current = get(ports, actor, id).await?;
     let file = current.media_file.ok_or(ErrorCode::ERR_NOT_FOUND)?;

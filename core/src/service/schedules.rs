@@ -49,6 +49,7 @@ async fn time_zone(ports: &Ports, scope: TenantScope) -> Result<chrono_tz::Tz> {
 }
 
 /// A page of the company's schedules (`GET /schedules?searchParam=&pageNumber=&contactId=`).
+#[tracing::instrument(level = "debug", name = "schedules::page", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn page(
     ports: &Ports,
     actor: &Actor,
@@ -69,6 +70,7 @@ pub async fn page(
 }
 
 /// One schedule (`GET /schedules/{id}`); `ERR_NOT_FOUND` when it is not the company's.
+#[tracing::instrument(level = "debug", name = "schedules::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, schedule = id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, id: ScheduleId) -> Result<Schedule> {
     plan_allows(ports, actor.scope()).await?;
     ports
@@ -128,6 +130,7 @@ async fn checked(ports: &Ports, actor: &Actor, input: &ScheduleInput) -> Result<
 }
 
 /// Creates a schedule (`POST /schedules`) and queues its first send, in one transaction.
+#[tracing::instrument(level = "debug", name = "schedules::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, input: &ScheduleInput) -> Result<Schedule> {
     plan_allows(ports, actor.scope()).await?;
     let new = checked(ports, actor, input).await?;
@@ -136,6 +139,7 @@ pub async fn create(ports: &Ports, actor: &Actor, input: &ScheduleInput) -> Resu
 
 /// Edits a schedule (`PUT /schedules/{id}`) while nothing was sent (status `PENDENTE`);
 /// `ERR_VALIDATION` once a send was made, `ERR_NOT_FOUND` when it is not the company's.
+#[tracing::instrument(level = "debug", name = "schedules::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, schedule = id.0))]
 pub async fn update(
     ports: &Ports,
     actor: &Actor,
@@ -161,6 +165,7 @@ pub async fn update(
 }
 
 /// Deletes a schedule (`DELETE /schedules/{id}`); a queued send then does nothing.
+#[tracing::instrument(level = "debug", name = "schedules::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, schedule = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: ScheduleId) -> Result<()> {
     plan_allows(ports, actor.scope()).await?;
     if ports.schedules.delete(actor.scope(), id).await? {
@@ -171,6 +176,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: ScheduleId) -> Result<()> 
 }
 
 /// Attaches an image (`POST /schedules/{id}/media-upload`): png, jpg or jpeg only.
+#[tracing::instrument(level = "debug", name = "schedules::upload_media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, schedule = id.0))]
 pub async fn upload_media(
     ports: &Ports,
     actor: &Actor,
@@ -198,6 +204,7 @@ pub async fn upload_media(
 }
 
 /// Removes the attachment (`DELETE /schedules/{id}/media-upload`).
+#[tracing::instrument(level = "debug", name = "schedules::delete_media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, schedule = id.0))]
 pub async fn delete_media(ports: &Ports, actor: &Actor, id: ScheduleId) -> Result<Schedule> {
     let current = get(ports, actor, id).await?;
     ports
@@ -219,6 +226,7 @@ pub async fn delete_media(ports: &Ports, actor: &Actor, id: ScheduleId) -> Resul
 /// the channel. Errors of our own side (the store) fail the job, so it is retried and resumes.
 ///
 /// [`ScheduleRepo::send_claim`]: crate::schedule::ScheduleRepo::send_claim
+#[tracing::instrument(level = "debug", name = "schedules::on_send_due", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
 pub async fn on_send_due(
     ports: &Ports,
     scope: TenantScope,

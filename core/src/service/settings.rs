@@ -35,6 +35,7 @@ pub const SECRET_MASK: &str = "********";
 
 /// Every setting the actor may see (`GET /settings`): the company's keys with their defaults,
 /// and for the super user the platform keys too (secrets included).
+#[tracing::instrument(level = "debug", name = "settings::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<Setting>> {
     policy::authorize(actor, &Action::ViewCompanySettings(actor.company_id))?;
     let stored = ports.settings.company_settings(actor.scope()).await?;
@@ -56,6 +57,7 @@ pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<Setting>> {
 ///
 /// Any user of a company reads its company keys and the platform's non-secret keys; secrets are
 /// for the super user. Unknown keys give `ERR_NO_SETTING_FOUND`.
+#[tracing::instrument(level = "debug", name = "settings::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, key: &str) -> Result<Setting> {
     let def = known(key)?;
     policy::authorize(actor, &Action::ReadSetting(actor.company_id, def))?;
@@ -68,6 +70,7 @@ pub async fn get(ports: &Ports, actor: &Actor, key: &str) -> Result<Setting> {
 
 /// The plain value of a secret platform setting (a payment provider key), for the code that
 /// uses it; `None` when it is not set. Never for a browser.
+#[tracing::instrument(level = "debug", name = "settings::secret", skip_all)]
 pub async fn secret(ports: &Ports, key: &str) -> Result<Option<String>> {
     let def = known(key)?;
     if !def.secret {
@@ -83,6 +86,7 @@ pub async fn secret(ports: &Ports, key: &str) -> Result<Option<String>> {
 
 /// Seals the secret platform settings still stored in plain text (written before secrets were
 /// sealed). Hosts call it on start; it changes nothing the second time.
+#[tracing::instrument(level = "debug", name = "settings::seal_stored_secrets", skip_all)]
 pub async fn seal_stored_secrets(ports: &Ports) -> Result<usize> {
     let stored = ports.settings.platform_settings().await?;
     let mut sealed = 0;
@@ -135,6 +139,7 @@ pub fn shown(key: &str, value: String) -> String {
 /// The policy's `UpdateSetting` decides: company keys for the company's admins, platform keys for
 /// the super user. The value is checked by the catalogue, including the cross-field
 /// rules (`ERR_INVALID_SETTING`, `ERR_SETTING_MESSAGE_REQUIRED`).
+#[tracing::instrument(level = "debug", name = "settings::set", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn set(ports: &Ports, actor: &Actor, key: &str, value: &str) -> Result<Setting> {
     let Some(def) = settings::lookup(key) else {
         // The catalogue reports unknown keys with its own error.
@@ -192,6 +197,7 @@ pub fn settings_event(setting: &Setting) -> Event {
 
 /// A public setting for anyone, signed in or not (`GET /public-settings/{key}`): only the
 /// whitelisted appearance keys and `allowSignup`; anything else is `ERR_NOT_FOUND`.
+#[tracing::instrument(level = "debug", name = "settings::public_get", skip_all)]
 pub async fn public_get(ports: &Ports, key: &str) -> Result<Setting> {
     let def = settings::lookup(key)
         .filter(|def| def.public)
@@ -207,6 +213,7 @@ pub async fn public_get(ports: &Ports, key: &str) -> Result<Setting> {
 /// Every company key of `company_id` with its value (`GET /companySettings/{companyId}`): for
 /// the admins of that company and the super user. Another company's id gives
 /// `ERR_NO_COMPANY_FOUND` to everyone else.
+#[tracing::instrument(level = "debug", name = "settings::company_settings", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, company_id = company_id.0))]
 pub async fn company_settings(
     ports: &Ports,
     actor: &Actor,

@@ -202,6 +202,7 @@ pub struct Avatar {
 /// Needs `CreateUser`. Refused with `ERR_USER_CREATION_DISABLED` when the platform setting
 /// `userCreation` is disabled (the super user is exempt), and with `ERR_USER_LIMIT_REACHED` when
 /// the company's plan has no room left.
+#[tracing::instrument(level = "debug", name = "users::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, input: NewUserInput) -> Result<UserView> {
     let scope = actor.scope();
     // Creating a user sets every field, privileged ones included: the policy keeps it to those
@@ -216,6 +217,7 @@ pub async fn create(ports: &Ports, actor: &Actor, input: NewUserInput) -> Result
 
 /// Creates a user in `scope`'s company for the platform (the CLI, signup): the same validation,
 /// queue check and plan limit as [`create`], without an acting user.
+#[tracing::instrument(level = "debug", name = "users::create_in_company", skip_all, fields(company = scope.company_id().0))]
 pub async fn create_in_company(
     ports: &Ports,
     scope: TenantScope,
@@ -294,6 +296,7 @@ pub async fn create_in_company(
 }
 
 /// Sets a user's password for the platform (the CLI) and revokes every session of the user.
+#[tracing::instrument(level = "debug", name = "users::set_password", skip_all, fields(company = scope.company_id().0, user = user_id.0))]
 pub async fn set_password(
     ports: &Ports,
     scope: TenantScope,
@@ -330,6 +333,7 @@ pub async fn set_password(
 // ------------------------------------------------------------------ reading
 
 /// One user of the actor's company (`GET /users/{id}`).
+#[tracing::instrument(level = "debug", name = "users::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, user_id = user_id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<UserView> {
     let scope = actor.scope();
     let user = find(ports, scope, user_id).await?;
@@ -338,6 +342,7 @@ pub async fn get(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<UserVi
 }
 
 /// The colleague picker (`GET /users/list`): every user of the actor's company, briefly.
+#[tracing::instrument(level = "debug", name = "users::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<UserSummary>> {
     policy::authorize(actor, &Action::ListUsersBrief(actor.company_id))?;
     let users = ports.users.list_all(actor.scope()).await?;
@@ -345,6 +350,7 @@ pub async fn list(ports: &Ports, actor: &Actor) -> Result<Vec<UserSummary>> {
 }
 
 /// The users table (`GET /users/`): a lower-cased search on name and e-mail, 20 per page.
+#[tracing::instrument(level = "debug", name = "users::search", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn search(
     ports: &Ports,
     actor: &Actor,
@@ -387,6 +393,7 @@ pub async fn search(
 /// signs the user out everywhere at once (their sessions are revoked, so their access tokens stop
 /// working), except, when users change their own password, the session that made the change
 /// (`acting_session`, the access token's session id).
+#[tracing::instrument(level = "debug", name = "users::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, user_id = user_id.0))]
 pub async fn update(
     ports: &Ports,
     actor: &Actor,
@@ -465,6 +472,7 @@ pub async fn update(
 /// Deletes a user of the actor's company (`DELETE /users/{id}`): never oneself, never the super
 /// user unless by a super user (the policy's rules). The store revokes the user's sessions,
 /// deletes the user and appends the event in one transaction; then the avatar is removed.
+#[tracing::instrument(level = "debug", name = "users::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, user_id = user_id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<()> {
     let scope = actor.scope();
     let current = find(ports, scope, user_id).await?;
@@ -480,6 +488,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<()>
 }
 
 /// Sets the width of a user's tickets panel (`PUT /users/toggleChangeWidht/{id}`), 404 to 700.
+#[tracing::instrument(level = "debug", name = "users::toggle_tickets_manager_width", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, user_id = user_id.0))]
 pub async fn toggle_tickets_manager_width(
     ports: &Ports,
     actor: &Actor,
@@ -507,6 +516,7 @@ pub async fn toggle_tickets_manager_width(
 /// Only PNG, JPEG, GIF and WebP images (checked by their content, not just the declared type)
 /// up to [`AVATAR_MAX_BYTES`]: larger files give `ERR_PAYLOAD_TOO_LARGE`, other files a validation
 /// error on `profileImage`.
+#[tracing::instrument(level = "debug", name = "users::upload_avatar", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, user_id = user_id.0))]
 pub async fn upload_avatar(
     ports: &Ports,
     actor: &Actor,
@@ -551,6 +561,7 @@ pub async fn upload_avatar(
 }
 
 /// The avatar of a user of the actor's company, for any user of that company.
+#[tracing::instrument(level = "debug", name = "users::avatar", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, user_id = user_id.0))]
 pub async fn avatar(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<Avatar> {
     let scope = actor.scope();
     // Whoever may see the colleague list may see its pictures.
@@ -571,6 +582,7 @@ pub async fn avatar(ports: &Ports, actor: &Actor, user_id: UserId) -> Result<Ava
 
 /// Records whether a user has a live connection (the socket heartbeat) and tells the company
 /// (the store appends the user's `update` event with the write).
+#[tracing::instrument(level = "debug", name = "users::set_online", skip_all, fields(company = scope.company_id().0, user = user_id.0))]
 pub async fn set_online(
     ports: &Ports,
     scope: TenantScope,
@@ -581,6 +593,7 @@ pub async fn set_online(
 }
 
 /// Builds the web app's view of a user: the entity with its company and queues.
+#[tracing::instrument(level = "debug", name = "users::view", skip_all, fields(company = scope.company_id().0))]
 pub async fn view(ports: &Ports, scope: TenantScope, user: User) -> Result<UserView> {
     let company = ports.companies.get(scope).await?;
     let queues = ports.queues.list(scope).await?;

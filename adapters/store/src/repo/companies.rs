@@ -64,6 +64,7 @@ impl TryFrom<CompanyRow> for Company {
 
 #[async_trait]
 impl CompanyRepo for Store {
+    #[tracing::instrument(level = "debug", name = "CompanyRepo::get", skip_all, fields(company = scope.company_id().0))]
     async fn get(&self, scope: TenantScope) -> Result<Option<Company>> {
         let row = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, CompanyRow>(concat!(
@@ -79,6 +80,7 @@ impl CompanyRepo for Store {
         row.map(Company::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "CompanyRepo::list_all", skip_all)]
     async fn list_all(&self) -> Result<Vec<Company>> {
         let rows = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, CompanyRow>(concat!(
@@ -93,6 +95,7 @@ impl CompanyRepo for Store {
         rows.into_iter().map(Company::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "CompanyRepo::create", skip_all)]
     async fn create(&self, company: &NewCompany) -> Result<Company> {
         let recurrence = to_wire(&company.recurrence)?;
         let at = self.now();
@@ -119,6 +122,7 @@ impl CompanyRepo for Store {
         row.try_into()
     }
 
+    #[tracing::instrument(level = "debug", name = "CompanyRepo::set_due_date", skip_all, fields(company = scope.company_id().0))]
     async fn set_due_date(&self, scope: TenantScope, due_date: NaiveDate) -> Result<()> {
         let at = self.now();
         let result = crate::on_pool!(self.pool(), |p| {
@@ -137,6 +141,7 @@ impl CompanyRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "CompanyRepo::touch_last_login", skip_all, fields(company = scope.company_id().0))]
     async fn touch_last_login(&self, scope: TenantScope, at: DateTime<Utc>) -> Result<()> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query("UPDATE companies SET last_login = $1 WHERE id = $2")
@@ -149,6 +154,7 @@ impl CompanyRepo for Store {
         })?;
         Ok(())
     }
+    #[tracing::instrument(level = "debug", name = "CompanyRepo::schedules", skip_all, fields(company = scope.company_id().0))]
     async fn schedules(&self, scope: TenantScope) -> Result<Option<Vec<ScheduleRow>>> {
         let found: Option<Json<Vec<ScheduleRow>>> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar("SELECT schedules FROM companies WHERE id = $1")
@@ -160,6 +166,7 @@ impl CompanyRepo for Store {
         Ok(found.map(|rows| rows.0))
     }
 
+    #[tracing::instrument(level = "debug", name = "CompanyRepo::set_schedules", skip_all, fields(company = scope.company_id().0))]
     async fn set_schedules(&self, scope: TenantScope, rows: &[ScheduleRow]) -> Result<bool> {
         let at = self.now();
         let rows = Json(rows);

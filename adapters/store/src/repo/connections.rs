@@ -243,6 +243,7 @@ fn updates(connections: Vec<Connection>) -> Vec<Event> {
 
 #[async_trait]
 impl ConnectionRepo for Store {
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(&self, scope: TenantScope) -> Result<Vec<Connection>> {
         let company = scope.company_id().0;
         crate::on_pool!(self.pool(), |p| {
@@ -251,6 +252,7 @@ impl ConnectionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::get", skip_all, fields(company = scope.company_id().0, connection = id.0))]
     async fn get(&self, scope: TenantScope, id: WhatsappId) -> Result<Option<Connection>> {
         let company = scope.company_id().0;
         let found = crate::on_pool!(self.pool(), |p| {
@@ -260,6 +262,7 @@ impl ConnectionRepo for Store {
         Ok(found.into_iter().next())
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::count", skip_all, fields(company = scope.company_id().0))]
     async fn count(&self, scope: TenantScope) -> Result<i64> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM whatsapps WHERE company_id = $1")
@@ -270,6 +273,7 @@ impl ConnectionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(
         &self,
         scope: TenantScope,
@@ -371,6 +375,7 @@ impl ConnectionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::update", skip_all, fields(company = scope.company_id().0, connection = id.0))]
     async fn update(
         &self,
         scope: TenantScope,
@@ -484,6 +489,7 @@ impl ConnectionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::set_token", skip_all, fields(company = scope.company_id().0, connection = id.0))]
     async fn set_token(&self, scope: TenantScope, id: WhatsappId, token: &str) -> Result<bool> {
         let company = scope.company_id().0;
         let at = self.now();
@@ -507,6 +513,7 @@ impl ConnectionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::set_session", skip_all, fields(company = scope.company_id().0, connection = id.0))]
     async fn set_session(
         &self,
         scope: TenantScope,
@@ -550,6 +557,7 @@ impl ConnectionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::delete", skip_all, fields(company = scope.company_id().0, connection = id.0))]
     async fn delete(&self, scope: TenantScope, id: WhatsappId) -> Result<bool> {
         let company = scope.company_id().0;
         write_tx!(self, |tx| {
@@ -572,6 +580,7 @@ impl ConnectionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::list_all_platform", skip_all)]
     async fn list_all_platform(&self) -> Result<Vec<Connection>> {
         crate::on_pool!(self.pool(), |p| {
             let mut conn = p.acquire().await.map_err(db_error)?;
@@ -579,6 +588,7 @@ impl ConnectionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ConnectionRepo::set_default", skip_all, fields(company = scope.company_id().0, connection = id.0))]
     async fn set_default(&self, scope: TenantScope, id: WhatsappId) -> Result<bool> {
         let company = scope.company_id().0;
         let at = self.now();

@@ -379,6 +379,7 @@ macro_rules! reload {
 
 #[async_trait]
 impl ContactRepo for Store {
+    #[tracing::instrument(level = "debug", name = "ContactRepo::search", skip_all, fields(company = scope.company_id().0))]
     async fn search(
         &self,
         scope: TenantScope,
@@ -473,6 +474,7 @@ impl ContactRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::get", skip_all, fields(company = scope.company_id().0, contact = id.0))]
     async fn get(&self, scope: TenantScope, id: ContactId) -> Result<Option<Contact>> {
         crate::on_pool!(self.pool(), |p| {
             let mut conn = p.acquire().await.map_err(db_error)?;
@@ -480,6 +482,7 @@ impl ContactRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::find_by_number", skip_all, fields(company = scope.company_id().0))]
     async fn find_by_number(
         &self,
         scope: TenantScope,
@@ -505,6 +508,7 @@ impl ContactRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::list_brief", skip_all, fields(company = scope.company_id().0))]
     async fn list_brief(
         &self,
         scope: TenantScope,
@@ -521,6 +525,7 @@ impl ContactRepo for Store {
         Ok(page.items)
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(&self, scope: TenantScope, input: &ContactInput) -> Result<Contact> {
         let company = scope.company_id().0;
         let channel = to_wire(&input.channel.unwrap_or(ChannelKind::Whatsapp))?;
@@ -560,6 +565,7 @@ impl ContactRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::update", skip_all, fields(company = scope.company_id().0, contact = id.0))]
     async fn update(
         &self,
         scope: TenantScope,
@@ -610,6 +616,7 @@ impl ContactRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::delete", skip_all, fields(company = scope.company_id().0, contact = id.0))]
     async fn delete(&self, scope: TenantScope, id: ContactId) -> Result<bool> {
         let company = scope.company_id().0;
         Ok(write_tx!(self, |tx| {
@@ -632,6 +639,7 @@ impl ContactRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::set_active", skip_all, fields(company = scope.company_id().0, contact = id.0))]
     async fn set_active(
         &self,
         scope: TenantScope,
@@ -668,6 +676,7 @@ impl ContactRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::set_flags", skip_all, fields(company = scope.company_id().0, contact = id.0))]
     async fn set_flags(
         &self,
         scope: TenantScope,
@@ -707,6 +716,7 @@ impl ContactRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::set_tags", skip_all, fields(company = scope.company_id().0, contact = id.0))]
     async fn set_tags(&self, scope: TenantScope, id: ContactId, tags: &[TagId]) -> Result<bool> {
         let company = scope.company_id().0;
         let at = self.now();
@@ -758,6 +768,7 @@ impl ContactRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::upsert", skip_all, fields(company = scope.company_id().0))]
     async fn upsert(&self, scope: TenantScope, input: &ContactInput) -> Result<(Contact, bool)> {
         let company = scope.company_id().0;
         let channel = to_wire(&input.channel.unwrap_or(ChannelKind::Whatsapp))?;

@@ -83,6 +83,7 @@ const READ: &str = "SELECT company_id, seq, payload, created_at FROM events \
 
 #[async_trait]
 impl EventLog for Store {
+    #[tracing::instrument(level = "debug", name = "EventLog::append", skip_all, fields(company = scope.company_id().0))]
     async fn append(&self, scope: TenantScope, events: &[Event]) -> Result<i64> {
         crate::on_pool!(self.pool(), |p| {
             let mut tx = p.begin().await.map_err(db_error)?;
@@ -92,6 +93,7 @@ impl EventLog for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "EventLog::heads", skip_all)]
     async fn heads(&self) -> Result<Vec<(CompanyId, i64)>> {
         let rows: Vec<(i64, i64)> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as("SELECT id, event_seq FROM companies ORDER BY id")
@@ -102,6 +104,7 @@ impl EventLog for Store {
         Ok(rows.into_iter().map(|(c, s)| (CompanyId(c), s)).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "EventLog::read", skip_all, fields(company = scope.company_id().0))]
     async fn read(&self, scope: TenantScope, after: i64, limit: u32) -> Result<Vec<StoredEvent>> {
         let rows: Vec<EventRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(READ)
@@ -115,6 +118,7 @@ impl EventLog for Store {
         rows.into_iter().map(StoredEvent::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "EventLog::missed", skip_all, fields(company = scope.company_id().0))]
     async fn missed(&self, scope: TenantScope, after: i64, limit: u32) -> Result<Missed> {
         let (head, oldest): (i64, Option<i64>) = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(
@@ -139,6 +143,7 @@ impl EventLog for Store {
         Ok(Missed::Events(self.read(scope, after, limit).await?))
     }
 
+    #[tracing::instrument(level = "debug", name = "EventLog::prune", skip_all)]
     async fn prune(&self, before: DateTime<Utc>, keep: u32) -> Result<u64> {
         let done = crate::on_pool!(self.pool(), |p| {
             sqlx::query(

@@ -166,6 +166,7 @@ struct RunRow {
 
 #[async_trait]
 impl FlowRepo for Store {
+    #[tracing::instrument(level = "debug", name = "FlowRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(&self, scope: TenantScope) -> Result<Vec<FlowSummary>> {
         let sql: &str = concat!(
             "SELECT ",
@@ -182,6 +183,7 @@ impl FlowRepo for Store {
         Ok(rows.iter().map(FlowRow::summary).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::get", skip_all, fields(company = scope.company_id().0, flow = id.0))]
     async fn get(&self, scope: TenantScope, id: FlowId) -> Result<Option<FlowRecord>> {
         let sql: &str = concat!(
             "SELECT ",
@@ -210,6 +212,7 @@ impl FlowRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(
         &self,
         scope: TenantScope,
@@ -246,6 +249,7 @@ impl FlowRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::rename", skip_all, fields(company = scope.company_id().0, flow = id.0))]
     async fn rename(
         &self,
         scope: TenantScope,
@@ -284,6 +288,7 @@ impl FlowRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::save_draft", skip_all, fields(company = scope.company_id().0, flow = id.0))]
     async fn save_draft(
         &self,
         scope: TenantScope,
@@ -323,6 +328,7 @@ impl FlowRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::publish", skip_all, fields(company = scope.company_id().0, flow = id.0))]
     async fn publish(
         &self,
         scope: TenantScope,
@@ -404,6 +410,7 @@ impl FlowRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::versions", skip_all, fields(company = scope.company_id().0, flow = id.0))]
     async fn versions(&self, scope: TenantScope, id: FlowId) -> Result<Vec<FlowVersion>> {
         let sql: &str = concat!(version_select!(), " ORDER BY v.version DESC");
         let rows: Vec<VersionRow> = crate::on_pool!(self.pool(), |p| {
@@ -417,6 +424,7 @@ impl FlowRepo for Store {
         Ok(rows.into_iter().map(FlowVersion::from).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::version_graph", skip_all, fields(company = scope.company_id().0, flow = id.0))]
     async fn version_graph(
         &self,
         scope: TenantScope,
@@ -438,6 +446,7 @@ impl FlowRepo for Store {
         text.as_deref().map(graph_of).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::delete", skip_all, fields(company = scope.company_id().0, flow = id.0))]
     async fn delete(&self, scope: TenantScope, id: FlowId) -> Result<FlowDeleteOutcome> {
         crate::inbox_write_tx!(self, |tx| {
             async {
@@ -478,6 +487,7 @@ impl FlowRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::insert_run", skip_all, fields(company = scope.company_id().0))]
     async fn insert_run(&self, scope: TenantScope, run: &NewFlowRun) -> Result<i64> {
         let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
@@ -538,6 +548,7 @@ impl FlowRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::active_run", skip_all, fields(company = scope.company_id().0, ticket = ticket.0))]
     async fn active_run(&self, scope: TenantScope, ticket: TicketId) -> Result<Option<FlowRun>> {
         let sql: &str = concat!(
             "SELECT ",
@@ -556,6 +567,7 @@ impl FlowRepo for Store {
         Ok(row.map(FlowRun::from))
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::run", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn run(&self, scope: TenantScope, id: i64) -> Result<Option<FlowRun>> {
         let sql: &str = concat!(
             "SELECT ",
@@ -573,6 +585,7 @@ impl FlowRepo for Store {
         Ok(row.map(FlowRun::from))
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::ticket_had_run", skip_all, fields(company = scope.company_id().0, ticket = ticket.0))]
     async fn ticket_had_run(&self, scope: TenantScope, ticket: TicketId) -> Result<bool> {
         let found: Option<i64> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar(
@@ -587,6 +600,7 @@ impl FlowRepo for Store {
         Ok(found.is_some())
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::save_run", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn save_run(
         &self,
         scope: TenantScope,
@@ -638,6 +652,7 @@ impl FlowRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowRepo::runs", skip_all, fields(company = scope.company_id().0, flow = id.0))]
     async fn runs(
         &self,
         scope: TenantScope,
@@ -699,6 +714,7 @@ impl From<CampaignRow> for FlowCampaign {
 
 #[async_trait]
 impl FlowCampaignRepo for Store {
+    #[tracing::instrument(level = "debug", name = "FlowCampaignRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(&self, scope: TenantScope) -> Result<Vec<FlowCampaign>> {
         let sql: &str = concat!(
             "SELECT ",
@@ -716,6 +732,7 @@ impl FlowCampaignRepo for Store {
         Ok(rows.into_iter().map(FlowCampaign::from).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowCampaignRepo::get", skip_all, fields(company = scope.company_id().0, flow_campaign = id.0))]
     async fn get(&self, scope: TenantScope, id: FlowCampaignId) -> Result<Option<FlowCampaign>> {
         let sql: &str = concat!(
             "SELECT ",
@@ -733,6 +750,7 @@ impl FlowCampaignRepo for Store {
         Ok(row.map(FlowCampaign::from))
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowCampaignRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(&self, scope: TenantScope, input: &FlowCampaignInput) -> Result<FlowCampaign> {
         let at = self.now();
         let sql: &str = concat!(
@@ -767,6 +785,7 @@ impl FlowCampaignRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowCampaignRepo::update", skip_all, fields(company = scope.company_id().0, flow_campaign = id.0))]
     async fn update(
         &self,
         scope: TenantScope,
@@ -810,6 +829,7 @@ impl FlowCampaignRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "FlowCampaignRepo::delete", skip_all, fields(company = scope.company_id().0, flow_campaign = id.0))]
     async fn delete(&self, scope: TenantScope, id: FlowCampaignId) -> Result<bool> {
         crate::inbox_write_tx!(self, |tx| {
             async {

@@ -9,6 +9,7 @@ use crate::error::db_error;
 
 #[async_trait]
 impl HelpRepo for Store {
+    #[tracing::instrument(level = "debug", name = "HelpRepo::count", skip_all)]
     async fn count(&self) -> Result<i64> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM helps")

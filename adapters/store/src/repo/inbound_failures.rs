@@ -58,6 +58,7 @@ fn error_columns(error: &Error) -> Result<(String, String)> {
 
 #[async_trait]
 impl InboundFailureRepo for Store {
+    #[tracing::instrument(level = "debug", name = "InboundFailureRepo::set_aside", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn set_aside(
         &self,
         scope: TenantScope,
@@ -90,6 +91,7 @@ impl InboundFailureRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "InboundFailureRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(
         &self,
         scope: TenantScope,
@@ -130,6 +132,7 @@ impl InboundFailureRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "InboundFailureRepo::get", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn get(&self, scope: TenantScope, id: i64) -> Result<Option<InboundFailure>> {
         let sql =
             format!("SELECT {COLUMNS} FROM inbound_failures WHERE company_id = $1 AND id = $2");
@@ -144,6 +147,7 @@ impl InboundFailureRepo for Store {
         row.map(InboundFailure::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "InboundFailureRepo::record_attempt", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn record_attempt(&self, scope: TenantScope, id: i64, error: &Error) -> Result<()> {
         let (code, detail) = error_columns(error)?;
         crate::on_pool!(self.pool(), |p| {
@@ -164,6 +168,7 @@ impl InboundFailureRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "InboundFailureRepo::delete", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn delete(&self, scope: TenantScope, id: i64) -> Result<bool> {
         let done = crate::on_pool!(self.pool(), |p| {
             sqlx::query("DELETE FROM inbound_failures WHERE company_id = $1 AND id = $2")

@@ -109,11 +109,13 @@ impl Store {
 
 #[async_trait]
 impl JobQueue for Store {
+    #[tracing::instrument(level = "debug", name = "JobQueue::enqueue", skip_all, fields(company = scope.company_id().0))]
     async fn enqueue(&self, scope: TenantScope, jobs: &[NewJob]) -> Result<Vec<i64>> {
         self.write_jobs(Owner::Company(scope.company_id().0), jobs)
             .await
     }
 
+    #[tracing::instrument(level = "debug", name = "JobQueue::claim_due", skip_all)]
     async fn claim_due(&self, at: DateTime<Utc>, lease: TimeDelta, limit: u32) -> Result<Vec<Job>> {
         let lock = match self.backend() {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
@@ -142,6 +144,7 @@ impl JobQueue for Store {
         Ok(jobs)
     }
 
+    #[tracing::instrument(level = "debug", name = "JobQueue::next_due", skip_all)]
     async fn next_due(&self) -> Result<Option<DateTime<Utc>>> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar::<_, Option<DateTime<Utc>>>(
@@ -154,12 +157,14 @@ impl JobQueue for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "JobQueue::finish", skip_all, fields(id = id))]
     async fn finish(&self, id: i64, then: &[NewJob]) -> Result<()> {
         self.write_jobs(Owner::Settled(id, None), then)
             .await
             .map(|_| ())
     }
 
+    #[tracing::instrument(level = "debug", name = "JobQueue::retry_at", skip_all, fields(id = id))]
     async fn retry_at(&self, id: i64, at: DateTime<Utc>, error: &str) -> Result<()> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query(
@@ -175,12 +180,14 @@ impl JobQueue for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "JobQueue::give_up", skip_all, fields(id = id))]
     async fn give_up(&self, id: i64, error: &str, then: &[NewJob]) -> Result<()> {
         self.write_jobs(Owner::Settled(id, Some(error)), then)
             .await
             .map(|_| ())
     }
 
+    #[tracing::instrument(level = "debug", name = "JobQueue::pending", skip_all, fields(company = scope.company_id().0))]
     async fn pending(&self, scope: TenantScope) -> Result<Vec<Job>> {
         let rows: Vec<JobRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(sqlx::AssertSqlSafe(format!(

@@ -294,6 +294,7 @@ macro_rules! set_reaction {
 
 #[async_trait]
 impl MessageRepo for Store {
+    #[tracing::instrument(level = "debug", name = "MessageRepo::list", skip_all, fields(company = scope.company_id().0, ticket = ticket.0))]
     async fn list(
         &self,
         scope: TenantScope,
@@ -357,6 +358,7 @@ impl MessageRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::get", skip_all, fields(company = scope.company_id().0, message = id.0))]
     async fn get(&self, scope: TenantScope, id: MessageId) -> Result<Option<Message>> {
         crate::on_pool!(self.pool(), |p| {
             let mut conn = p.acquire().await.map_err(db_error)?;
@@ -364,6 +366,7 @@ impl MessageRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::media_path", skip_all, fields(company = scope.company_id().0, message = id.0))]
     async fn media_path(&self, scope: TenantScope, id: MessageId) -> Result<Option<String>> {
         let path: Option<Option<String>> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar("SELECT media_path FROM messages WHERE company_id = $1 AND id = $2")
@@ -376,12 +379,14 @@ impl MessageRepo for Store {
         Ok(path.flatten())
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(&self, scope: TenantScope, message: &NewMessage) -> Result<Message> {
         self.create_message_guarded(scope, message, None)
             .await?
             .ok_or_else(|| Error::internal("message not stored"))
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::set_sent", skip_all, fields(company = scope.company_id().0, message = id.0))]
     async fn set_sent(
         &self,
         scope: TenantScope,
@@ -397,6 +402,7 @@ impl MessageRepo for Store {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::edit", skip_all, fields(company = scope.company_id().0, message = id.0))]
     async fn edit(&self, scope: TenantScope, id: MessageId, body: &str) -> Result<Option<Message>> {
         self.update_message(
             scope,
@@ -407,11 +413,13 @@ impl MessageRepo for Store {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::mark_deleted", skip_all, fields(company = scope.company_id().0, message = id.0))]
     async fn mark_deleted(&self, scope: TenantScope, id: MessageId) -> Result<Option<Message>> {
         self.update_message(scope, id.0, "is_deleted = TRUE", None)
             .await
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::react", skip_all, fields(company = scope.company_id().0, message = id.0))]
     async fn react(
         &self,
         scope: TenantScope,
@@ -439,6 +447,7 @@ impl MessageRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::count", skip_all, fields(company = scope.company_id().0))]
     async fn count(
         &self,
         scope: TenantScope,
@@ -462,6 +471,7 @@ impl MessageRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::ingest_batch", skip_all, fields(company = scope.company_id().0))]
     async fn ingest_batch(
         &self,
         scope: TenantScope,
@@ -720,6 +730,7 @@ impl MessageRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::apply_ack", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn apply_ack(
         &self,
         scope: TenantScope,
@@ -737,6 +748,7 @@ impl MessageRepo for Store {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::apply_edit", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn apply_edit(
         &self,
         scope: TenantScope,
@@ -754,6 +766,7 @@ impl MessageRepo for Store {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::apply_delete", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn apply_delete(
         &self,
         scope: TenantScope,
@@ -770,6 +783,7 @@ impl MessageRepo for Store {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::apply_reaction", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn apply_reaction(
         &self,
         scope: TenantScope,

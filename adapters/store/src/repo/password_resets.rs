@@ -65,6 +65,7 @@ const SELECT_NEWEST: &str = "SELECT id, company_id, user_id, code_hash, expires_
 
 #[async_trait]
 impl PasswordResetRepo for Store {
+    #[tracing::instrument(level = "debug", name = "PasswordResetRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(
         &self,
         scope: TenantScope,
@@ -103,6 +104,7 @@ impl PasswordResetRepo for Store {
         row.try_into()
     }
 
+    #[tracing::instrument(level = "debug", name = "PasswordResetRepo::latest_live", skip_all, fields(company = scope.company_id().0, user = user.0))]
     async fn latest_live(
         &self,
         scope: TenantScope,
@@ -124,6 +126,7 @@ impl PasswordResetRepo for Store {
         }
     }
 
+    #[tracing::instrument(level = "debug", name = "PasswordResetRepo::count_attempt", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn count_attempt(
         &self,
         scope: TenantScope,
@@ -154,6 +157,7 @@ impl PasswordResetRepo for Store {
             .transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "PasswordResetRepo::mark_used", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn mark_used(&self, scope: TenantScope, id: i64, at: DateTime<Utc>) -> Result<bool> {
         let marked = crate::on_pool!(self.pool(), |p| {
             sqlx::query(

@@ -65,6 +65,7 @@ impl From<PlanRow> for Plan {
 
 #[async_trait]
 impl PlanRepo for Store {
+    #[tracing::instrument(level = "debug", name = "PlanRepo::get", skip_all, fields(plan = id.0))]
     async fn get(&self, id: PlanId) -> Result<Option<Plan>> {
         let row = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, PlanRow>(concat!(
@@ -80,6 +81,7 @@ impl PlanRepo for Store {
         Ok(row.map(Plan::from))
     }
 
+    #[tracing::instrument(level = "debug", name = "PlanRepo::list", skip_all)]
     async fn list(&self, public_only: bool) -> Result<Vec<Plan>> {
         let rows = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, PlanRow>(concat!(
@@ -95,6 +97,7 @@ impl PlanRepo for Store {
         Ok(rows.into_iter().map(Plan::from).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "PlanRepo::create", skip_all)]
     async fn create(&self, plan: &NewPlan) -> Result<Plan> {
         let at = self.now();
         let flags = plan.flags;

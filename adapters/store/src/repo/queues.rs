@@ -327,6 +327,7 @@ fn input_of(name: &str, color: &str) -> QueueInput {
 
 #[async_trait]
 impl QueueRepo for Store {
+    #[tracing::instrument(level = "debug", name = "QueueRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(&self, scope: TenantScope) -> Result<Vec<QueueSummary>> {
         let rows = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, QueueSummaryRow>(sqlx::AssertSqlSafe(format!(
@@ -340,6 +341,7 @@ impl QueueRepo for Store {
         Ok(rows.into_iter().map(QueueSummary::from).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "QueueRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(&self, scope: TenantScope, name: &str, color: &str) -> Result<QueueSummary> {
         let queue = self.create_queue(scope, &input_of(name, color)).await?;
         Ok(QueueSummary {
@@ -349,6 +351,7 @@ impl QueueRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QueueRepo::list_queues", skip_all, fields(company = scope.company_id().0))]
     async fn list_queues(&self, scope: TenantScope) -> Result<Vec<Queue>> {
         let company = scope.company_id().0;
         crate::on_pool!(self.pool(), |p| {
@@ -357,6 +360,7 @@ impl QueueRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QueueRepo::get_queue", skip_all, fields(company = scope.company_id().0, queue = id.0))]
     async fn get_queue(&self, scope: TenantScope, id: QueueId) -> Result<Option<Queue>> {
         let company = scope.company_id().0;
         let found = crate::on_pool!(self.pool(), |p| {
@@ -366,6 +370,7 @@ impl QueueRepo for Store {
         Ok(found.into_iter().next())
     }
 
+    #[tracing::instrument(level = "debug", name = "QueueRepo::create_queue", skip_all, fields(company = scope.company_id().0))]
     async fn create_queue(&self, scope: TenantScope, input: &QueueInput) -> Result<Queue> {
         let company = scope.company_id().0;
         let at = self.now();
@@ -409,6 +414,7 @@ impl QueueRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QueueRepo::update_queue", skip_all, fields(company = scope.company_id().0, queue = id.0))]
     async fn update_queue(
         &self,
         scope: TenantScope,
@@ -461,6 +467,7 @@ impl QueueRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QueueRepo::replace_chatbots", skip_all, fields(company = scope.company_id().0, queue = id.0))]
     async fn replace_chatbots(
         &self,
         scope: TenantScope,
@@ -498,6 +505,7 @@ impl QueueRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QueueRepo::delete_queue", skip_all, fields(company = scope.company_id().0, queue = id.0))]
     async fn delete_queue(&self, scope: TenantScope, id: QueueId) -> Result<bool> {
         let company = scope.company_id().0;
         crate::inbox_write_tx!(self, |tx| {
@@ -534,6 +542,7 @@ impl QueueRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QueueRepo::chatbot_queue", skip_all, fields(company = scope.company_id().0, chatbot = id.0))]
     async fn chatbot_queue(&self, scope: TenantScope, id: ChatbotId) -> Result<Option<QueueId>> {
         let found: Option<i64> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar("SELECT queue_id FROM chatbots WHERE company_id = $1 AND id = $2")

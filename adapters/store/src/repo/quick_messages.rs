@@ -54,6 +54,7 @@ impl From<QuickMessageRow> for QuickMessage {
 
 #[async_trait]
 impl QuickMessageRepo for Store {
+    #[tracing::instrument(level = "debug", name = "QuickMessageRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(&self, scope: TenantScope) -> Result<Vec<QuickMessage>> {
         let sql = concat!(
             "SELECT ",
@@ -70,6 +71,7 @@ impl QuickMessageRepo for Store {
         Ok(rows.into_iter().map(QuickMessage::from).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "QuickMessageRepo::get", skip_all, fields(company = scope.company_id().0, quick_message = id.0))]
     async fn get(&self, scope: TenantScope, id: QuickMessageId) -> Result<Option<QuickMessage>> {
         let sql = concat!(
             "SELECT ",
@@ -87,6 +89,7 @@ impl QuickMessageRepo for Store {
         Ok(row.map(QuickMessage::from))
     }
 
+    #[tracing::instrument(level = "debug", name = "QuickMessageRepo::create", skip_all, fields(company = scope.company_id().0, user = owner.0))]
     async fn create(
         &self,
         scope: TenantScope,
@@ -125,6 +128,7 @@ impl QuickMessageRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QuickMessageRepo::update", skip_all, fields(company = scope.company_id().0, quick_message = id.0))]
     async fn update(
         &self,
         scope: TenantScope,
@@ -169,6 +173,7 @@ impl QuickMessageRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QuickMessageRepo::set_media", skip_all, fields(company = scope.company_id().0, quick_message = id.0))]
     async fn set_media(
         &self,
         scope: TenantScope,
@@ -205,6 +210,7 @@ impl QuickMessageRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "QuickMessageRepo::delete", skip_all, fields(company = scope.company_id().0, quick_message = id.0))]
     async fn delete(&self, scope: TenantScope, id: QuickMessageId) -> Result<Option<QuickMessage>> {
         let sql = concat!(
             "DELETE FROM quick_messages WHERE company_id = $1 AND id = $2 RETURNING ",

@@ -125,6 +125,7 @@ const RECEIVED_COLUMNS: &str = "id, whatsapp_id, to_number, external_id, content
 
 #[async_trait]
 impl SandboxRepo for Store {
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::begin_pairing", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn begin_pairing(
         &self,
         scope: TenantScope,
@@ -157,6 +158,7 @@ impl SandboxRepo for Store {
             .ok_or_else(|| chatflow_core::ErrorCode::ERR_NO_WAPP_FOUND.into())
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::pairing", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn pairing(
         &self,
         scope: TenantScope,
@@ -176,6 +178,7 @@ impl SandboxRepo for Store {
         Ok(row.map(SandboxPairing::from))
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::mark_scanned", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn mark_scanned(&self, scope: TenantScope, connection: WhatsappId) -> Result<bool> {
         let done = crate::on_pool!(self.pool(), |p| {
             sqlx::query(
@@ -193,6 +196,7 @@ impl SandboxRepo for Store {
         Ok(done > 0)
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::unpair", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn unpair(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query("DELETE FROM sandbox_pairings WHERE company_id = $1 AND whatsapp_id = $2")
@@ -206,6 +210,7 @@ impl SandboxRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::push_inbound", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn push_inbound(
         &self,
         scope: TenantScope,
@@ -236,6 +241,7 @@ impl SandboxRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::undelivered", skip_all)]
     async fn undelivered(&self, per_connection: u32) -> Result<Vec<SandboxInbound>> {
         let rows: Vec<InboundRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(
@@ -256,6 +262,7 @@ impl SandboxRepo for Store {
         rows.into_iter().map(SandboxInbound::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::mark_failed", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn mark_failed(
         &self,
         scope: TenantScope,
@@ -283,6 +290,7 @@ impl SandboxRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::prune_delivered", skip_all)]
     async fn prune_delivered(&self, before: DateTime<Utc>) -> Result<u64> {
         let removed = crate::on_pool!(self.pool(), |p| {
             sqlx::query(
@@ -299,6 +307,7 @@ impl SandboxRepo for Store {
         Ok(removed)
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::react_to_sent", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn react_to_sent(
         &self,
         scope: TenantScope,
@@ -323,6 +332,7 @@ impl SandboxRepo for Store {
         Ok(done > 0)
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::reaction_to_sent", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn reaction_to_sent(
         &self,
         scope: TenantScope,
@@ -343,6 +353,7 @@ impl SandboxRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::mark_delivered", skip_all, fields(company = scope.company_id().0))]
     async fn mark_delivered(&self, scope: TenantScope, ids: &[i64]) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
@@ -363,6 +374,7 @@ impl SandboxRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::record_received", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn record_received(
         &self,
         scope: TenantScope,
@@ -417,6 +429,7 @@ impl SandboxRepo for Store {
         }
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::set_ack", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn set_ack(
         &self,
         scope: TenantScope,
@@ -442,6 +455,7 @@ impl SandboxRepo for Store {
         Ok(done > 0)
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::change_received", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn change_received(
         &self,
         scope: TenantScope,
@@ -473,6 +487,7 @@ impl SandboxRepo for Store {
         Ok(done > 0)
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::mark_chat_read", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn mark_chat_read(
         &self,
         scope: TenantScope,
@@ -496,6 +511,7 @@ impl SandboxRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::received", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn received(
         &self,
         scope: TenantScope,
@@ -523,6 +539,7 @@ impl SandboxRepo for Store {
         rows.into_iter().map(SandboxReceived::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::phone_sent", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn phone_sent(
         &self,
         scope: TenantScope,
@@ -546,6 +563,7 @@ impl SandboxRepo for Store {
         Ok(found.is_some())
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::chats", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn chats(&self, scope: TenantScope, connection: WhatsappId) -> Result<Vec<SandboxChat>> {
         // Each phone once, at its first appearance (what it sent, else what it received), with
         // the last non-empty name it sent.

@@ -167,6 +167,7 @@ macro_rules! queue_send {
 
 #[async_trait]
 impl ScheduleRepo for Store {
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(
         &self,
         scope: TenantScope,
@@ -215,10 +216,12 @@ impl ScheduleRepo for Store {
         Ok((schedules, count))
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::get", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
     async fn get(&self, scope: TenantScope, id: ScheduleId) -> Result<Option<Schedule>> {
         crate::on_pool!(self.pool(), |p| read_schedule!(p, scope, id))
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(&self, scope: TenantScope, new: &NewSchedule) -> Result<Schedule> {
         let text = spelled(new)?;
         let at = self.now();
@@ -277,6 +280,7 @@ impl ScheduleRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::update", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
     async fn update(
         &self,
         scope: TenantScope,
@@ -327,6 +331,7 @@ impl ScheduleRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::delete", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
     async fn delete(&self, scope: TenantScope, id: ScheduleId) -> Result<bool> {
         crate::inbox_write_tx!(self, |tx| {
             async {
@@ -347,6 +352,7 @@ impl ScheduleRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::set_media", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
     async fn set_media(
         &self,
         scope: TenantScope,
@@ -378,6 +384,7 @@ impl ScheduleRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::claim_send", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
     async fn claim_send(&self, scope: TenantScope, id: ScheduleId, revision: i64) -> Result<bool> {
         let waiting = [
             to_wire(&ScheduleStatus::Pendente)?,
@@ -402,6 +409,7 @@ impl ScheduleRepo for Store {
         Ok(done == 1)
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::send_claim", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
     async fn send_claim(&self, scope: TenantScope, id: ScheduleId) -> Result<Option<SendClaim>> {
         let row: Option<(Option<i64>, Option<i64>)> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(
@@ -422,6 +430,7 @@ impl ScheduleRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::attach_send_message", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
     async fn attach_send_message(
         &self,
         scope: TenantScope,
@@ -433,6 +442,7 @@ impl ScheduleRepo for Store {
             .await
     }
 
+    #[tracing::instrument(level = "debug", name = "ScheduleRepo::record_send", skip_all, fields(company = scope.company_id().0, schedule = id.0))]
     async fn record_send(
         &self,
         scope: TenantScope,

@@ -59,6 +59,7 @@ fn check_scope(scope: TenantScope, session: &RefreshSession) -> Result<()> {
 
 #[async_trait]
 impl SessionRepo for Store {
+    #[tracing::instrument(level = "debug", name = "SessionRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(
         &self,
         scope: TenantScope,
@@ -95,6 +96,7 @@ impl SessionRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "SessionRepo::find_by_token_hash", skip_all)]
     async fn find_by_token_hash(&self, token_hash: &str) -> Result<Option<RefreshSession>> {
         let row = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, SessionRow>(
@@ -109,6 +111,7 @@ impl SessionRepo for Store {
         Ok(row.map(RefreshSession::from))
     }
 
+    #[tracing::instrument(level = "debug", name = "SessionRepo::rotate", skip_all, fields(company = scope.company_id().0))]
     async fn rotate(
         &self,
         scope: TenantScope,
@@ -161,6 +164,7 @@ impl SessionRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "SessionRepo::revoke_family", skip_all, fields(company = scope.company_id().0))]
     async fn revoke_family(&self, scope: TenantScope, family: Uuid) -> Result<()> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query(
@@ -176,6 +180,7 @@ impl SessionRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "SessionRepo::revoke_user", skip_all, fields(company = scope.company_id().0, user = user.0))]
     async fn revoke_user(&self, scope: TenantScope, user: UserId) -> Result<()> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query(
@@ -191,6 +196,7 @@ impl SessionRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "SessionRepo::revoke_user_except", skip_all, fields(company = scope.company_id().0, user = user.0))]
     async fn revoke_user_except(&self, scope: TenantScope, user: UserId, keep: Uuid) -> Result<()> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query(

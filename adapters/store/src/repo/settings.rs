@@ -10,6 +10,7 @@ use crate::error::{db_error, db_error_missing};
 
 #[async_trait]
 impl SettingsRepo for Store {
+    #[tracing::instrument(level = "debug", name = "SettingsRepo::company_settings_at", skip_all, fields(company = scope.company_id().0))]
     async fn company_settings_at(
         &self,
         scope: TenantScope,
@@ -25,6 +26,7 @@ impl SettingsRepo for Store {
         Ok(settings)
     }
 
+    #[tracing::instrument(level = "debug", name = "SettingsRepo::company_settings", skip_all, fields(company = scope.company_id().0))]
     async fn company_settings(&self, scope: TenantScope) -> Result<Vec<(String, String)>> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, (String, String)>(
@@ -37,6 +39,7 @@ impl SettingsRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "SettingsRepo::set_company_setting", skip_all, fields(company = scope.company_id().0))]
     async fn set_company_setting(
         &self,
         scope: TenantScope,
@@ -68,6 +71,7 @@ impl SettingsRepo for Store {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "SettingsRepo::platform_settings", skip_all)]
     async fn platform_settings(&self) -> Result<Vec<(String, String)>> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, (String, String)>(
@@ -79,6 +83,7 @@ impl SettingsRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "SettingsRepo::set_platform_setting", skip_all)]
     async fn set_platform_setting(
         &self,
         key: &str,

@@ -25,6 +25,7 @@ fn decode(text: &str) -> Result<Sheet> {
 
 #[async_trait]
 impl StagedUploadRepo for Store {
+    #[tracing::instrument(level = "debug", name = "StagedUploadRepo::stage", skip_all, fields(company = scope.company_id().0))]
     async fn stage(
         &self,
         scope: TenantScope,
@@ -80,6 +81,7 @@ impl StagedUploadRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "StagedUploadRepo::staged", skip_all, fields(company = scope.company_id().0))]
     async fn staged(
         &self,
         scope: TenantScope,
@@ -101,6 +103,7 @@ impl StagedUploadRepo for Store {
         text.as_deref().map(decode).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "StagedUploadRepo::take", skip_all, fields(company = scope.company_id().0))]
     async fn take(
         &self,
         scope: TenantScope,
@@ -122,6 +125,11 @@ impl StagedUploadRepo for Store {
         text.as_deref().map(decode).transpose()
     }
 
+    #[tracing::instrument(
+        level = "debug",
+        name = "StagedUploadRepo::prune_expired_across_companies",
+        skip_all
+    )]
     async fn prune_expired_across_companies(&self, now: DateTime<Utc>) -> Result<u64> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query("DELETE FROM staged_uploads WHERE expires_at_ms <= $1")

@@ -34,6 +34,7 @@ impl From<TagRow> for Tag {
 
 #[async_trait]
 impl TagRepo for Store {
+    #[tracing::instrument(level = "debug", name = "TagRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(&self, scope: TenantScope, kanban: Option<bool>) -> Result<Vec<Tag>> {
         let sql = match kanban {
             None => {
@@ -58,6 +59,7 @@ impl TagRepo for Store {
         Ok(rows.into_iter().map(Tag::from).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "TagRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(
         &self,
         scope: TenantScope,
@@ -93,6 +95,7 @@ impl TagRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "TagRepo::update", skip_all, fields(company = scope.company_id().0, tag = id.0))]
     async fn update(
         &self,
         scope: TenantScope,
@@ -133,6 +136,7 @@ impl TagRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "TagRepo::delete", skip_all, fields(company = scope.company_id().0, tag = id.0))]
     async fn delete(&self, scope: TenantScope, id: TagId) -> Result<bool> {
         crate::inbox_write_tx!(self, |tx| {
             async {
@@ -153,6 +157,7 @@ impl TagRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "TagRepo::contact_tags", skip_all, fields(company = scope.company_id().0, contact = contact.0))]
     async fn contact_tags(&self, scope: TenantScope, contact: ContactId) -> Result<Vec<Tag>> {
         let rows: Vec<TagRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(
@@ -169,6 +174,7 @@ impl TagRepo for Store {
         Ok(rows.into_iter().map(Tag::from).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "TagRepo::set_ticket_tag", skip_all, fields(company = scope.company_id().0, ticket = ticket.0, tag = tag.0))]
     async fn set_ticket_tag(
         &self,
         scope: TenantScope,
@@ -223,6 +229,7 @@ impl TagRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "TagRepo::clear_ticket_tags", skip_all, fields(company = scope.company_id().0, ticket = ticket.0))]
     async fn clear_ticket_tags(&self, scope: TenantScope, ticket: TicketId) -> Result<bool> {
         crate::inbox_write_tx!(self, |tx| {
             async {

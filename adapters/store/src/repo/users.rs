@@ -283,6 +283,7 @@ impl Store {
 
 #[async_trait]
 impl UserRepo for Store {
+    #[tracing::instrument(level = "debug", name = "UserRepo::find_for_login", skip_all)]
     async fn find_for_login(&self, email: &str) -> Result<Option<UserLogin>> {
         let row = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, UserRow>(concat!(
@@ -311,10 +312,12 @@ impl UserRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::get", skip_all, fields(company = scope.company_id().0, user = id.0))]
     async fn get(&self, scope: TenantScope, id: UserId) -> Result<Option<User>> {
         Ok(self.get_signed_in(scope, id).await?.map(|(user, _)| user))
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::get_signed_in", skip_all, fields(company = scope.company_id().0, user = id.0))]
     async fn get_signed_in(
         &self,
         scope: TenantScope,
@@ -337,6 +340,7 @@ impl UserRepo for Store {
         row.map(UserWithQueuesRow::into_signed_in).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::get_in_session", skip_all, fields(company = scope.company_id().0, user = id.0))]
     async fn get_in_session(
         &self,
         scope: TenantScope,
@@ -370,6 +374,7 @@ impl UserRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::search", skip_all, fields(company = scope.company_id().0))]
     async fn search(
         &self,
         scope: TenantScope,
@@ -416,6 +421,7 @@ impl UserRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::list_all", skip_all, fields(company = scope.company_id().0))]
     async fn list_all(&self, scope: TenantScope) -> Result<Vec<User>> {
         let rows = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as::<_, UserRow>(concat!(
@@ -431,6 +437,7 @@ impl UserRepo for Store {
         self.users_with_queues(scope, rows).await
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::count", skip_all, fields(company = scope.company_id().0))]
     async fn count(&self, scope: TenantScope) -> Result<i64> {
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM users WHERE company_id = $1")
@@ -441,6 +448,7 @@ impl UserRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(&self, scope: TenantScope, user: &NewUser) -> Result<User> {
         let company = scope.company_id().0;
         let profile = to_wire(&user.profile)?;
@@ -515,6 +523,7 @@ impl UserRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::update", skip_all, fields(company = scope.company_id().0, user = id.0))]
     async fn update(
         &self,
         scope: TenantScope,
@@ -643,6 +652,7 @@ impl UserRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::delete", skip_all, fields(company = scope.company_id().0, user = id.0))]
     async fn delete(&self, scope: TenantScope, id: UserId) -> Result<bool> {
         let company = scope.company_id().0;
         crate::on_pool!(self.pool(), |p| {
@@ -674,6 +684,7 @@ impl UserRepo for Store {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "UserRepo::set_online", skip_all, fields(company = scope.company_id().0, user = id.0))]
     async fn set_online(&self, scope: TenantScope, id: UserId, online: bool) -> Result<()> {
         let company = scope.company_id().0;
         crate::on_pool!(self.pool(), |p| {

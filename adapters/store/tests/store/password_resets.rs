@@ -14,8 +14,8 @@ use chatflow_core::service::password_reset::{self, MAX_ATTEMPTS};
 use chatflow_core::service::users::{self, NewUserInput};
 use chatflow_core::{ErrorCode, TenantScope, UserId};
 use chatflow_store::Store;
+use chatflow_system::SmtpMailer;
 use chatflow_system::fake_smtp::FakeSmtpServer;
-use chatflow_system::{Argon2Hasher, LocalMediaStore, RandomIds, SmtpMailer};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use uuid::Uuid;
 
@@ -343,57 +343,14 @@ impl Clock for StoppedClock {
 
 /// The use cases' ports over `store`, mailing through the fake SMTP server.
 fn ports(store: &Store, smtp: &FakeSmtpServer) -> Ports {
-    let store = Arc::new(store.clone());
-    Ports {
-        clock: Arc::new(StoppedClock),
-        ids: Arc::new(RandomIds),
-        hasher: Arc::new(Argon2Hasher::with_params(8, 1, 1).expect("valid argon2 parameters")),
-        companies: store.clone(),
-        plans: store.clone(),
-        users: store.clone(),
-        settings: store.clone(),
-        sessions: store.clone(),
-        secrets: Arc::new(
-            chatflow_system::SealedSecrets::from_key_text("a test key of thirty-two characters")
-                .expect("a key"),
-        ),
-        queues: store.clone(),
-        helps: store.clone(),
-        media: Arc::new(LocalMediaStore::new(
-            std::env::temp_dir().join("chatflow-store-tests-media"),
-        )),
-        mailer: Arc::new(
+    crate::support::ports_on(
+        store,
+        Arc::new(StoppedClock),
+        Arc::new(
             SmtpMailer::new(&smtp.url(), "Chatflow <no-reply@chatflow.local>")
                 .expect("a valid mailer"),
         ),
-        resets: store.clone(),
-        channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
-        event_log: store.clone(),
-        contacts: store.clone(),
-        tags: store.clone(),
-        tickets: store.clone(),
-        messages: store.clone(),
-        jobs: store.clone(),
-        schedules: store.clone(),
-        flows: store.clone(),
-        flow_campaigns: store.clone(),
-        quick_messages: store.clone(),
-        staged_uploads: store.clone(),
-        inbound_failures: store.clone(),
-        // Nothing listens there: a use case reaching an integration fails at once.
-        assistant: Arc::new(
-            chatflow_integrations::HttpAssistant::new(
-                "http://127.0.0.1:9/v1",
-                chatflow_integrations::HttpOptions::default(),
-            )
-            .expect("an assistant client"),
-        ),
-        typebot: Arc::new(
-            chatflow_integrations::HttpTypebot::new(chatflow_integrations::HttpOptions::default())
-                .expect("a Typebot client"),
-        ),
-        connections: store,
-    }
+    )
 }
 
 const OLD_PASSWORD: &str = "Old-password-1";

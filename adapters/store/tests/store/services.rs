@@ -11,7 +11,7 @@ use chatflow_core::service::companies::{self, NewCompanyInput};
 use chatflow_core::tenancy::{PLATFORM_DUE_DATE, PlanFlags, Recurrence};
 use chatflow_core::{CompanyId, ErrorCode, PlanId, TenantScope};
 use chatflow_store::Store;
-use chatflow_system::{Argon2Hasher, LocalMediaStore, LogMailer, RandomIds};
+use chatflow_system::LogMailer;
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
 use crate::store_tests;
@@ -44,54 +44,11 @@ fn noon(day: NaiveDate) -> DateTime<Utc> {
 
 /// The use cases' ports over `store`, with a cheap argon2id and the clock stopped on `today`.
 fn ports(store: &Store, today: NaiveDate) -> Ports {
-    let store = Arc::new(store.clone());
-    Ports {
-        clock: Arc::new(StoppedClock(noon(today))),
-        ids: Arc::new(RandomIds),
-        hasher: Arc::new(Argon2Hasher::with_params(8, 1, 1).expect("valid argon2 parameters")),
-        companies: store.clone(),
-        plans: store.clone(),
-        users: store.clone(),
-        settings: store.clone(),
-        sessions: store.clone(),
-        secrets: Arc::new(
-            chatflow_system::SealedSecrets::from_key_text("a test key of thirty-two characters")
-                .expect("a key"),
-        ),
-        queues: store.clone(),
-        helps: store.clone(),
-        media: Arc::new(LocalMediaStore::new(
-            std::env::temp_dir().join("chatflow-store-tests-media"),
-        )),
-        mailer: Arc::new(LogMailer),
-        resets: store.clone(),
-        channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
-        event_log: store.clone(),
-        contacts: store.clone(),
-        tags: store.clone(),
-        tickets: store.clone(),
-        messages: store.clone(),
-        jobs: store.clone(),
-        schedules: store.clone(),
-        flows: store.clone(),
-        flow_campaigns: store.clone(),
-        quick_messages: store.clone(),
-        staged_uploads: store.clone(),
-        inbound_failures: store.clone(),
-        // Nothing listens there: a use case reaching an integration fails at once.
-        assistant: Arc::new(
-            chatflow_integrations::HttpAssistant::new(
-                "http://127.0.0.1:9/v1",
-                chatflow_integrations::HttpOptions::default(),
-            )
-            .expect("an assistant client"),
-        ),
-        typebot: Arc::new(
-            chatflow_integrations::HttpTypebot::new(chatflow_integrations::HttpOptions::default())
-                .expect("a Typebot client"),
-        ),
-        connections: store,
-    }
+    crate::support::ports_on(
+        store,
+        Arc::new(StoppedClock(noon(today))),
+        Arc::new(LogMailer),
+    )
 }
 
 fn platform() -> TenantScope {

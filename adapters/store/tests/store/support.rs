@@ -264,3 +264,40 @@ pub async fn logged_events(
         })
         .collect()
 }
+
+/// The use cases' ports over `store`, assembled as the hosts assemble them
+/// ([`chatflow_wiring::Wiring`]): on `clock` (which the store then stamps its writes with
+/// too), a cheap argon2id, and `mailer`. Nothing listens at the assistant's address, so a use
+/// case reaching an integration fails at once.
+pub fn ports_on(
+    store: &Store,
+    clock: std::sync::Arc<dyn chatflow_core::ports::Clock>,
+    mailer: std::sync::Arc<dyn chatflow_core::ports::Mailer>,
+) -> chatflow_core::service::Ports {
+    use std::sync::Arc;
+    let wiring = chatflow_wiring::Wiring::new()
+        .with_clock(clock)
+        .with_hasher(Arc::new(
+            chatflow_system::Argon2Hasher::with_params(8, 1, 1).expect("valid argon2 parameters"),
+        ));
+    let store = Arc::new(Store::from_pool(store.pool().clone(), wiring.stamps()));
+    wiring
+        .ports(
+            store,
+            chatflow_wiring::HostParts {
+                secrets: Arc::new(
+                    chatflow_system::SealedSecrets::from_key_text(
+                        "a test key of thirty-two characters",
+                    )
+                    .expect("a key"),
+                ),
+                media: Arc::new(chatflow_system::LocalMediaStore::new(
+                    std::env::temp_dir().join("chatflow-store-tests-media"),
+                )),
+                mailer,
+                channels: chatflow_core::inbox::channel::ChannelRegistry::default(),
+                openai_base_url: "http://127.0.0.1:9/v1".to_owned(),
+            },
+        )
+        .expect("ports")
+}

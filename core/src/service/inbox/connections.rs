@@ -20,6 +20,7 @@ const USER_RATING: &str = "userRating";
 
 /// The company's connections (`GET /whatsapp`), optionally of one channel
 /// (`GET /whatsapp/filter?channel=`).
+#[tracing::instrument(level = "debug", name = "inbox.connections::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(
     ports: &Ports,
     actor: &Actor,
@@ -35,6 +36,7 @@ pub async fn list(
 }
 
 /// One connection (`GET /whatsapp/{id}`); `ERR_NO_WAPP_FOUND` when it is not the company's.
+#[tracing::instrument(level = "debug", name = "inbox.connections::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<Connection> {
     policy::authorize(actor, &Action::ListConnections(actor.company_id))?;
     let connection = find(ports, actor.scope(), id).await?;
@@ -45,11 +47,13 @@ pub async fn get(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<Connect
 
 /// The company's default connection; `ERR_NO_DEF_WAPP_FOUND` when it has none (a ticket
 /// opened without naming a connection uses it).
+#[tracing::instrument(level = "debug", name = "inbox.connections::default_connection", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn default_connection(ports: &Ports, actor: &Actor) -> Result<Connection> {
     default_in(ports, actor.scope()).await
 }
 
 /// [`default_connection`] for a scope, without an acting user (ingestion, the CLI).
+#[tracing::instrument(level = "debug", name = "inbox.connections::default_in", skip_all, fields(company = scope.company_id().0))]
 pub async fn default_in(ports: &Ports, scope: TenantScope) -> Result<Connection> {
     ports
         .connections
@@ -66,6 +70,7 @@ pub async fn default_in(ports: &Ports, scope: TenantScope) -> Result<Connection>
 /// (`ERR_CONNECTION_LIMIT_REACHED`). The company's first connection becomes the default; a new
 /// default takes the flag from the others. The provider is the one asked for, else the host's
 /// only provider, else `beta`.
+#[tracing::instrument(level = "debug", name = "inbox.connections::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, input: ConnectionInput) -> Result<Connection> {
     policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
     let scope = actor.scope();
@@ -90,6 +95,7 @@ pub async fn create(ports: &Ports, actor: &Actor, input: ConnectionInput) -> Res
 ///
 /// Setting the default flag moves it here; taking it off the default moves it to another
 /// connection, and is refused with `ERR_NO_OTHER_WHATSAPP` when there is none.
+#[tracing::instrument(level = "debug", name = "inbox.connections::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn update(
     ports: &Ports,
     actor: &Actor,
@@ -123,6 +129,7 @@ pub async fn update(
 
 /// Deletes a connection (`DELETE /whatsapp/{id}`), ending its session first. When it was the
 /// default, another connection (the oldest) becomes the default.
+#[tracing::instrument(level = "debug", name = "inbox.connections::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
     policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
     let scope = actor.scope();
@@ -143,6 +150,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> 
 }
 
 /// Replaces the connection's API token with a fresh one (`POST /whatsapp/{id}/token`).
+#[tracing::instrument(level = "debug", name = "inbox.connections::regenerate_token", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn regenerate_token(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<Connection> {
     policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
     let scope = actor.scope();
@@ -156,6 +164,7 @@ pub async fn regenerate_token(ports: &Ports, actor: &Actor, id: WhatsappId) -> R
 
 /// Starts (or retries) the session (`POST /whatsappsession/{id}`); progress arrives as session
 /// events.
+#[tracing::instrument(level = "debug", name = "inbox.connections::start_session", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn start_session(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
     let (scope, connection) = for_session(ports, actor, id).await?;
     ports
@@ -166,6 +175,7 @@ pub async fn start_session(ports: &Ports, actor: &Actor, id: WhatsappId) -> Resu
 }
 
 /// Drops the session and asks for a fresh QR code (`PUT /whatsappsession/{id}`).
+#[tracing::instrument(level = "debug", name = "inbox.connections::new_qr", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn new_qr(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
     let (scope, connection) = for_session(ports, actor, id).await?;
     ports
@@ -176,6 +186,7 @@ pub async fn new_qr(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> 
 }
 
 /// Ends the session (`DELETE /whatsappsession/{id}`).
+#[tracing::instrument(level = "debug", name = "inbox.connections::disconnect", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn disconnect(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
     let (scope, connection) = for_session(ports, actor, id).await?;
     ports
@@ -187,6 +198,7 @@ pub async fn disconnect(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<
 
 /// Restarts every session of the company (`POST /whatsapp-restart/`); returns how many
 /// started. Connections whose provider this host does not run are skipped.
+#[tracing::instrument(level = "debug", name = "inbox.connections::restart_all", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn restart_all(ports: &Ports, actor: &Actor) -> Result<usize> {
     policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
     let scope = actor.scope();
@@ -203,6 +215,11 @@ pub async fn restart_all(ports: &Ports, actor: &Actor) -> Result<usize> {
 /// Platform-level, at startup: restarts the sessions of every connection that was CONNECTED
 /// (on a provider this host runs). Returns how many restarted; failures are returned per
 /// connection so the host can log them.
+#[tracing::instrument(
+    level = "debug",
+    name = "inbox.connections::restore_sessions",
+    skip_all
+)]
 pub async fn restore_sessions(ports: &Ports) -> Result<Vec<(WhatsappId, Result<()>)>> {
     let mut outcomes = Vec::new();
     for connection in ports.connections.list_all_platform().await? {
@@ -220,6 +237,7 @@ pub async fn restore_sessions(ports: &Ports) -> Result<Vec<(WhatsappId, Result<(
 
 /// Records a session change a provider reported (status, QR code, number) and appends the
 /// `whatsappSession` event. Ingestion calls it for [`crate::inbox::channel::InboundEvent::Session`].
+#[tracing::instrument(level = "debug", name = "inbox.connections::record_session", skip_all, fields(company = scope.company_id().0, connection = id.0))]
 pub async fn record_session(
     ports: &Ports,
     scope: TenantScope,

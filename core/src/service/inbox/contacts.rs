@@ -51,6 +51,7 @@ async fn one_for_actor(ports: &Ports, actor: &Actor, contact: Contact) -> Result
 }
 
 /// A page of the company's contacts (`GET /contacts`), ordered by name.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(
     ports: &Ports,
     actor: &Actor,
@@ -66,6 +67,7 @@ pub async fn list(
 }
 
 /// The brief list for pickers (`GET /contacts/list`).
+#[tracing::instrument(level = "debug", name = "inbox.contacts::list_brief", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list_brief(ports: &Ports, actor: &Actor, search: &str) -> Result<Vec<Contact>> {
     let items = ports
         .contacts
@@ -75,6 +77,7 @@ pub async fn list_brief(ports: &Ports, actor: &Actor, search: &str) -> Result<Ve
 }
 
 /// One contact; `ERR_NO_CONTACT_FOUND` when it is not the company's.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, id: ContactId) -> Result<Contact> {
     let contact = find(ports, actor.scope(), id).await?;
     one_for_actor(ports, actor, contact).await
@@ -90,6 +93,7 @@ async fn find(ports: &Ports, scope: TenantScope, id: ContactId) -> Result<Contac
 
 /// Creates a contact from the form (`POST /contacts`): validated and normalised;
 /// `ERR_DUPLICATED_CONTACT` when the company has that number on that channel.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, input: ContactInput) -> Result<Contact> {
     let input = contact_rules::prepare(input)?;
     let contact = ports.contacts.create(actor.scope(), &input).await?;
@@ -98,6 +102,7 @@ pub async fn create(ports: &Ports, actor: &Actor, input: ContactInput) -> Result
 
 /// Edits a contact (`PUT /contacts/{id}`). Under LGPD a plain user's form carries the masked
 /// number; that value keeps the stored number.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = id.0))]
 pub async fn update(
     ports: &Ports,
     actor: &Actor,
@@ -124,6 +129,7 @@ pub async fn update(
 }
 
 /// Deletes a contact (`DELETE /contacts/{id}`); needs `contacts-page:deleteContact`.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: ContactId) -> Result<()> {
     policy::authorize(actor, &Action::DeleteContact(actor.company_id))?;
     if ports.contacts.delete(actor.scope(), id).await? {
@@ -134,6 +140,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: ContactId) -> Result<()> {
 }
 
 /// Blocks (`active = false`) or unblocks a contact (`PUT /contacts/block/{id}`).
+#[tracing::instrument(level = "debug", name = "inbox.contacts::set_active", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = id.0))]
 pub async fn set_active(
     ports: &Ports,
     actor: &Actor,
@@ -149,6 +156,7 @@ pub async fn set_active(
 }
 
 /// Flips whether the contact may send audio (`PUT /contacts/toggleAcceptAudio/{id}`).
+#[tracing::instrument(level = "debug", name = "inbox.contacts::toggle_accept_audio", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = id.0))]
 pub async fn toggle_accept_audio(ports: &Ports, actor: &Actor, id: ContactId) -> Result<Contact> {
     let current = find(ports, actor.scope(), id).await?;
     let contact = ports
@@ -160,6 +168,7 @@ pub async fn toggle_accept_audio(ports: &Ports, actor: &Actor, id: ContactId) ->
 }
 
 /// Flips whether the bot skips the contact (`PUT /contacts/toggleDisableBot/{id}`).
+#[tracing::instrument(level = "debug", name = "inbox.contacts::toggle_disable_bot", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = id.0))]
 pub async fn toggle_disable_bot(ports: &Ports, actor: &Actor, id: ContactId) -> Result<Contact> {
     let current = find(ports, actor.scope(), id).await?;
     let contact = ports
@@ -187,6 +196,7 @@ pub struct StagedPreview {
 /// [`limits::STAGED_UPLOAD_TTL_SECONDS`](crate::limits::STAGED_UPLOAD_TTL_SECONDS), at most
 /// [`limits::STAGED_UPLOADS_PER_COMPANY`](crate::limits::STAGED_UPLOADS_PER_COMPANY) per company
 /// (the company's oldest is dropped; other companies' uploads are never touched).
+#[tracing::instrument(level = "debug", name = "inbox.contacts::stage_upload", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn stage_upload(
     ports: &Ports,
     actor: &Actor,
@@ -228,6 +238,7 @@ pub async fn stage_upload(
 /// Imports a staged upload with a column mapping (`POST /contactsImport`). A mapping mistake
 /// (`ERR_VALIDATION`) leaves the upload staged so it can be corrected; an unknown, expired, already
 /// imported or another company's token is `ERR_INVALID_FILE`.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::import_staged", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn import_staged(
     ports: &Ports,
     actor: &Actor,
@@ -256,6 +267,7 @@ pub async fn import_staged(
 /// import rules and saves each contact (a contact with the same number is updated). Tags named in
 /// the tags column are linked, created when missing (names under 3 characters are skipped).
 /// `progress(done, total)` is called after each row saved.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::import_rows", skip_all, fields(company = scope.company_id().0))]
 pub async fn import_rows(
     ports: &Ports,
     scope: TenantScope,
@@ -316,6 +328,7 @@ pub async fn import_rows(
 
 /// Every contact of the company, by name, for the spreadsheet export (`GET /contacts/export`):
 /// admins only ([`Action::ExportContacts`]).
+#[tracing::instrument(level = "debug", name = "inbox.contacts::export", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn export(ports: &Ports, actor: &Actor) -> Result<Vec<Contact>> {
     policy::authorize(actor, &Action::ExportContacts(actor.company_id))?;
     let all = export_all(ports, actor.scope()).await?;
@@ -323,6 +336,7 @@ pub async fn export(ports: &Ports, actor: &Actor) -> Result<Vec<Contact>> {
 }
 
 /// Every contact of a company, by name (the CLI's listing and export; no LGPD view).
+#[tracing::instrument(level = "debug", name = "inbox.contacts::export_all", skip_all, fields(company = scope.company_id().0))]
 pub async fn export_all(ports: &Ports, scope: TenantScope) -> Result<Vec<Contact>> {
     let mut out = Vec::new();
     let mut start = PageStart::First;
@@ -362,6 +376,7 @@ pub struct ContactProfile {
 /// connected). `ERR_WAPP_INVALID_CONTACT` for a value that is not a phone number,
 /// `ERR_NO_CONTACT_FOUND` when neither the company nor a connected channel knows the number,
 /// `ERR_CHANNEL_NOT_SUPPORTED` when the channel cannot look profiles up.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::profile", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn profile(ports: &Ports, actor: &Actor, number: &str) -> Result<ContactProfile> {
     let scope = actor.scope();
     use crate::validation::{CONTACT_NUMBER_MAX_DIGITS, CONTACT_NUMBER_MIN_DIGITS};
@@ -435,6 +450,7 @@ pub struct ChatImportReport {
 /// untouched. The connection must be connected (`ERR_WAPP_NOT_INITIALIZED`); a channel that
 /// cannot list its chats answers `ERR_CHANNEL_NOT_SUPPORTED`. Any user of the company may
 /// import, as with creating contacts.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::import_chats", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn import_chats(
     ports: &Ports,
     actor: &Actor,

@@ -24,12 +24,14 @@ fn without_file_bytes(mut failure: InboundFailure) -> InboundFailure {
 }
 
 /// Page `page_number` (from 1) of the company's failures, newest first; file bytes are left out.
+#[tracing::instrument(level = "debug", name = "inbox.inbound_failures::page", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn page(ports: &Ports, actor: &Actor, page_number: u32) -> Result<InboundFailurePage> {
     authorize(actor, &Action::ManageInboundFailures(actor.company_id))?;
     page_in_company(ports, actor.scope(), page_number).await
 }
 
 /// [`page`] for the platform's operator (the CLI), in the company of `scope`.
+#[tracing::instrument(level = "debug", name = "inbox.inbound_failures::page_in_company", skip_all, fields(company = scope.company_id().0))]
 pub async fn page_in_company(
     ports: &Ports,
     scope: TenantScope,
@@ -49,12 +51,14 @@ pub async fn page_in_company(
 
 /// Delivers a kept event again. Delivered: it leaves the list (`None`). Failed again: the
 /// attempt is recorded and the failure returned as it is now.
+#[tracing::instrument(level = "debug", name = "inbox.inbound_failures::retry", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, id = id))]
 pub async fn retry(ports: &Ports, actor: &Actor, id: i64) -> Result<Option<InboundFailure>> {
     authorize(actor, &Action::ManageInboundFailures(actor.company_id))?;
     retry_in_company(ports, actor.scope(), id).await
 }
 
 /// [`retry`] for the platform's operator (the CLI), in the company of `scope`.
+#[tracing::instrument(level = "debug", name = "inbox.inbound_failures::retry_in_company", skip_all, fields(company = scope.company_id().0, id = id))]
 pub async fn retry_in_company(
     ports: &Ports,
     scope: TenantScope,
@@ -85,12 +89,14 @@ pub async fn retry_in_company(
 }
 
 /// Forgets a kept event.
+#[tracing::instrument(level = "debug", name = "inbox.inbound_failures::discard", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, id = id))]
 pub async fn discard(ports: &Ports, actor: &Actor, id: i64) -> Result<()> {
     authorize(actor, &Action::ManageInboundFailures(actor.company_id))?;
     discard_in_company(ports, actor.scope(), id).await
 }
 
 /// [`discard`] for the platform's operator (the CLI), in the company of `scope`.
+#[tracing::instrument(level = "debug", name = "inbox.inbound_failures::discard_in_company", skip_all, fields(company = scope.company_id().0, id = id))]
 pub async fn discard_in_company(ports: &Ports, scope: TenantScope, id: i64) -> Result<()> {
     if ports.inbound_failures.delete(scope, id).await? {
         Ok(())

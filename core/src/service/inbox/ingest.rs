@@ -40,6 +40,7 @@ pub struct Delivery {
 /// Handles one inbound event of connection `connection_id`; returns once it is committed (or
 /// recognised as a duplicate), and after the automation it started. Unknown external ids of
 /// receipts, edits and the like are ignored.
+#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver(
     ports: &Ports,
     scope: TenantScope,
@@ -80,6 +81,7 @@ pub enum Handled {
 /// answer is `Ok` (the provider acknowledges it); a failure retrying may fix is returned, for
 /// the provider to retry after [`inbound::retry_delay`]. Failing to keep it returns the
 /// original error.
+#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_or_set_aside", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver_or_set_aside(
     ports: &Ports,
     scope: TenantScope,
@@ -310,6 +312,7 @@ pub struct BatchOutcome {
 /// ([`crate::inbox::ports::MessageRepo::ingest_batch`]), then the automation runs for each
 /// stored message in order; other events go one at a time. Stops at the first event that
 /// fails and is not set aside, so the order per connection is kept.
+#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_batch", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver_batch(
     ports: &Ports,
     scope: TenantScope,

@@ -29,6 +29,7 @@ use super::tickets::{self, visible};
 
 /// A ticket's messages (`GET /messages/{ticketUuid}`) with the ticket. The first page resets
 /// the ticket's unread count.
+#[tracing::instrument(level = "debug", name = "inbox.messages::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(
     ports: &Ports,
     actor: &Actor,
@@ -92,6 +93,7 @@ pub fn check_upload(upload: &Upload) -> Result<MediaType> {
 }
 
 /// Sends a message on a ticket the actor may see.
+#[tracing::instrument(level = "debug", name = "inbox.messages::send", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = ticket_id.0))]
 pub async fn send(
     ports: &Ports,
     actor: &Actor,
@@ -117,6 +119,7 @@ pub struct PreparedSend {
 }
 
 /// Sends the stored `message` of `prepared` (nothing for a private note); see [`send`].
+#[tracing::instrument(level = "debug", name = "inbox.messages::deliver_prepared", skip_all, fields(company = scope.company_id().0))]
 pub async fn deliver_prepared(
     ports: &Ports,
     scope: TenantScope,
@@ -142,6 +145,7 @@ pub async fn deliver_prepared(
 /// Sends again a stored outbound message that never reached the channel (a send resumed after
 /// a crash): its body, or its file with the body as caption. The channel's idempotency key is
 /// the message's id, so a message the channel did take is not sent to the phone twice.
+#[tracing::instrument(level = "debug", name = "inbox.messages::redeliver", skip_all, fields(company = scope.company_id().0))]
 pub async fn redeliver(ports: &Ports, scope: TenantScope, message: Message) -> Result<Message> {
     let ticket = ports
         .tickets
@@ -175,6 +179,7 @@ pub async fn redeliver(ports: &Ports, scope: TenantScope, message: Message) -> R
 
 /// Checks a send on a ticket the actor may see and builds the message to store (the file, if
 /// any, is put in the media store); nothing is stored as a message yet.
+#[tracing::instrument(level = "debug", name = "inbox.messages::prepare_send", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = ticket_id.0))]
 pub async fn prepare_send(
     ports: &Ports,
     actor: &Actor,
@@ -319,6 +324,7 @@ async fn deliver_outbound(
 }
 
 /// Sends an automatic text (greeting, farewell, transfer notice) on `ticket` as `user`.
+#[tracing::instrument(level = "debug", name = "inbox.messages::send_automatic", skip_all, fields(company = scope.company_id().0, user = user.0))]
 pub async fn send_automatic(
     ports: &Ports,
     scope: TenantScope,
@@ -330,6 +336,7 @@ pub async fn send_automatic(
 }
 
 /// Sends a text of the bot (a flow, the queue menus) on `ticket`: no user, from the connection.
+#[tracing::instrument(level = "debug", name = "inbox.messages::send_bot_text", skip_all, fields(company = scope.company_id().0))]
 pub async fn send_bot_text(
     ports: &Ports,
     scope: TenantScope,
@@ -352,6 +359,7 @@ pub struct BotMedia {
 }
 
 /// Sends a file of the bot on `ticket` (no user, no caption).
+#[tracing::instrument(level = "debug", name = "inbox.messages::send_bot_media", skip_all, fields(company = scope.company_id().0))]
 pub async fn send_bot_media(
     ports: &Ports,
     scope: TenantScope,
@@ -433,6 +441,7 @@ async fn visible_message(ports: &Ports, actor: &Actor, id: MessageId) -> Result<
 }
 
 /// Edits one's own message within 15 minutes (`POST /messages/edit/{id}`).
+#[tracing::instrument(level = "debug", name = "inbox.messages::edit", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, message = id.0))]
 pub async fn edit(
     ports: &Ports,
     actor: &Actor,
@@ -466,6 +475,7 @@ pub async fn edit(
 }
 
 /// Deletes one's own message for everyone (`DELETE /messages/{id}`).
+#[tracing::instrument(level = "debug", name = "inbox.messages::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, message = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: MessageId) -> Result<Message> {
     let (message, ticket) = visible_message(ports, actor, id).await?;
     may_delete(actor, ticket.company_id, &message)?;
@@ -487,6 +497,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: MessageId) -> Result<Messa
 }
 
 /// Sets the company side's reaction on a message (`POST /messages/{id}/react`; empty removes).
+#[tracing::instrument(level = "debug", name = "inbox.messages::react", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, message = id.0))]
 pub async fn react(ports: &Ports, actor: &Actor, id: MessageId, emoji: &str) -> Result<Message> {
     if emoji.chars().count() > 8 {
         return Err(Error::with_detail(ErrorCode::ERR_VALIDATION, "one emoji"));
@@ -519,6 +530,7 @@ pub async fn react(ports: &Ports, actor: &Actor, id: MessageId, emoji: &str) -> 
 /// ([`crate::jobs::follow_ups`]), so a restart neither loses nor repeats them, only one server
 /// sends each, and a late worker never sends two at once. Every message is
 /// checked up front (the actor may see it); returns the first copy and how many were queued.
+#[tracing::instrument(level = "debug", name = "inbox.messages::forward_many", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = contact.0))]
 pub async fn forward_many(
     ports: &Ports,
     actor: &Actor,
@@ -543,6 +555,7 @@ pub async fn forward_many(
 /// Forwards one message to a contact (`POST /message/forward`): to the contact's active ticket
 /// on the original connection, or a new ticket opened for the actor. The caller spaces several
 /// forwards by [`crate::inbox::messages::FORWARD_SPACING_MS`].
+#[tracing::instrument(level = "debug", name = "inbox.messages::forward", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, message = id.0, contact = contact.0))]
 pub async fn forward(
     ports: &Ports,
     actor: &Actor,
@@ -607,6 +620,7 @@ pub async fn forward(
 
 /// A message's media (`GET /messages/{id}/media`): `(file name, bytes)`; `ERR_NOT_FOUND` for
 /// another company's message or one without media.
+#[tracing::instrument(level = "debug", name = "inbox.messages::media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, message = id.0))]
 pub async fn media(ports: &Ports, actor: &Actor, id: MessageId) -> Result<(String, Vec<u8>)> {
     let (message, _) = visible_message(ports, actor, id).await?;
     let path = ports
@@ -623,6 +637,7 @@ pub async fn media(ports: &Ports, actor: &Actor, id: MessageId) -> Result<(Strin
 }
 
 /// How many messages in a range (`GET /messages-allMe`).
+#[tracing::instrument(level = "debug", name = "inbox.messages::count", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn count(
     ports: &Ports,
     actor: &Actor,

@@ -81,12 +81,14 @@ fn checked(input: TagInput) -> Result<TagInput> {
 }
 
 /// The company's tags (`GET /tags/list?kanban=`).
+#[tracing::instrument(level = "debug", name = "inbox.tags::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(ports: &Ports, actor: &Actor, kanban: Option<bool>) -> Result<Vec<Tag>> {
     ports.tags.list(actor.scope(), kanban).await
 }
 
 /// A page of tags matching `search` (`GET /tags?searchParam=&pageNumber=`), accent- and
 /// case-insensitive on the name.
+#[tracing::instrument(level = "debug", name = "inbox.tags::page", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn page(ports: &Ports, actor: &Actor, search: &str, page_number: u32) -> Result<TagPage> {
     let wanted = crate::inbox::search::normalize(search);
     let all: Vec<Tag> = ports
@@ -107,6 +109,7 @@ pub async fn page(ports: &Ports, actor: &Actor, search: &str, page_number: u32) 
 }
 
 /// Creates a tag (`POST /tags`).
+#[tracing::instrument(level = "debug", name = "inbox.tags::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, input: TagInput) -> Result<Tag> {
     let input = checked(input)?;
     ports
@@ -116,6 +119,7 @@ pub async fn create(ports: &Ports, actor: &Actor, input: TagInput) -> Result<Tag
 }
 
 /// Edits a tag (`PUT /tags/{id}`); `ERR_NOT_FOUND` when it is not the company's.
+#[tracing::instrument(level = "debug", name = "inbox.tags::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, tag = id.0))]
 pub async fn update(ports: &Ports, actor: &Actor, id: TagId, input: TagInput) -> Result<Tag> {
     let input = checked(input)?;
     ports
@@ -126,6 +130,7 @@ pub async fn update(ports: &Ports, actor: &Actor, id: TagId, input: TagInput) ->
 }
 
 /// Deletes a tag (`DELETE /tags/{id}`): admins only ([`Action::DeleteTag`]).
+#[tracing::instrument(level = "debug", name = "inbox.tags::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, tag = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: TagId) -> Result<()> {
     policy::authorize(actor, &Action::DeleteTag(actor.company_id))?;
     if ports.tags.delete(actor.scope(), id).await? {
@@ -137,6 +142,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: TagId) -> Result<()> {
 
 /// Replaces a contact's tags (`POST /tags/sync`) and returns the contact; tags of other companies
 /// are ignored. `ERR_NO_CONTACT_FOUND` when the contact is not the company's.
+#[tracing::instrument(level = "debug", name = "inbox.tags::sync_contact", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = contact.0))]
 pub async fn sync_contact(
     ports: &Ports,
     actor: &Actor,
@@ -154,6 +160,7 @@ pub async fn sync_contact(
 }
 
 /// A contact's tags (`GET /contactTags/{contactId}`).
+#[tracing::instrument(level = "debug", name = "inbox.tags::contact_tags", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = contact.0))]
 pub async fn contact_tags(ports: &Ports, actor: &Actor, contact: ContactId) -> Result<Vec<Tag>> {
     ports
         .contacts
@@ -165,6 +172,7 @@ pub async fn contact_tags(ports: &Ports, actor: &Actor, contact: ContactId) -> R
 
 /// Adds a tag to a ticket (`PUT /ticket-tags/{ticketId}/{tagId}`); `ERR_NOT_FOUND` when the
 /// ticket or the tag is not the company's.
+#[tracing::instrument(level = "debug", name = "inbox.tags::tag_ticket", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = ticket.0, tag = tag.0))]
 pub async fn tag_ticket(ports: &Ports, actor: &Actor, ticket: TicketId, tag: TagId) -> Result<()> {
     if ports
         .tags
@@ -179,6 +187,7 @@ pub async fn tag_ticket(ports: &Ports, actor: &Actor, ticket: TicketId, tag: Tag
 
 /// Removes every tag of a ticket (`DELETE /ticket-tags/{ticketId}`); `ERR_NO_TICKET_FOUND` when
 /// the ticket is not the company's.
+#[tracing::instrument(level = "debug", name = "inbox.tags::clear_ticket", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = ticket.0))]
 pub async fn clear_ticket(ports: &Ports, actor: &Actor, ticket: TicketId) -> Result<()> {
     if ports.tags.clear_ticket_tags(actor.scope(), ticket).await? {
         Ok(())

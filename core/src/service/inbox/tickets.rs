@@ -24,6 +24,7 @@ use crate::ticket::{self, Command, Context, Effect, TicketStatus};
 const TRANSITION_ATTEMPTS: usize = 3;
 
 /// The recipient settings (LGPD) of the actor's company.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::recipient_settings", skip_all, fields(company = scope.company_id().0))]
 pub async fn recipient_settings(ports: &Ports, scope: TenantScope) -> Result<RecipientSettings> {
     let stored = ports.settings.company_settings(scope).await?;
     Ok(RecipientSettings::from_company_settings(&stored))
@@ -35,6 +36,7 @@ pub fn masked(actor: &Actor, settings: RecipientSettings, ticket: &Ticket) -> Ti
 }
 
 /// The inbox (`GET /tickets`): the query narrowed to what the actor may see, keyset-paginated.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::list", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn list(
     ports: &Ports,
     actor: &Actor,
@@ -60,6 +62,7 @@ pub async fn list(
 }
 
 /// Loads a ticket the actor may see (unmasked; for use cases).
+#[tracing::instrument(level = "debug", name = "inbox.tickets::visible", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = id.0))]
 pub async fn visible(ports: &Ports, actor: &Actor, id: TicketId) -> Result<Ticket> {
     let ticket = ports
         .tickets
@@ -71,6 +74,7 @@ pub async fn visible(ports: &Ports, actor: &Actor, id: TicketId) -> Result<Ticke
 }
 
 /// One ticket (`GET /tickets/{id}`), masked for the actor.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::get", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = id.0))]
 pub async fn get(ports: &Ports, actor: &Actor, id: TicketId) -> Result<Ticket> {
     let ticket = visible(ports, actor, id).await?;
     let settings = recipient_settings(ports, actor.scope()).await?;
@@ -78,6 +82,7 @@ pub async fn get(ports: &Ports, actor: &Actor, id: TicketId) -> Result<Ticket> {
 }
 
 /// One ticket by uuid (`GET /tickets/u/{uuid}`), masked for the actor.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::get_by_uuid", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn get_by_uuid(ports: &Ports, actor: &Actor, uuid: uuid::Uuid) -> Result<Ticket> {
     let ticket = ports
         .tickets
@@ -103,6 +108,7 @@ pub struct CreateTicket {
 /// named). With an owner the ticket starts `open` (`group` for a group contact), else `pending`.
 /// `ERR_OTHER_OPEN_TICKET` when the contact already has a ticket that is not closed on that
 /// connection: [`active_for`] finds it for the 409 body.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, input: &CreateTicket) -> Result<Ticket> {
     let scope = actor.scope();
     let contact = ports
@@ -153,6 +159,7 @@ pub async fn create(ports: &Ports, actor: &Actor, input: &CreateTicket) -> Resul
 }
 
 /// Refuses (`ERR_VALIDATION`) a queue that is not the scope's company's.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::ensure_company_queue", skip_all, fields(company = scope.company_id().0, queue = queue.0))]
 pub async fn ensure_company_queue(ports: &Ports, scope: TenantScope, queue: QueueId) -> Result<()> {
     if ports
         .queues
@@ -171,6 +178,7 @@ pub async fn ensure_company_queue(ports: &Ports, scope: TenantScope, queue: Queu
 }
 
 /// Refuses (`ERR_NO_USER_FOUND`) a user that is not the scope's company's.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::ensure_company_user", skip_all, fields(company = scope.company_id().0, user = user.0))]
 pub async fn ensure_company_user(ports: &Ports, scope: TenantScope, user: UserId) -> Result<()> {
     match ports.users.get(scope, user).await? {
         Some(_) => Ok(()),
@@ -179,6 +187,7 @@ pub async fn ensure_company_user(ports: &Ports, scope: TenantScope, user: UserId
 }
 
 /// The contact's ticket that is not closed on that connection (the default one when `None`).
+#[tracing::instrument(level = "debug", name = "inbox.tickets::active_for", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = contact.0))]
 pub async fn active_for(
     ports: &Ports,
     actor: &Actor,
@@ -248,6 +257,7 @@ pub fn command_for(
 /// the optimistic check (retried when another writer won), then its effects (greeting,
 /// farewell, transfer notice sent to the contact as outbound messages). `useIntegration` alone
 /// just sets the flag.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::update", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = id.0))]
 pub async fn update(
     ports: &Ports,
     actor: &Actor,
@@ -350,6 +360,7 @@ pub fn render(text: &str, ticket: &Ticket, user: Option<&str>) -> String {
 }
 
 /// Deletes a ticket (`DELETE /tickets/{id}`): `ticket-options:deleteTicket`.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::delete", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = id.0))]
 pub async fn delete(ports: &Ports, actor: &Actor, id: TicketId) -> Result<()> {
     policy::authorize(actor, &Action::DeleteTicket(actor.company_id))?;
     visible(ports, actor, id).await?;
@@ -363,6 +374,7 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: TicketId) -> Result<()> {
 /// Marks a ticket the actor may see as read (`POST /tickets/{id}/read`): the web app calls it
 /// when a message arrives in the ticket it shows, so the unread count and the notification bell
 /// follow what the attendant is looking at. Emits `updateUnread` only when something was unread.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::mark_read", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = id.0))]
 pub async fn mark_read(ports: &Ports, actor: &Actor, id: TicketId) -> Result<()> {
     let ticket = visible(ports, actor, id).await?;
     if ticket.unread_messages > 0 {
@@ -373,6 +385,7 @@ pub async fn mark_read(ports: &Ports, actor: &Actor, id: TicketId) -> Result<()>
 
 /// Closes every ticket of `status` in the selected queues (`POST /tickets/closeAll`); an empty
 /// selection means every queue. Returns how many were closed.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::close_all", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn close_all(
     ports: &Ports,
     actor: &Actor,
@@ -408,6 +421,7 @@ pub async fn close_all(
 /// the company's first admin, whom the tickets' `closed` logs name, so the same policy, filter
 /// and logs apply as for `POST /tickets/closeAll`. `ERR_NO_COMPANY_FOUND` for an unknown
 /// company, `ERR_NO_USER_FOUND` when the company has no admin.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::close_all_in_company", skip_all, fields(company = scope.company_id().0))]
 pub async fn close_all_in_company(
     ports: &Ports,
     scope: TenantScope,
@@ -433,12 +447,14 @@ pub async fn close_all_in_company(
 }
 
 /// A ticket's log (`GET /tickets-log/{ticketId}`).
+#[tracing::instrument(level = "debug", name = "inbox.tickets::logs", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = id.0))]
 pub async fn logs(ports: &Ports, actor: &Actor, id: TicketId) -> Result<Vec<TicketLogEntry>> {
     visible(ports, actor, id).await?;
     ports.tickets.logs(actor.scope(), id).await
 }
 
 /// Notes of a ticket or a contact (`GET /ticket-notes/list`).
+#[tracing::instrument(level = "debug", name = "inbox.tickets::notes", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn notes(
     ports: &Ports,
     actor: &Actor,
@@ -452,6 +468,7 @@ pub async fn notes(
 }
 
 /// Adds a note to a ticket (`POST /ticket-notes`); empty notes are refused.
+#[tracing::instrument(level = "debug", name = "inbox.tickets::add_note", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = ticket.0))]
 pub async fn add_note(
     ports: &Ports,
     actor: &Actor,
@@ -482,6 +499,7 @@ pub async fn add_note(
 }
 
 /// Deletes a note (`DELETE /ticket-notes/{id}`).
+#[tracing::instrument(level = "debug", name = "inbox.tickets::delete_note", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, id = id))]
 pub async fn delete_note(ports: &Ports, actor: &Actor, id: i64) -> Result<()> {
     if ports.tickets.delete_note(actor.scope(), id).await? {
         Ok(())

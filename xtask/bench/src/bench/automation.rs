@@ -318,7 +318,7 @@ async fn plain_ingestion(
 }
 
 /// N new phones send "oi" to the flow's connection and "1" when their menu is announced; timed
-/// until every ticket is in `queue`.
+/// until `queue` holds N more tickets than when the phase began.
 async fn welcome_flow(
     api: &Api,
     connection: i64,
@@ -330,6 +330,11 @@ async fn welcome_flow(
     let slots = Arc::new(Semaphore::new(SENDERS));
     let refused = Arc::new(AtomicU64::new(0));
     let said_hi: Arc<Mutex<HashMap<String, SystemTime>>> = Arc::default();
+    // Tickets already in the queue (earlier phases' phones) are not this phase's.
+    let queued_path = format!("/tickets?showAll=true&queueIds=%5B{queue}%5D");
+    let before = api.get(&queued_path).await?["count"]
+        .as_u64()
+        .unwrap_or_default();
     let started = Instant::now();
 
     // Answers "1" to each menu, once per phone of this phase.
@@ -382,12 +387,12 @@ async fn welcome_flow(
         let _ = greeting.await;
     }
 
-    let queued_path = format!("/tickets?showAll=true&queueIds=%5B{queue}%5D");
     let mut queued = 0;
     while started.elapsed() < PHASE_LIMIT {
         queued = api.get(&queued_path).await?["count"]
             .as_u64()
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .saturating_sub(before);
         if queued >= phones {
             break;
         }

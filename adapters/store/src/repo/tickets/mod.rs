@@ -39,6 +39,7 @@ pub(crate) use query::Bind;
 
 #[async_trait]
 impl TicketRepo for Store {
+    #[tracing::instrument(level = "debug", name = "TicketRepo::list", skip_all, fields(company = scope.company_id().0))]
     async fn list(
         &self,
         scope: TenantScope,
@@ -49,18 +50,22 @@ impl TicketRepo for Store {
         self.ticket_list(scope, filter, start, page_size).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::get", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn get(&self, scope: TenantScope, id: TicketId) -> Result<Option<Ticket>> {
         self.ticket_get(scope, id).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::get_by_uuid", skip_all, fields(company = scope.company_id().0))]
     async fn get_by_uuid(&self, scope: TenantScope, uuid: uuid::Uuid) -> Result<Option<Ticket>> {
         self.ticket_by_uuid(scope, uuid).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::row", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn row(&self, scope: TenantScope, id: TicketId) -> Result<Option<TicketRow>> {
         self.ticket_row(scope, id).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::active_for_contact", skip_all, fields(company = scope.company_id().0, contact = contact.0))]
     async fn active_for_contact(
         &self,
         scope: TenantScope,
@@ -71,6 +76,7 @@ impl TicketRepo for Store {
             .await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::create", skip_all, fields(company = scope.company_id().0))]
     async fn create(
         &self,
         scope: TenantScope,
@@ -80,6 +86,7 @@ impl TicketRepo for Store {
         self.create_ticket(scope, ticket, uuid).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::save_transition", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn save_transition(
         &self,
         scope: TenantScope,
@@ -93,10 +100,12 @@ impl TicketRepo for Store {
             .await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::reset_unread", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<bool> {
         self.reset_ticket_unread(scope, id).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::set_use_integration", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn set_use_integration(
         &self,
         scope: TenantScope,
@@ -106,10 +115,12 @@ impl TicketRepo for Store {
         self.set_ticket_use_integration(scope, id, on).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::delete", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn delete(&self, scope: TenantScope, id: TicketId) -> Result<bool> {
         self.delete_ticket(scope, id).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::close_all", skip_all, fields(company = scope.company_id().0, user = actor.0))]
     async fn close_all(
         &self,
         scope: TenantScope,
@@ -119,14 +130,17 @@ impl TicketRepo for Store {
         self.close_all_tickets(scope, filter, actor).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::add_log", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn add_log(&self, scope: TenantScope, id: TicketId, log: &TicketLog) -> Result<()> {
         self.add_ticket_log(scope, id, log).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::logs", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn logs(&self, scope: TenantScope, id: TicketId) -> Result<Vec<TicketLogEntry>> {
         self.ticket_logs(scope, id).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::notes", skip_all, fields(company = scope.company_id().0))]
     async fn notes(
         &self,
         scope: TenantScope,
@@ -136,6 +150,7 @@ impl TicketRepo for Store {
         self.ticket_notes(scope, ticket, contact).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::add_note", skip_all, fields(company = scope.company_id().0, ticket = ticket.0, user = user.0))]
     async fn add_note(
         &self,
         scope: TenantScope,
@@ -146,14 +161,17 @@ impl TicketRepo for Store {
         self.add_ticket_note(scope, ticket, user, note).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::delete_note", skip_all, fields(company = scope.company_id().0, id = id))]
     async fn delete_note(&self, scope: TenantScope, id: i64) -> Result<bool> {
         self.delete_ticket_note(scope, id).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::bot_memory", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn bot_memory(&self, scope: TenantScope, id: TicketId) -> Result<Option<BotMemory>> {
         self.ticket_bot_memory(scope, id).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::set_bot_memory", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn set_bot_memory(
         &self,
         scope: TenantScope,
@@ -163,6 +181,7 @@ impl TicketRepo for Store {
         self.set_ticket_bot_memory(scope, id, memory).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::queue_snapshot", skip_all, fields(company = scope.company_id().0, queue = queue.0, ticket = ticket.0))]
     async fn queue_snapshot(
         &self,
         scope: TenantScope,
