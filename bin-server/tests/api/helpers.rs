@@ -172,6 +172,11 @@ where
     config.login_rate_per_minute = 1000;
     // Strict reuse detection unless a test asks for the grace window of two tabs.
     config.refresh_reuse_grace = 0;
+    if time == Time::Manual {
+        // Tokens expire on the server's clock: a test that moves it by days keeps its sign-ins
+        // (a test of expiry reads the TTL from the server).
+        config.access_token_ttl = 60 * 24 * 3600;
+    }
     configure(&mut config);
     let media_dir = config.media_dir.clone();
 
