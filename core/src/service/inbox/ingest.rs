@@ -18,7 +18,6 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{TenantScope, WhatsappId};
-use std::collections::HashSet;
 
 use crate::inbox::channel::{InboundEvent, InboundMessage, Queued};
 use crate::inbox::inbound::{self, check_event, clean_event};
@@ -296,6 +295,51 @@ async fn after_stored(
     .await
 }
 
+/// Runs the automation of a batch's stored messages: one ticket's messages in order, different
+/// tickets' at the same time (a burst of new contacts does not wait in one line); answers each
+/// message's result in the batch's order. The ticket and contact the ingestion left are reused
+/// only for a ticket's first message (the automation may change them before the next).
+async fn automate(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    messages: &[&InboundMessage],
+    stored: &[Stored],
+) -> Vec<Result<()>> {
+    let mut groups: Vec<(Option<crate::ids::TicketId>, Vec<usize>)> = Vec::new();
+    for (i, one) in stored.iter().enumerate() {
+        let ticket = match one.outcome {
+            IngestOutcome::Stored { ticket, .. } => Some(ticket),
+            _ => None,
+        };
+        match groups
+            .iter_mut()
+            .find(|(t, _)| ticket.is_some() && *t == ticket)
+        {
+            Some((_, members)) => members.push(i),
+            None => groups.push((ticket, vec![i])),
+        }
+    }
+    let runs = groups.iter().map(|(_, members)| async move {
+        let mut results = Vec::with_capacity(members.len());
+        for (n, &i) in members.iter().enumerate() {
+            let fresh = n == 0;
+            let result = after_stored(ports, scope, connection, messages[i], &stored[i], fresh);
+            results.push((i, result.await));
+        }
+        results
+    });
+    let mut results: Vec<Option<Result<()>>> = stored.iter().map(|_| None).collect();
+    for (i, result) in futures_util::future::join_all(runs)
+        .await
+        .into_iter()
+        .flatten()
+    {
+        results[i] = Some(result);
+    }
+    results.into_iter().map(|r| r.unwrap_or(Ok(()))).collect()
+}
+
 /// What [`deliver_batch`] did with a batch.
 #[derive(Debug, Default)]
 pub struct BatchOutcome {
@@ -359,15 +403,9 @@ pub async fn deliver_batch(
         .await;
         let failed = match batch {
             Ok((connection, batch)) => {
-                let mut tickets = HashSet::new();
-                for (stored, message) in batch.outcomes.into_iter().zip(&run) {
-                    // A ticket met again in the batch may have changed under the automation.
-                    let fresh = match stored.outcome {
-                        IngestOutcome::Stored { ticket, .. } => tickets.insert(ticket),
-                        _ => false,
-                    };
-                    let automation =
-                        after_stored(ports, scope, &connection, message, &stored, fresh).await;
+                let stored = &batch.outcomes;
+                let results = automate(ports, scope, &connection, &run, stored).await;
+                for (stored, automation) in batch.outcomes.into_iter().zip(results) {
                     out.handled.push(Handled::Delivered(Delivery {
                         outcome: Some(stored.outcome),
                         automation,
