@@ -4,7 +4,7 @@
 import { api, clearToken, getToken, logoutSignal, refreshSignal, setToken, subscriptionExpiredSignal } from '../api';
 import { queryClient } from '../query-client';
 import { sessionIdOf } from './jwt';
-import { setSignOutNotice } from './notice';
+import { noteSessionEnded } from './notice';
 import { authResponseSchema, meResponseSchema, type AuthResponse } from './schemas';
 import { sessionStore } from './store';
 
@@ -86,7 +86,7 @@ export function wireSessionSignals(): void {
   logoutSignal.on(() => {
     if (sessionStore.get().status !== 'authenticated') return;
     // The server no longer accepts this session: the login page says so.
-    setSignOutNotice('ended');
+    noteSessionEnded();
     endSession();
   });
 }

@@ -15,6 +15,15 @@ export function setSignOutNotice(notice: SignOutNotice): void {
   }
 }
 
+/**
+ * The server stopped accepting the session: the login page says it ended, unless the same user's
+ * sign-in elsewhere was already heard (that revokes this session too, so a request made in the
+ * moment before the reload fails as well; the more telling reason stays).
+ */
+export function noteSessionEnded(): void {
+  if (readSignOutNotice() !== 'elsewhere') setSignOutNotice('ended');
+}
+
 export function readSignOutNotice(): SignOutNotice | null {
   try {
     const value = sessionStorage.getItem(KEY);
