@@ -21,7 +21,7 @@ use crate::automation::{
     configure_connection, published_flow, queue, received_when, say, ticket_when,
 };
 use crate::helpers::{Backend, TestApp};
-use crate::tickets::{Inbox, inbox};
+use crate::tickets::{Inbox, inbound, inbox};
 
 macro_rules! handoff_tests {
     ($($name:ident),* $(,)?) => {
@@ -48,6 +48,7 @@ handoff_tests!(
     the_assistant_answers_with_the_conversation_until_it_asks_for_a_human,
     typebot_greets_chats_restarts_and_finishes_on_its_keywords,
     an_assistant_that_refuses_the_key_hands_the_contact_to_the_queue,
+    a_contact_waiting_on_the_assistant_does_not_hold_up_the_next_one,
 );
 
 /// One request the fake received: its path, `Authorization` header and JSON body.
@@ -63,6 +64,8 @@ struct Seen {
 struct Fake {
     seen: Arc<Mutex<Vec<Seen>>>,
     base: String,
+    /// Held by the assistant before it answers a last message containing "espera".
+    gate: Arc<tokio::sync::Notify>,
 }
 
 impl Fake {
@@ -126,7 +129,8 @@ where
 }
 
 /// The assistant: `sk-bad` is refused (401 `invalid_api_key`); a last message asking for a
-/// "humano" gets a goodbye and the transfer marker; anything else is echoed.
+/// "humano" gets a goodbye and the transfer marker; anything else is echoed, a message with
+/// "espera" only once the test opens the gate.
 async fn completions(
     State(fake): State<Fake>,
     headers: HeaderMap,
@@ -149,6 +153,9 @@ async fn completions(
         .and_then(|m| m["content"].as_str())
         .unwrap_or_default()
         .to_owned();
+    if last.contains("espera") {
+        fake.gate.notified().await;
+    }
     let content = if last.contains("humano") {
         "Claro, vou transferir você.\nAção: Transferir para o setor de atendimento".to_owned()
     } else {
@@ -419,4 +426,63 @@ async fn an_assistant_that_refuses_the_key_hands_the_contact_to_the_queue(
         app.get("/tickets?showAll=true", &a.admin).await.status(),
         StatusCode::OK
     );
+}
+
+/// Two new contacts' first messages handed over in one batch (a connection's backlog): while the
+/// first waits on a slow assistant, the second is greeted and answered; one ticket's automation
+/// does not hold up another's.
+async fn a_contact_waiting_on_the_assistant_does_not_hold_up_the_next_one(
+    app: TestApp,
+    fake: Fake,
+) {
+    use chatflow_core::inbox::channel::{InboundEvent, Queued};
+
+    let a = inbox(&app, "Alpha").await;
+    let support = queue(&app, &a, "Suporte", "#00ff00", "").await;
+    let flow = published_flow(
+        &app,
+        &a,
+        "Assistente",
+        assistant_graph("sk-test-2", support),
+    )
+    .await;
+    configure_connection(&app, &a, json!({"flowIdWelcome": flow})).await;
+
+    let (ana, bia) = ("5511987720021", "5511987720022");
+    let events = vec![
+        Queued {
+            event: InboundEvent::Message(inbound("slow-1", ana, "espera um pouco")),
+            attempts: 1,
+        },
+        Queued {
+            event: InboundEvent::Message(inbound("quick-1", bia, "oi")),
+            attempts: 1,
+        },
+    ];
+    let ports = app.ports.clone();
+    let (scope, connection) = (
+        chatflow_core::TenantScope::new(a.company),
+        chatflow_core::WhatsappId(a.connection),
+    );
+    let batch = tokio::spawn(async move {
+        chatflow_core::service::inbox::ingest::deliver_batch(&ports, scope, connection, events)
+            .await
+    });
+    let got = received_when(&app, &a, bia, |m| m.len() >= 2).await;
+    assert_eq!(got[1], "Assistente: oi", "answered while the other waits");
+    assert!(
+        !batch.is_finished(),
+        "the first contact still waits on the assistant"
+    );
+    assert_eq!(
+        received_when(&app, &a, ana, |m| !m.is_empty()).await,
+        ["Vou chamar nossa assistente."]
+    );
+
+    fake.gate.notify_one();
+    let done = batch.await.expect("the batch ran");
+    assert!(done.failed.is_none(), "{:?}", done.failed);
+    assert_eq!(done.handled.len(), 2);
+    let got = received_when(&app, &a, ana, |m| m.len() >= 2).await;
+    assert_eq!(got[1], "Assistente: espera um pouco");
 }

@@ -119,9 +119,9 @@ async fn wait_for_status(app: &TestApp, token: &str, id: i64, status: &str) -> V
     panic!("connection {id} never reached {status}");
 }
 
-/// A message from `from` reaching the connection through the inbound sink's use case.
-pub(crate) async fn deliver(app: &TestApp, inbox: &Inbox, external: &str, from: &str, body: &str) {
-    let message = InboundMessage {
+/// A text message from `from`, as a channel hands it over.
+pub(crate) fn inbound(external: &str, from: &str, body: &str) -> InboundMessage {
+    InboundMessage {
         external_id: external.to_owned(),
         chat: from.to_owned(),
         chat_name: format!("Contact {from}"),
@@ -133,12 +133,16 @@ pub(crate) async fn deliver(app: &TestApp, inbox: &Inbox, external: &str, from: 
         media: None,
         quoted_external_id: None,
         timestamp: chrono::Utc::now(),
-    };
+    }
+}
+
+/// A message from `from` reaching the connection through the inbound sink's use case.
+pub(crate) async fn deliver(app: &TestApp, inbox: &Inbox, external: &str, from: &str, body: &str) {
     ingest::deliver(
         &app.ports,
         TenantScope::new(inbox.company),
         WhatsappId(inbox.connection),
-        InboundEvent::Message(message),
+        InboundEvent::Message(inbound(external, from, body)),
     )
     .await
     .expect("delivered");
