@@ -143,15 +143,7 @@ pub async fn run(
         SandboxCommand::Send(args) => {
             let (scope, connection) = sandbox_connection(ports, args.connection).await?;
             let act = send_act(args)?;
-            let external_id = queue_phone_act(
-                store,
-                ports.ids.as_ref(),
-                ports.clock.now(),
-                scope,
-                connection.id,
-                &act,
-            )
-            .await?;
+            let external_id = queue(store, ports, scope, connection.id, &act).await?;
             let what = match &act {
                 PhoneAct::Message(_) => "Sent",
                 PhoneAct::React { .. } => "Reacted to",
@@ -168,15 +160,7 @@ pub async fn run(
                 from: args.from.clone(),
                 name: args.name.clone().unwrap_or_default(),
             };
-            let external_id = queue_phone_act(
-                store,
-                ports.ids.as_ref(),
-                ports.clock.now(),
-                scope,
-                connection.id,
-                &act,
-            )
-            .await?;
+            let external_id = queue(store, ports, scope, connection.id, &act).await?;
             report(cli, "Missed call", &act, connection.id, external_id);
             Ok(())
         }
@@ -253,6 +237,25 @@ fn send_act(args: &SendArgs) -> Result<PhoneAct, Failure> {
         is_group: false,
         file,
     }))
+}
+
+/// Queues a phone's act on the connection, stamped with the ports' clock.
+async fn queue(
+    store: &Store,
+    ports: &Ports,
+    scope: TenantScope,
+    connection: WhatsappId,
+    act: &PhoneAct,
+) -> Result<String, Failure> {
+    Ok(queue_phone_act(
+        store,
+        ports.ids.as_ref(),
+        ports.clock.now(),
+        scope,
+        connection,
+        act,
+    )
+    .await?)
 }
 
 fn report(cli: &Cli, what: &str, act: &PhoneAct, connection: WhatsappId, external_id: String) {

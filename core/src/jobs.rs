@@ -246,6 +246,16 @@ mod tests {
         assert!(follow_ups(&job(Vec::new()), now).is_empty());
     }
 
+    /// `payload` is stored as `json` and read back as itself.
+    fn round_trip(payload: &JobPayload, json: &str) {
+        let text = serde_json::to_string(payload).expect("json");
+        assert_eq!(text, json);
+        assert_eq!(
+            &serde_json::from_str::<JobPayload>(&text).expect("back"),
+            payload
+        );
+    }
+
     #[test]
     fn payloads_are_stored_with_their_kind() {
         let payload = JobPayload::ForwardMessage {
@@ -255,14 +265,9 @@ mod tests {
             sign: true,
             then: Vec::new(),
         };
-        let text = serde_json::to_string(&payload).expect("json");
-        assert_eq!(
-            text,
-            r#"{"kind":"forwardMessage","userId":3,"messageId":9,"contactId":4,"sign":true}"#
-        );
-        assert_eq!(
-            serde_json::from_str::<JobPayload>(&text).expect("back"),
-            payload
+        round_trip(
+            &payload,
+            r#"{"kind":"forwardMessage","userId":3,"messageId":9,"contactId":4,"sign":true}"#,
         );
         assert_eq!(payload.kind(), "forwardMessage");
         let chained = JobPayload::ForwardMessage {
@@ -272,14 +277,9 @@ mod tests {
             sign: false,
             then: vec![MessageId(10)],
         };
-        let text = serde_json::to_string(&chained).expect("json");
-        assert_eq!(
-            text,
-            r#"{"kind":"forwardMessage","userId":3,"messageId":9,"contactId":4,"sign":false,"then":[10]}"#
-        );
-        assert_eq!(
-            serde_json::from_str::<JobPayload>(&text).expect("back"),
-            chained
+        round_trip(
+            &chained,
+            r#"{"kind":"forwardMessage","userId":3,"messageId":9,"contactId":4,"sign":false,"then":[10]}"#,
         );
         let timer = JobPayload::RoutingTimer {
             ticket_id: TicketId(7),
@@ -287,14 +287,9 @@ mod tests {
                 queue_id: crate::ids::QueueId(2),
             },
         };
-        let text = serde_json::to_string(&timer).expect("json");
-        assert_eq!(
-            text,
-            r#"{"kind":"routingTimer","ticketId":7,"timer":{"kind":"rotation","queueId":2}}"#
-        );
-        assert_eq!(
-            serde_json::from_str::<JobPayload>(&text).expect("back"),
-            timer
+        round_trip(
+            &timer,
+            r#"{"kind":"routingTimer","ticketId":7,"timer":{"kind":"rotation","queueId":2}}"#,
         );
     }
 }

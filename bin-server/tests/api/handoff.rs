@@ -244,6 +244,16 @@ fn assistant_graph(api_key: &str, queue: i64) -> Value {
     })
 }
 
+/// Company "Alpha"'s inbox whose welcome flow hands new contacts to the assistant with
+/// `api_key`, and the "Suporte" queue the assistant hands them to.
+async fn assistant_inbox(app: &TestApp, api_key: &str) -> (Inbox, i64) {
+    let a = inbox(app, "Alpha").await;
+    let support = queue(app, &a, "Suporte", "#00ff00", "").await;
+    let flow = published_flow(app, &a, "Assistente", assistant_graph(api_key, support)).await;
+    configure_connection(app, &a, json!({"flowIdWelcome": flow})).await;
+    (a, support)
+}
+
 async fn ticket_flags(app: &TestApp, inbox: &Inbox, number: &str) -> Value {
     ticket_when(app, inbox, number, |_| true).await
 }
@@ -252,16 +262,7 @@ async fn the_assistant_answers_with_the_conversation_until_it_asks_for_a_human(
     app: TestApp,
     fake: Fake,
 ) {
-    let a = inbox(&app, "Alpha").await;
-    let support = queue(&app, &a, "Suporte", "#00ff00", "").await;
-    let flow = published_flow(
-        &app,
-        &a,
-        "Assistente",
-        assistant_graph("sk-test-1", support),
-    )
-    .await;
-    configure_connection(&app, &a, json!({"flowIdWelcome": flow})).await;
+    let (a, support) = assistant_inbox(&app, "sk-test-1").await;
 
     let maria = "5511987720001";
     say(&app, &a, maria, "oi").await;
@@ -408,10 +409,7 @@ async fn an_assistant_that_refuses_the_key_hands_the_contact_to_the_queue(
     app: TestApp,
     fake: Fake,
 ) {
-    let a = inbox(&app, "Alpha").await;
-    let support = queue(&app, &a, "Suporte", "#00ff00", "").await;
-    let flow = published_flow(&app, &a, "Assistente", assistant_graph("sk-bad", support)).await;
-    configure_connection(&app, &a, json!({"flowIdWelcome": flow})).await;
+    let (a, support) = assistant_inbox(&app, "sk-bad").await;
 
     let maria = "5511987740001";
     say(&app, &a, maria, "oi").await;
@@ -437,16 +435,7 @@ async fn a_contact_waiting_on_the_assistant_does_not_hold_up_the_next_one(
 ) {
     use chatflow_core::inbox::channel::{InboundEvent, Queued};
 
-    let a = inbox(&app, "Alpha").await;
-    let support = queue(&app, &a, "Suporte", "#00ff00", "").await;
-    let flow = published_flow(
-        &app,
-        &a,
-        "Assistente",
-        assistant_graph("sk-test-2", support),
-    )
-    .await;
-    configure_connection(&app, &a, json!({"flowIdWelcome": flow})).await;
+    let (a, _) = assistant_inbox(&app, "sk-test-2").await;
 
     let (ana, bia) = ("5511987720021", "5511987720022");
     let events = vec![

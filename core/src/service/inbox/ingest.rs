@@ -306,18 +306,14 @@ async fn automate(
     messages: &[&InboundMessage],
     stored: &[Stored],
 ) -> Vec<Result<()>> {
-    let mut groups: Vec<(Option<crate::ids::TicketId>, Vec<usize>)> = Vec::new();
+    // Only stored messages have automation; duplicates and the like answer Ok as they are.
+    let mut groups: Vec<(crate::ids::TicketId, Vec<usize>)> = Vec::new();
     for (i, one) in stored.iter().enumerate() {
-        let ticket = match one.outcome {
-            IngestOutcome::Stored { ticket, .. } => Some(ticket),
-            _ => None,
-        };
-        match groups
-            .iter_mut()
-            .find(|(t, _)| ticket.is_some() && *t == ticket)
-        {
-            Some((_, members)) => members.push(i),
-            None => groups.push((ticket, vec![i])),
+        if let IngestOutcome::Stored { ticket, .. } = one.outcome {
+            match groups.iter_mut().find(|(t, _)| *t == ticket) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((ticket, vec![i])),
+            }
         }
     }
     let runs = groups.iter().map(|(_, members)| async move {
@@ -329,15 +325,15 @@ async fn automate(
         }
         results
     });
-    let mut results: Vec<Option<Result<()>>> = stored.iter().map(|_| None).collect();
+    let mut results: Vec<Result<()>> = stored.iter().map(|_| Ok(())).collect();
     for (i, result) in futures_util::future::join_all(runs)
         .await
         .into_iter()
         .flatten()
     {
-        results[i] = Some(result);
+        results[i] = result;
     }
-    results.into_iter().map(|r| r.unwrap_or(Ok(()))).collect()
+    results
 }
 
 /// What [`deliver_batch`] did with a batch.
