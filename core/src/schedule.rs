@@ -411,6 +411,33 @@ pub fn validate(
     }
 }
 
+/// The bounds of a schedule's form, in one value for the web app's dialog (which runs them
+/// through WASM instead of writing them again); [`validate`] holds the server to the same ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleLimits {
+    pub body_min_chars: usize,
+    pub body_max_chars: usize,
+    pub max_every: u32,
+    pub max_sends: u32,
+    /// How far in the past a send time may be, in seconds.
+    pub past_grace_seconds: i64,
+    /// The attachment types a schedule accepts.
+    pub media_extensions: Vec<String>,
+}
+
+/// The bounds of every schedule.
+pub fn schedule_limits() -> ScheduleLimits {
+    ScheduleLimits {
+        body_min_chars: BODY_MIN_CHARS,
+        body_max_chars: BODY_MAX_CHARS,
+        max_every: MAX_EVERY,
+        max_sends: MAX_SENDS,
+        past_grace_seconds: PAST_GRACE.num_seconds(),
+        media_extensions: MEDIA_EXTENSIONS.iter().map(|e| (*e).to_owned()).collect(),
+    }
+}
+
 /// Whether an attachment of this name may be sent with a schedule (png, jpg, jpeg).
 pub fn media_allowed(file_name: &str) -> bool {
     MEDIA_EXTENSIONS.contains(&crate::media::extension(file_name).as_str())

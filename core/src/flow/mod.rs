@@ -32,6 +32,7 @@ pub use model::{
 };
 pub use simulate::{Transcript, TranscriptEntry, simulate};
 pub use validate::{
-    CONDITION_OPERATORS, FlowIssue, FlowIssueCode, FlowLimits, MAX_CONNECTIONS,
-    MAX_INTERVAL_SECONDS, MAX_NODES, MAX_TEXT_CHARS, Severity, check, flow_limits, validate,
+    CONDITION_OPERATORS, FlowIssue, FlowIssueCode, FlowLimits, FlowMedia, MAX_CONNECTIONS,
+    MAX_INTERVAL_SECONDS, MAX_NODES, MAX_TEXT_CHARS, Severity, check, flow_limits,
+    media_extensions, validate,
 };

@@ -36,6 +36,37 @@ pub struct FlowLimits {
     pub max_video_bytes: u64,
     /// The condition operators, as the editor writes them.
     pub condition_operators: Vec<String>,
+    /// The file extensions each kind of media node takes (spec 3 §5), for the editor's file
+    /// pickers; the server checks uploads with the same lists ([`media_extensions`]).
+    pub image_extensions: Vec<String>,
+    pub audio_extensions: Vec<String>,
+    /// An audio element of a content node takes opus too.
+    pub content_audio_extensions: Vec<String>,
+    pub video_extensions: Vec<String>,
+}
+
+/// The kinds of media a flow node sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowMedia {
+    /// `img`: png, jpg, jpeg.
+    Image,
+    /// `audio`: ogg, mp3.
+    Audio,
+    /// An audio element of a `content` node: ogg, mp3, opus.
+    ContentAudio,
+    /// `video`: mp4.
+    Video,
+}
+
+/// The file extensions a kind of flow media takes (spec 3 §5: "Audio: ogg or mp3 (content also
+/// allows opus)").
+pub fn media_extensions(kind: FlowMedia) -> &'static [&'static str] {
+    match kind {
+        FlowMedia::Image => &["png", "jpg", "jpeg"],
+        FlowMedia::Audio => &["ogg", "mp3"],
+        FlowMedia::ContentAudio => &["ogg", "mp3", "opus"],
+        FlowMedia::Video => &["mp4"],
+    }
 }
 
 /// The operators a condition node offers, in the editor's order and spelling.
@@ -69,7 +100,15 @@ pub fn flow_limits() -> FlowLimits {
             .iter()
             .map(|o| (*o).to_owned())
             .collect(),
+        image_extensions: owned(media_extensions(FlowMedia::Image)),
+        audio_extensions: owned(media_extensions(FlowMedia::Audio)),
+        content_audio_extensions: owned(media_extensions(FlowMedia::ContentAudio)),
+        video_extensions: owned(media_extensions(FlowMedia::Video)),
     }
+}
+
+fn owned(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
 }
 
 /// How serious an issue is.

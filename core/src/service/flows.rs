@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
 use crate::events::{Event, SaveAction};
-use crate::flow::{Flow, FlowIssue, MAX_CONNECTIONS, MAX_NODES};
+use crate::flow::{Flow, FlowIssue, FlowMedia, MAX_CONNECTIONS, MAX_NODES, media_extensions};
 use crate::flow_ports::{
     FlowDeleteOutcome, FlowId, FlowRecord, FlowRunRecord, FlowSummary, FlowVersion, PublishOutcome,
 };
@@ -521,11 +521,17 @@ fn medium_of(file_name: &str, content_type: Option<&str>) -> Option<(MediaKind, 
     let image = (MediaKind::Image, IMAGE_MAX_BYTES);
     let audio = (MediaKind::Audio, AUDIO_MAX_BYTES);
     let video = (MediaKind::Video, VIDEO_MAX_BYTES);
-    match ext.as_str() {
-        "png" | "jpg" | "jpeg" => return Some(image),
-        "ogg" | "oga" | "opus" | "mp3" => return Some(audio),
-        "mp4" => return Some(video),
-        _ => {}
+    // The editor's lists (one table, `flow::media_extensions`); any node's audio upload takes the
+    // content element's wider list, as a voice note recorded in the browser is opus.
+    let has = |kind: FlowMedia| media_extensions(kind).contains(&ext.as_str());
+    if has(FlowMedia::Image) {
+        return Some(image);
+    }
+    if has(FlowMedia::ContentAudio) {
+        return Some(audio);
+    }
+    if has(FlowMedia::Video) {
+        return Some(video);
     }
     match mime.as_str() {
         "image/png" | "image/jpeg" | "image/jpg" => Some(image),
@@ -715,6 +721,20 @@ mod tests {
         assert_eq!(
             code(check_media(MediaKind::Content, "a.mp4", None, 10)),
             None
+        );
+        // The editor's lists: opus is a content element's audio, and any audio upload takes it.
+        assert_eq!(
+            code(check_media(MediaKind::Audio, "voz.opus", None, 10)),
+            None
+        );
+        assert_eq!(
+            code(check_media(
+                MediaKind::Image,
+                "a.gif",
+                Some("image/gif"),
+                10
+            )),
+            Some(ERR_FLOW_MEDIA_TYPE)
         );
         assert_eq!(
             code(check_media(

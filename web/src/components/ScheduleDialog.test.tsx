@@ -6,7 +6,8 @@ import { renderApp } from '../test/render';
 import { mockServer, reply, type MockHandler } from '../test/server';
 import { ADMIN_PERMISSIONS } from '../test/fixtures';
 import { inboxAuth, messageFixture, QUEUES, ticketFixture } from '../test/inbox-fixtures';
-import { defaultSendAt, localInputValue, mediaAllowed, scheduleFormSchema, scheduleFormDefaults } from '../lib/schedules/form';
+import { defaultSendAt, localInputValue, mediaAllowed, scheduleFormSchema as schemaOf, scheduleFormDefaults } from '../lib/schedules/form';
+import { currentRules } from '../lib/wasm/rules';
 
 vi.mock('socket.io-client', async () => ({ io: (await import('../test/socket')).ioMock }));
 
@@ -37,6 +38,9 @@ beforeEach(async () => {
 });
 afterEach(() => vi.restoreAllMocks());
 
+const limits = currentRules()!.scheduleLimits();
+const scheduleFormSchema = schemaOf(limits);
+
 describe('schedule form rules', () => {
   it('defaults to one hour from now, every 1 day, once, on any day', () => {
     const now = new Date(2026, 10, 24, 22, 30);
@@ -52,7 +56,7 @@ describe('schedule form rules', () => {
     const past = scheduleFormSchema.safeParse({ ...base, body: 'Olá Maria', sendAt: localInputValue(new Date(Date.now() - 3_600_000)) });
     expect(past.error?.issues.map((i) => i.message)).toEqual(['schedules.inThePast']);
     expect(scheduleFormSchema.safeParse({ ...base, body: 'Olá Maria' }).success).toBe(true);
-    expect([mediaAllowed('a.png'), mediaAllowed('b.JPEG'), mediaAllowed('c.gif'), mediaAllowed('png')]).toEqual([true, true, false, false]);
+    expect([mediaAllowed(limits, 'a.png'), mediaAllowed(limits, 'b.JPEG'), mediaAllowed(limits, 'c.gif'), mediaAllowed(limits, 'png')]).toEqual([true, true, false, false]);
   });
 });
 

@@ -9,17 +9,10 @@ import { toast, toastError } from '../lib/toast';
 import { useDebouncedValue } from '../lib/hooks/useDebouncedValue';
 import { useContactSearch, useUserOptions, type ContactOption } from '../lib/lookups/options';
 import { useCompanyQueues } from '../lib/lookups/queues';
-import {
-  MEDIA_ACCEPT,
-  mediaAllowed,
-  SCHEDULE_FORM_FIELDS,
-  scheduleBody,
-  scheduleFormDefaults,
-  scheduleFormSchema,
-  useSaveSchedule,
-  type ScheduleFormValues,
-} from '../lib/schedules/form';
+import { mediaAccept, mediaAllowed, scheduleBody, scheduleFormDefaults, scheduleFormFields, scheduleFormSchema, useSaveSchedule, type ScheduleFormValues } from '../lib/schedules/form';
 import type { Schedule } from '../lib/schedules/schedule';
+import { useRules } from '../lib/wasm/useRules';
+import type { ScheduleLimits } from '../lib/wasm/rules';
 
 interface ScheduleDialogProps {
   /** The contact the message goes to; null to pick one in the dialog. */
@@ -36,8 +29,16 @@ interface ScheduleDialogProps {
  * from now), recurrence (unit, every N, times, non-working-day rule), open-ticket switch with
  * user, queue and status, sign switch and a png/jpg attachment.
  */
-export function ScheduleDialog({ contactId, whatsappId = null, schedule = null, onClose }: ScheduleDialogProps) {
+export function ScheduleDialog(props: ScheduleDialogProps) {
+  const rules = useRules();
+  // It opens once the core's rules (the schedule's bounds) are in.
+  if (!rules) return null;
+  return <ScheduleForm {...props} limits={rules.scheduleLimits()} />;
+}
+
+function ScheduleForm({ contactId, whatsappId = null, schedule = null, onClose, limits }: ScheduleDialogProps & { limits: ScheduleLimits }) {
   const { t } = useTranslation();
+  const [schema] = useState(() => scheduleFormSchema(limits));
   const save = useSaveSchedule();
   const users = useUserOptions();
   const queues = useCompanyQueues(true);
@@ -49,7 +50,7 @@ export function ScheduleDialog({ contactId, whatsappId = null, schedule = null, 
   const [contactMissing, setContactMissing] = useState(false);
   const target = schedule?.contactId ?? contactId ?? contact?.id ?? null;
   const form = useForm<ScheduleFormValues>({
-    resolver: zodResolver(scheduleFormSchema) as never,
+    resolver: zodResolver(schema) as never,
     defaultValues: scheduleFormDefaults(schedule),
   });
   const openTicket = useWatch({ control: form.control, name: 'openTicket' });
@@ -67,7 +68,7 @@ export function ScheduleDialog({ contactId, whatsappId = null, schedule = null, 
           onClose();
         },
         onError: (error) => {
-          applyServerFieldErrors(error, form.setError, SCHEDULE_FORM_FIELDS);
+          applyServerFieldErrors(error, form.setError, scheduleFormFields(schema));
           toastError(error);
         },
       },
@@ -174,11 +175,11 @@ export function ScheduleDialog({ contactId, whatsappId = null, schedule = null, 
                 <input
                   hidden
                   type="file"
-                  accept={MEDIA_ACCEPT}
+                  accept={mediaAccept(limits)}
                   data-testid="schedule-file"
                   onChange={(event) => {
                     const picked = event.target.files?.[0] ?? null;
-                    const ok = picked === null || mediaAllowed(picked.name);
+                    const ok = picked === null || mediaAllowed(limits, picked.name);
                     setFileError(!ok);
                     setFile(ok ? picked : null);
                   }}

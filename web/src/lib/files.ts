@@ -38,11 +38,15 @@ export function hasExtension(fileName: string, extensions: readonly string[]): b
 export function mimeTypeOf(file: Pick<File, 'name' | 'type'>): string | undefined {
   if (file.type) return file.type;
   const extension = extensionOf(file.name);
-  return extension in MIME_TYPES ? MIME_TYPES[extension as KnownExtension] : undefined;
+  return isKnown(extension) ? MIME_TYPES[extension] : undefined;
 }
 
-/** For `<input type="file" accept>`: each extension with its dot, then their MIME types. */
-export function acceptOf(extensions: readonly KnownExtension[]): string {
-  const types = [...new Set(extensions.map((extension) => MIME_TYPES[extension]))];
+function isKnown(extension: string): extension is KnownExtension {
+  return extension in MIME_TYPES;
+}
+
+/** For `<input type="file" accept>`: each extension with its dot, then the MIME types of those the table knows. */
+export function acceptOf(extensions: readonly string[]): string {
+  const types = [...new Set(extensions.filter(isKnown).map((extension) => MIME_TYPES[extension]))];
   return [...extensions.map((extension) => `.${extension}`), ...types].join(',');
 }

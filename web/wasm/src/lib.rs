@@ -4,7 +4,7 @@
 //! CLI use), so the web app needs no second model and runs exactly the code the server runs: the
 //! flow interpreter (`chatflow_core::flow`), the form validators and password strength
 //! (`chatflow_core::validation`), list membership of a ticket and the inbox's controls
-//! (`chatflow_core::inbox::membership`) and the flow limits. Errors come back as
+//! (`chatflow_core::inbox::membership`), the flow limits and the schedule limits. Errors come back as
 //! `{"error": "..."}` instead of exceptions. No business rule lives here: each function reads
 //! its input, calls one core function and writes its answer.
 
@@ -148,6 +148,12 @@ pub fn inbox_controls(user_json: &str) -> String {
 #[wasm_bindgen(js_name = flowLimits)]
 pub fn flow_limits() -> String {
     to_json(&flow::flow_limits())
+}
+
+/// The bounds of every schedule (`ScheduleLimits`).
+#[wasm_bindgen(js_name = scheduleLimits)]
+pub fn schedule_limits() -> String {
+    to_json(&chatflow_core::schedule::schedule_limits())
 }
 
 #[cfg(test)]

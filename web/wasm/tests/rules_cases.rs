@@ -381,6 +381,7 @@ fn writes_the_rules_cases_for_the_web_test() {
         "memberships": memberships,
         "controls": controls,
         "flowLimits": chatflow_core::flow::flow_limits(),
+        "scheduleLimits": chatflow_core::schedule::schedule_limits(),
     });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")

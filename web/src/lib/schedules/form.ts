@@ -6,14 +6,19 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { api } from '../api';
-import { acceptOf, hasExtension, type KnownExtension } from '../files';
+import { acceptOf, hasExtension } from '../files';
+import type { ScheduleLimits } from '../wasm/rules';
 import { scheduleSchema, schedulesKeys, type Schedule } from './schedule';
 
-/** Accepted attachments (spec 1 §5). */
-export const MEDIA_EXTENSIONS: readonly KnownExtension[] = ['png', 'jpg', 'jpeg'];
-export const MEDIA_ACCEPT = acceptOf(MEDIA_EXTENSIONS);
-export function mediaAllowed(fileName: string): boolean {
-  return hasExtension(fileName, MEDIA_EXTENSIONS);
+// The bounds (body length, repeats, the send time's grace, attachment types) are the core's:
+// `ScheduleLimits` from `lib/wasm/rules` (`chatflow_core::schedule::schedule_limits`), passed in.
+
+/** The attachment picker's `accept` (spec 1 §5: png, jpg). */
+export function mediaAccept(limits: ScheduleLimits): string {
+  return acceptOf(limits.mediaExtensions);
+}
+export function mediaAllowed(limits: ScheduleLimits, fileName: string): boolean {
+  return hasExtension(fileName, limits.mediaExtensions);
 }
 
 /** `yyyy-MM-ddTHH:mm` in local time, as a datetime-local input shows it. */
@@ -29,25 +34,32 @@ export function defaultSendAt(now = new Date()): string {
 
 const count = (max: number) => z.coerce.number().int().min(1, 'OUT_OF_RANGE').max(max, 'OUT_OF_RANGE');
 
-export const scheduleFormSchema = z.object({
-  body: z.string().trim().min(1, 'REQUIRED').min(5, 'schedules.tooShort').max(4096, 'TOO_LONG'),
-  sendAt: z
-    .string()
-    .min(1, 'REQUIRED')
-    .refine((value) => !Number.isNaN(new Date(value).getTime()), 'INVALID_FORMAT')
-    .refine((value) => new Date(value).getTime() >= Date.now() - 60_000, 'schedules.inThePast'),
-  intervalo: z.coerce.number().int().min(1).max(4),
-  valorIntervalo: count(1000),
-  enviarQuantasVezes: count(1000),
-  tipoDias: z.coerce.number().int().min(4).max(6),
-  openTicket: z.boolean(),
-  ticketUserId: z.union([z.number(), z.literal('')]),
-  queueId: z.union([z.number(), z.literal('')]),
-  statusTicket: z.enum(['open', 'closed']),
-  assinar: z.boolean(),
-});
-export type ScheduleFormValues = z.infer<typeof scheduleFormSchema>;
-export const SCHEDULE_FORM_FIELDS = Object.keys(scheduleFormSchema.shape) as (keyof ScheduleFormValues)[];
+/** The dialog's form, held to the core's bounds. */
+export function scheduleFormSchema(limits: ScheduleLimits) {
+  return z.object({
+    body: z.string().trim().min(1, 'REQUIRED').min(limits.bodyMinChars, 'schedules.tooShort').max(limits.bodyMaxChars, 'TOO_LONG'),
+    sendAt: z
+      .string()
+      .min(1, 'REQUIRED')
+      .refine((value) => !Number.isNaN(new Date(value).getTime()), 'INVALID_FORMAT')
+      .refine((value) => new Date(value).getTime() >= Date.now() - limits.pastGraceSeconds * 1000, 'schedules.inThePast'),
+    intervalo: z.coerce.number().int().min(1).max(4),
+    valorIntervalo: count(limits.maxEvery),
+    enviarQuantasVezes: count(limits.maxSends),
+    tipoDias: z.coerce.number().int().min(4).max(6),
+    openTicket: z.boolean(),
+    ticketUserId: z.union([z.number(), z.literal('')]),
+    queueId: z.union([z.number(), z.literal('')]),
+    statusTicket: z.enum(['open', 'closed']),
+    assinar: z.boolean(),
+  });
+}
+export type ScheduleFormSchema = ReturnType<typeof scheduleFormSchema>;
+export type ScheduleFormValues = z.infer<ScheduleFormSchema>;
+/** The form's fields, for the server's field errors. */
+export function scheduleFormFields(schema: ScheduleFormSchema): (keyof ScheduleFormValues)[] {
+  return Object.keys(schema.shape) as (keyof ScheduleFormValues)[];
+}
 
 export function scheduleFormDefaults(schedule: Schedule | null, now = new Date()): ScheduleFormValues {
   if (!schedule) {

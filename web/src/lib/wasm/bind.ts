@@ -2,7 +2,7 @@
  * The typed calls of `./rules` over the bound WASM module: JSON in, JSON out, nothing decided
  * here. Loaded with the module (after the first render), not with the first page.
  */
-import type { FieldError, FlowLimits, InboxControls, Rules, SessionUser, Strength } from './rules';
+import type { FieldError, FlowLimits, InboxControls, Rules, ScheduleLimits, SessionUser, Strength } from './rules';
 
 type Glue = typeof import('../../wasm-pkg/chatflow_wasm.js');
 
@@ -21,6 +21,7 @@ function userJson(user: SessionUser): string {
 
 export function bind(glue: Glue): Rules {
   let limits: FlowLimits | null = null;
+  let scheduleLimits: ScheduleLimits | null = null;
   return {
     checkForm: (values) => read<{ fields: FieldError[] }>(glue.checkForm(JSON.stringify(values))).fields,
     passwordStrength: (password) => read<Strength>(glue.passwordStrength(password)),
@@ -48,6 +49,7 @@ export function bind(glue: Glue): Rules {
     },
     inboxControls: (user) => read<InboxControls>(glue.inboxControls(userJson(user))),
     flowLimits: () => (limits ??= read<FlowLimits>(glue.flowLimits())),
+    scheduleLimits: () => (scheduleLimits ??= read<ScheduleLimits>(glue.scheduleLimits())),
   };
 }
 

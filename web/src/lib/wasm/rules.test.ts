@@ -19,6 +19,7 @@ interface Cases {
   memberships: { user: unknown; params: ListFacts; ticket: TicketFacts; belongs: boolean }[];
   controls: { user: unknown; controls: InboxControls }[];
   flowLimits: unknown;
+  scheduleLimits: unknown;
 }
 
 const file = resolve(process.cwd(), 'src/wasm-pkg/rules-cases.json');
@@ -57,6 +58,10 @@ describe('the rules the web app asks give the server core’s answers', () => {
 
   it('flow limits', () => {
     expect(rules.flowLimits()).toEqual(cases.flowLimits);
+  });
+
+  it('schedule limits', () => {
+    expect(rules.scheduleLimits()).toEqual(cases.scheduleLimits);
   });
 
   it('loadRules answers at once once loaded', async () => {

@@ -1,9 +1,9 @@
 /**
  * The core's rules the web app asks, compiled to WebAssembly (crate `web/wasm`, built by
  * `cargo xtask wasm` into `src/wasm-pkg`): form validation, password strength, whether a ticket
- * belongs in an inbox list, the inbox's controls and the flow limits. The browser runs exactly the
+ * belongs in an inbox list, the inbox's controls, the flow limits and the schedule limits. The browser runs exactly the
  * functions the server runs (`chatflow_core::validation`, `chatflow_core::inbox::membership`,
- * `chatflow_core::flow::flow_limits`); nothing here decides anything, it only converts values.
+ * `chatflow_core::flow::flow_limits`, `chatflow_core::schedule::schedule_limits`); nothing here decides anything, it only converts values.
  *
  * Loaded lazily: the module (glue, `.wasm` and the converting code of `./bind`) is fetched after the
  * first render and is never part of the inbox's first-load JavaScript. Code that needs an answer before it is ready waits for it
@@ -62,6 +62,20 @@ export interface FlowLimits {
   maxAudioBytes: number;
   maxVideoBytes: number;
   conditionOperators: string[];
+  imageExtensions: string[];
+  audioExtensions: string[];
+  contentAudioExtensions: string[];
+  videoExtensions: string[];
+}
+
+/** The bounds of every schedule (`chatflow_core::schedule::ScheduleLimits`). */
+export interface ScheduleLimits {
+  bodyMinChars: number;
+  bodyMaxChars: number;
+  maxEvery: number;
+  maxSends: number;
+  pastGraceSeconds: number;
+  mediaExtensions: string[];
 }
 
 /** The signed-in user as the session holds them (the flags and queues are what the rules read). */
@@ -113,12 +127,13 @@ export interface Rules {
   belongsToList(user: SessionUser, list: ListFacts, ticket: TicketFacts): boolean;
   inboxControls(user: SessionUser): InboxControls;
   flowLimits(): FlowLimits;
+  scheduleLimits(): ScheduleLimits;
 }
 
 let rules: Rules | null = null;
 let loading: Promise<Rules> | null = null;
 const listeners = new Set<() => void>();
-const waiting: ((rules: Rules) => void)[] = [];
+const waiting: { apply: (rules: Rules) => void; unavailable: () => void }[] = [];
 
 function ready(bound: Rules): Rules {
   rules = bound;
@@ -161,20 +176,24 @@ export function onRulesReady(listener: () => void): () => void {
 
 /**
  * Runs `apply` with the rules: at once when they are loaded, else when they are, in the order the
- * calls came (realtime events wait for the module instead of being judged without it).
+ * calls came (realtime events wait for the module instead of being judged without it). When the
+ * module fails to load, each waiting call's `unavailable` runs instead, in order (the inbox refetches
+ * what the event would have changed, so nothing is lost), and the next call tries loading again.
  */
-export function withRules(apply: (rules: Rules) => void): void {
+export function withRules(apply: (rules: Rules) => void, unavailable: () => void): void {
   if (rules && waiting.length === 0) {
     apply(rules);
     return;
   }
-  waiting.push(apply);
+  waiting.push({ apply, unavailable });
   if (waiting.length > 1) return;
-  const flush = (loaded: Rules) => {
-    for (const queued of waiting.splice(0)) queued(loaded);
-  };
-  loadRules().then(flush, (error: unknown) => {
-    waiting.length = 0;
-    console.error('the rules module did not load', error);
-  });
+  loadRules().then(
+    (loaded) => {
+      for (const queued of waiting.splice(0)) queued.apply(loaded);
+    },
+    (error: unknown) => {
+      console.error('the rules module did not load', error);
+      for (const queued of waiting.splice(0)) queued.unavailable();
+    },
+  );
 }

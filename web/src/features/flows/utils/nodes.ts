@@ -3,11 +3,11 @@
  * translation keys under `flows.validation`; the Portuguese texts are the spec's.
  */
 import { z } from 'zod';
-import { acceptOf, hasExtension, type KnownExtension } from '../../../lib/files';
+import { acceptOf, hasExtension } from '../../../lib/files';
 import type { FlowLimits } from '../../../lib/wasm/rules';
 import type { NodeData, NodeType } from '../types';
 
-// The flow limits (longest interval, largest media file, condition operators) are the core's:
+// The flow limits (longest interval, largest media file, media types, condition operators) are the core's:
 // `FlowLimits` from `lib/wasm/rules` (`chatflow_core::flow::flow_limits`), passed in below.
 
 /** JPEG quality used when compressing images before upload. */
@@ -143,21 +143,21 @@ export function contentProblem(elements: readonly ContentElement[], limits: Flow
 
 export type MediaType = 'img' | 'audio' | 'video';
 
-/** The extensions a media node (or, with `inContent`, a content element) accepts. */
-export function mediaExtensions(type: MediaType, inContent = false): readonly KnownExtension[] {
-  if (type === 'img') return ['png', 'jpg', 'jpeg'];
-  if (type === 'audio') return inContent ? ['ogg', 'mp3', 'opus'] : ['ogg', 'mp3'];
-  return ['mp4'];
+/** The extensions a media node (or, with `inContent`, a content element) accepts: the core's lists. */
+export function mediaExtensions(limits: FlowLimits, type: MediaType, inContent = false): readonly string[] {
+  if (type === 'img') return limits.imageExtensions;
+  if (type === 'audio') return inContent ? limits.contentAudioExtensions : limits.audioExtensions;
+  return limits.videoExtensions;
 }
 
 /** The file picker's `accept` for a kind of flow media. */
-export function mediaAccept(type: MediaType, inContent = false): string {
-  return acceptOf(mediaExtensions(type, inContent));
+export function mediaAccept(limits: FlowLimits, type: MediaType, inContent = false): string {
+  return acceptOf(mediaExtensions(limits, type, inContent));
 }
 
 /** Checks a file for a media node or content element; the `flows.validation` key or null. */
 export function mediaProblem(type: MediaType, file: Pick<File, 'name' | 'size'>, limits: FlowLimits, inContent = false): string | null {
-  if (!hasExtension(file.name, mediaExtensions(type, inContent))) return `flows.validation.${type}Type`;
+  if (!hasExtension(file.name, mediaExtensions(limits, type, inContent))) return `flows.validation.${type}Type`;
   const limit = type === 'img' ? limits.maxImageBytes : type === 'audio' ? limits.maxAudioBytes : limits.maxVideoBytes;
   if (file.size > limit) return `flows.validation.${type}TooLarge`;
   return null;

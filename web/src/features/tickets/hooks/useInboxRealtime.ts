@@ -47,10 +47,20 @@ function applyTicket(queryClient: QueryClient, rules: Rules, ticket: Ticket) {
 
 /**
  * Applies one event (live or replayed by `sync`); `name` is `ticket` or `appMessage`. Events wait,
- * in order, for the core's rules module when it is not in yet (it decides list membership).
+ * in order, for the core's rules module when it is not in yet (it decides list membership); when
+ * the module cannot be loaded, the lists and messages are fetched again instead, so the event's
+ * change still shows.
  */
 export function applyInboxEvent(queryClient: QueryClient, name: string, payload: Payload): void {
-  withRules((rules) => applyInboxEventWith(queryClient, rules, name, payload));
+  withRules(
+    (rules) => applyInboxEventWith(queryClient, rules, name, payload),
+    () => void refetchInbox(queryClient),
+  );
+}
+
+/** Fetches every loaded list and conversation again. */
+function refetchInbox(queryClient: QueryClient): Promise<unknown> {
+  return Promise.all([queryClient.invalidateQueries({ queryKey: ticketsKeys.all }), queryClient.invalidateQueries({ queryKey: messagesKeys.all })]);
 }
 
 function applyInboxEventWith(queryClient: QueryClient, rules: Rules, name: string, payload: Payload): void {
@@ -131,8 +141,7 @@ export function useInboxRealtime(): void {
       socket.emit('sync', { lastSeq: lastSeq.current }, (answer: unknown) => {
         const parsed = syncAnswerSchema.safeParse(answer);
         if (!parsed.success || 'refresh' in parsed.data) {
-          void queryClient.invalidateQueries({ queryKey: ticketsKeys.all });
-          void queryClient.invalidateQueries({ queryKey: messagesKeys.all });
+          void refetchInbox(queryClient);
           return;
         }
         for (const { event, payload } of parsed.data.events) {

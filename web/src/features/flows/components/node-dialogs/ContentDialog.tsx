@@ -116,7 +116,7 @@ export function ContentDialog({ data, onSubmit, onClose, limits }: LimitedProps)
                       <input
                         type="file"
                         hidden
-                        accept={mediaAccept(element.type as MediaType, true)}
+                        accept={mediaAccept(limits, element.type as MediaType, true)}
                         onChange={(event) => void onFile(index, element.type as MediaType, event)}
                         data-testid={`node-content-file-${index}`}
                       />

@@ -44,7 +44,7 @@ export function MediaDialog({ data, onSubmit, onClose, media, limits }: LimitedP
       <DialogShell type={media} editing={!!data} onClose={onClose} busy={busy} onConfirm={confirm}>
         <Button variant="outlined" component="label" disabled={busy} data-testid="node-media-choose">
           {busy ? t('flows.dialog.uploading') : t('flows.dialog.file')}
-          <input type="file" hidden accept={mediaAccept(media)} onChange={(event) => void onFile(event)} data-testid="node-media-file" />
+          <input type="file" hidden accept={mediaAccept(limits, media)} onChange={(event) => void onFile(event)} data-testid="node-media-file" />
         </Button>
         <Typography variant="body2" data-testid="node-media-name">
           {url || t('flows.node.noFile')}
