@@ -31,6 +31,8 @@
 //! - [`settings`]: the catalogue of platform and company settings with their defaults.
 //! - [`ports`]: the traits adapters implement.
 //! - [`service`]: use cases that combine rules and ports, shared by the server and the CLI.
+//! - `typescript` (feature `ts`): the TypeScript declarations of the types the web app shares,
+//!   written by `cargo xtask types`.
 
 pub mod automation;
 pub mod error;
@@ -55,6 +57,8 @@ pub mod service;
 pub mod settings;
 pub mod tenancy;
 pub mod ticket;
+#[cfg(feature = "ts")]
+pub mod typescript;
 pub mod validation;
 
 pub use error::{Error, ErrorCode, FieldError, Result};

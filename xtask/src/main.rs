@@ -1,4 +1,4 @@
-//! Project commands: `cargo xtask run`, `cargo xtask test`, `cargo xtask bench`.
+//! Project commands: `cargo xtask run`, `cargo xtask test`, `cargo xtask bench`, `cargo xtask types`.
 //!
 //! `run` builds what is missing (the web app) and starts the server on SQLite.
 //! `test` runs every check the project promises, in the order a failure is cheapest to find.
@@ -11,7 +11,9 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use xtask::util::{self, cmd, project_root, run_step};
-use xtask::{budget, build_app, dist, engines, first_run, prepare, wasm, web_dir, web_is_stale};
+use xtask::{
+    budget, build_app, dist, engines, first_run, prepare, types, wasm, web_dir, web_is_stale,
+};
 
 #[derive(Parser)]
 #[command(name = "xtask", about = "Chatflow project commands")]
@@ -65,6 +67,10 @@ enum Command {
     Budget,
     /// Build the core for the browser (web/wasm → web/src/wasm-pkg) with wasm-bindgen.
     Wasm,
+    /// Write the TypeScript declarations of the types the web app shares with the core
+    /// (web/src/lib/core-types/generated.ts) from their Rust definitions; `test` fails while
+    /// the committed file differs.
+    Types,
     /// Run the API fuzz check of `test` alone: schemathesis against a fresh debug server.
     Fuzz,
     /// Run the first-run check of `test` alone: `cargo xtask run` in a clean clone of HEAD.
@@ -97,6 +103,7 @@ fn main() -> Result<()> {
         Command::Bench { args } => bench(&args),
         Command::Budget => budget::check(&web_dir()),
         Command::Wasm => wasm::build(&project_root(), &mut util::Steps::new(0)),
+        Command::Types => types::write(&project_root(), &mut util::Steps::new(0)),
         Command::Fuzz => fuzz(),
         Command::FirstRun => first_run::check(&project_root()),
         Command::Dist { web_dist, check } => dist::run(&project_root(), web_dist.as_deref(), check),
@@ -168,6 +175,9 @@ fn run(release: bool, rebuild_web: bool) -> Result<()> {
     Ok(())
 }
 
+/// The core's feature that derives the TypeScript declarations and tests they are current.
+const CORE_TS: &str = "chatflow-core/ts";
+
 fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result<()> {
     let root = project_root();
     // First, before anything slow: a required PostgreSQL that does not answer fails at once.
@@ -180,6 +190,8 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
         "fmt",
         cmd("cargo", &["fmt", "--all", "--", "--check"]).current_dir(&root),
     )?;
+    // The core's `ts` feature in clippy and the tests (one feature set, one build): its test
+    // fails while the web app's generated TypeScript declarations are stale.
     run_step(
         "clippy",
         cmd(
@@ -188,6 +200,8 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
                 "clippy",
                 "--workspace",
                 "--all-targets",
+                "--features",
+                CORE_TS,
                 "--",
                 "-D",
                 "warnings",
@@ -195,7 +209,7 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
         )
         .current_dir(&root),
     )?;
-    let mut tests = cmd("cargo", &["test", "--workspace"]);
+    let mut tests = cmd("cargo", &["test", "--workspace", "--features", CORE_TS]);
     tests.current_dir(&root);
     engines.configure(&mut tests)?;
     let engine_count = engines.report(run_step("rust tests", &mut tests))?;

@@ -18,9 +18,11 @@ pub type Extra = BTreeMap<String, Value>;
 
 /// A flow: its nodes and the connections (edges) between them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "FlowGraph"))]
 pub struct Flow {
     /// The nodes, in the order the editor saved them.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ts", ts(type = "Array<FlowNode>"))]
     pub nodes: Vec<Node>,
     /// The connections; for a node with one path the first one leaving it is followed.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -56,6 +58,7 @@ impl Flow {
 
 /// A node's place on the canvas.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Position {
     /// Horizontal coordinate.
     #[serde(default, deserialize_with = "lenient_f64")]
@@ -85,6 +88,18 @@ impl Node {
     pub fn kind(&self) -> &str {
         self.data.kind()
     }
+}
+
+/// Reads a node's `data` (never null: [`NodeData::parse`] makes null an empty object) into its
+/// variant.
+pub type DataReader = fn(Value) -> Result<NodeData, serde_json::Error>;
+
+/// `data` read as `T`, made a [`NodeData`] by `variant`.
+fn typed<T: serde::de::DeserializeOwned>(
+    data: Value,
+    variant: fn(T) -> NodeData,
+) -> Result<NodeData, serde_json::Error> {
+    serde_json::from_value(data).map(variant)
 }
 
 /// A node's typed data, one variant per node `type`.
@@ -152,6 +167,30 @@ impl NodeData {
         }
     }
 
+    /// Every node `type` the editor writes, each with the reader of its data: the one list
+    /// [`NodeData::parse`] reads by, and the one the web app's node union is written from
+    /// ([`NodeData::typescript_union`]), so a kind the core reads is a kind the web app knows.
+    /// `Unknown` has none (it is whatever is not listed); `image` is read as `img`.
+    pub const KINDS: [(&'static str, DataReader); 15] = [
+        ("start", |data| typed(data, NodeData::Start)),
+        ("message", |data| typed(data, NodeData::Message)),
+        ("interval", |data| typed(data, NodeData::Interval)),
+        ("img", |data| typed(data, NodeData::Img)),
+        ("audio", |data| typed(data, NodeData::Audio)),
+        ("video", |data| typed(data, NodeData::Video)),
+        ("menu", |data| typed(data, NodeData::Menu)),
+        ("randomizer", |data| typed(data, NodeData::Randomizer)),
+        ("question", |data| typed(data, NodeData::Question)),
+        ("content", |data| typed(data, NodeData::Content)),
+        ("ticket", |data| typed(data, NodeData::Ticket)),
+        ("typebot", |data| typed(data, NodeData::Typebot)),
+        ("openai", |data| {
+            typed(data, |d| NodeData::OpenAi(Box::new(d)))
+        }),
+        ("condition", |data| typed(data, NodeData::Condition)),
+        ("singleBlock", |data| Ok(NodeData::SingleBlock(data))),
+    ];
+
     /// Parses `data` for a node of type `kind`.
     ///
     /// # Errors
@@ -163,27 +202,54 @@ impl NodeData {
         } else {
             data
         };
-        Ok(match kind {
-            "start" => NodeData::Start(serde_json::from_value(data)?),
-            "message" => NodeData::Message(serde_json::from_value(data)?),
-            "interval" => NodeData::Interval(serde_json::from_value(data)?),
-            "img" | "image" => NodeData::Img(serde_json::from_value(data)?),
-            "audio" => NodeData::Audio(serde_json::from_value(data)?),
-            "video" => NodeData::Video(serde_json::from_value(data)?),
-            "menu" => NodeData::Menu(serde_json::from_value(data)?),
-            "randomizer" => NodeData::Randomizer(serde_json::from_value(data)?),
-            "question" => NodeData::Question(serde_json::from_value(data)?),
-            "content" => NodeData::Content(serde_json::from_value(data)?),
-            "ticket" => NodeData::Ticket(serde_json::from_value(data)?),
-            "typebot" => NodeData::Typebot(serde_json::from_value(data)?),
-            "openai" => NodeData::OpenAi(Box::new(serde_json::from_value(data)?)),
-            "condition" => NodeData::Condition(serde_json::from_value(data)?),
-            "singleBlock" => NodeData::SingleBlock(data),
-            other => NodeData::Unknown {
-                kind: other.to_owned(),
+        let listed = if kind == "image" { "img" } else { kind };
+        match NodeData::KINDS.iter().find(|(name, _)| *name == listed) {
+            Some((_, read)) => read(data),
+            None => Ok(NodeData::Unknown {
+                kind: kind.to_owned(),
                 data,
-            },
+            }),
+        }
+    }
+
+    /// The TypeScript type of this variant's data, by the name `ts-rs` declares it under
+    /// (`None` for `Unknown`). Exhaustive: a new variant does not compile until it names one.
+    #[cfg(feature = "ts")]
+    fn typescript_data(&self, cfg: &ts_rs::Config) -> Option<String> {
+        use ts_rs::TS;
+        Some(match self {
+            NodeData::Start(_) => StartData::name(cfg),
+            NodeData::Message(_) => MessageData::name(cfg),
+            NodeData::Interval(_) => IntervalData::name(cfg),
+            NodeData::Img(_) | NodeData::Audio(_) | NodeData::Video(_) => MediaData::name(cfg),
+            NodeData::Menu(_) => MenuData::name(cfg),
+            NodeData::Randomizer(_) => RandomizerData::name(cfg),
+            NodeData::Question(_) => QuestionData::name(cfg),
+            NodeData::Content(_) => ContentData::name(cfg),
+            NodeData::Ticket(_) => TicketData::name(cfg),
+            NodeData::Typebot(_) => TypebotData::name(cfg),
+            NodeData::OpenAi(_) => OpenAiData::name(cfg),
+            NodeData::Condition(_) => ConditionData::name(cfg),
+            NodeData::SingleBlock(_) => Value::name(cfg),
+            NodeData::Unknown { .. } => return None,
         })
+    }
+
+    /// The wire node's `type` and `data` as a TypeScript discriminated union, one member per
+    /// entry of [`NodeData::KINDS`]: `{ type: "start", data: StartData } | ...`.
+    #[cfg(feature = "ts")]
+    pub fn typescript_union(cfg: &ts_rs::Config) -> String {
+        NodeData::KINDS
+            .iter()
+            .map(|(kind, read)| {
+                let data = read(Value::Object(Map::new()))
+                    .ok()
+                    .and_then(|empty| empty.typescript_data(cfg))
+                    .unwrap_or_else(|| "JsonValue".to_owned());
+                format!("{{ type: \"{kind}\", data: {data} }}")
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
     }
 
     /// The data as JSON, in the shape it was read from.
@@ -210,28 +276,33 @@ impl NodeData {
 
 /// `start` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StartData {
     /// The caption, 'Inicio do fluxo'.
     #[serde(default, deserialize_with = "lenient_string")]
     pub label: String,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// `message` data: the text is in `label`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MessageData {
     /// The text to send; placeholders such as `{nome}` are substituted.
     #[serde(default, deserialize_with = "lenient_string")]
     pub label: String,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// `interval` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct IntervalData {
     /// Seconds to wait, 1 to 120 in a valid flow.
     #[serde(default, deserialize_with = "lenient_i64")]
@@ -241,11 +312,13 @@ pub struct IntervalData {
     pub label: String,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// `img`, `audio` and `video` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MediaData {
     /// The stored file's name or address.
     #[serde(default, deserialize_with = "lenient_string")]
@@ -255,11 +328,13 @@ pub struct MediaData {
     pub record: bool,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// One option of a menu.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MenuOption {
     /// The option's number; it leaves through the source handle `a{number}`.
     #[serde(default, deserialize_with = "lenient_i64")]
@@ -269,11 +344,13 @@ pub struct MenuOption {
     pub value: String,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// `menu` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct MenuData {
     /// The text sent above the options.
@@ -284,22 +361,26 @@ pub struct MenuData {
     pub array_option: Vec<MenuOption>,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// `randomizer` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RandomizerData {
     /// The chance, 0 to 100, of leaving through `a`.
     #[serde(default, deserialize_with = "lenient_i64")]
     pub percent: Option<i64>,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// The question itself, which the editor nests under `typebotIntegration`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionBody {
     /// The question's text.
@@ -310,12 +391,14 @@ pub struct QuestionBody {
     pub answer_key: String,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// `question` data: `{typebotIntegration: {message, answerKey}}` (a flat `{message, answerKey}`
 /// is read too).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionData {
     /// The nested question, as the editor saves it.
@@ -329,6 +412,7 @@ pub struct QuestionData {
     pub answer_key: Option<Value>,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
@@ -368,6 +452,7 @@ pub enum ElementKind {
 
 /// One element of a `content` node.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ContentElement {
     /// `message`, `interval`, `img`, `audio` or `video`.
     #[serde(rename = "type", default, deserialize_with = "lenient_string")]
@@ -386,6 +471,7 @@ pub struct ContentElement {
     pub record: bool,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
@@ -405,6 +491,7 @@ impl ContentElement {
 
 /// `content` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ContentData {
     /// The elements' `number`s in the order they are sent.
     #[serde(default, deserialize_with = "lenient_string_list")]
@@ -414,6 +501,7 @@ pub struct ContentData {
     pub elements: Vec<ContentElement>,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
@@ -442,12 +530,14 @@ impl ContentData {
 
 /// `ticket` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TicketData {
     /// The queue: its id (number or numeric text) or an object with an `id` (and `name`).
     #[serde(default)]
     pub queue: Value,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
@@ -472,6 +562,7 @@ impl TicketData {
 
 /// `typebot` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TypebotData {
     /// The integration (a queue integration of type typebot, or its settings).
@@ -479,11 +570,13 @@ pub struct TypebotData {
     pub typebot_integration: Value,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// The settings of an `openai` node (the editor may nest them under `typebotIntegration`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct OpenAiSettings {
     /// A name for the assistant.
@@ -518,11 +611,13 @@ pub struct OpenAiSettings {
     pub max_messages: Option<i64>,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// `openai` data: the settings flat, or nested under `typebotIntegration`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct OpenAiData {
     /// Nested settings, when the editor saved them so.
@@ -546,6 +641,7 @@ impl OpenAiData {
 
 /// `condition` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ConditionData {
     /// The variable compared (written `nome` or `{nome}`).
     #[serde(default, deserialize_with = "lenient_string")]
@@ -558,11 +654,13 @@ pub struct ConditionData {
     pub value: String,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 
 /// A connection (edge): `{id?, source, target, sourceHandle?, targetHandle?}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Connection {
     /// The editor's id for the edge.
@@ -582,6 +680,7 @@ pub struct Connection {
     pub target_handle: Option<String>,
     /// Other fields, kept.
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Extra,
 }
 

@@ -25,6 +25,7 @@ pub const MAX_INTERVAL_SECONDS: i64 = 120;
 /// WASM instead of writing them again): [`validate`]'s bounds and the largest file of each media
 /// node ([`crate::limits::UploadKind`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FlowLimits {
     pub max_nodes: usize,
@@ -36,12 +37,14 @@ pub struct FlowLimits {
     pub max_video_bytes: u64,
     /// The condition operators, as the editor writes them.
     pub condition_operators: Vec<String>,
-    /// The file extensions each kind of media node takes (spec 3 §5), for the editor's file
-    /// pickers; the server checks uploads with the same lists ([`media_extensions`]).
+    /// The file types an image node takes (spec 3 §5), for the editor's file picker; the
+    /// server's upload check reads the same table ([`media_extensions`]).
     pub image_extensions: Vec<String>,
+    /// The file types an audio node takes.
     pub audio_extensions: Vec<String>,
-    /// An audio element of a content node takes opus too.
+    /// The file types an audio element of a content node takes (opus too).
     pub content_audio_extensions: Vec<String>,
+    /// The file types a video node takes.
     pub video_extensions: Vec<String>,
 }
 

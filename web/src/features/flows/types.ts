@@ -1,8 +1,10 @@
 /**
  * Flow builder wire types (spec 3 §3, /work contract "flows-api"): the flow list's summaries, the
- * editor's graph (`chatflow_core::flow::Flow`), validation issues and phrase campaigns.
+ * editor's graph (`chatflow_core::flow::Flow`), validation issues and phrase campaigns. The graph's
+ * node types are the core's, generated from its Rust definitions (`lib/core-types/generated.ts`).
  */
 import { z } from 'zod';
+import type { FlowGraph as CoreFlowGraph, FlowNode as CoreFlowNode, FlowNodeData } from '../../lib/core-types/generated';
 
 /** A row of the flow list: `GET /flowbuilder`. */
 export const flowSummarySchema = z
@@ -16,6 +18,9 @@ export const flowSummarySchema = z
   })
   .loose();
 export type FlowSummary = z.infer<typeof flowSummarySchema>;
+
+/** A node's type on the wire: one of the core's node kinds (`chatflow_core::flow::NodeData::KINDS`). */
+export type NodeType = FlowNodeData['type'];
 
 /** Every node type the data may hold (spec 3 §3). */
 export const NODE_TYPES = [
@@ -34,22 +39,38 @@ export const NODE_TYPES = [
   'openai',
   'condition',
   'singleBlock',
-] as const;
-export type NodeType = (typeof NODE_TYPES)[number];
+] as const satisfies readonly NodeType[];
+// Fails to compile when the core has a node type this list lacks.
+type Expect<T extends true> = T;
+export type _EveryNodeTypeListed = Expect<[Exclude<NodeType, (typeof NODE_TYPES)[number]>] extends [never] ? true : false>;
 
-/** Node data is free-form on the wire; each dialog reads and writes its own fields. */
-export type NodeData = Record<string, unknown>;
+/** The `data` of a node of type `T`. */
+export type NodeDataOf<T extends NodeType> = Extract<FlowNodeData, { type: T }>['data'];
+/** Any node's `data`. */
+export type NodeData = FlowNodeData['data'];
+export type { FlowNodeData };
+/** A node's type and its data, paired as on the wire (a new node, a dialog's result). */
+export type NodeKind = FlowNodeData;
 
+/** A node as the server sends it (the core's `Flow` written again: the fields have their types). */
+export type FlowNode = CoreFlowNode;
+/** The editor's graph. */
+export type FlowGraph = CoreFlowGraph;
+
+/**
+ * A node of the wire graph. Parsed loosely (unknown fields kept); the server answers only graphs
+ * the core parsed and wrote again, so each node's `data` is its type's ({@link FlowNode}).
+ */
 export const flowNodeSchema = z
   .object({
     id: z.string(),
     type: z.string(),
     position: z.object({ x: z.number(), y: z.number() }).catch({ x: 0, y: 0 }),
-    data: z.record(z.string(), z.unknown()).nullish().transform((v) => (v ?? {}) as NodeData),
+    data: z.record(z.string(), z.unknown()).nullish().transform((v) => v ?? {}),
     style: z.record(z.string(), z.unknown()).nullish(),
   })
-  .loose();
-export type FlowNode = z.infer<typeof flowNodeSchema>;
+  .loose()
+  .transform((node) => node as FlowNode);
 
 export const flowConnectionSchema = z
   .object({
@@ -60,14 +81,12 @@ export const flowConnectionSchema = z
     targetHandle: z.string().nullish(),
   })
   .loose();
-export type FlowConnection = z.infer<typeof flowConnectionSchema>;
 
 /** The editor's graph. */
 export const flowGraphSchema = z.object({
   nodes: z.array(flowNodeSchema).catch([]),
   connections: z.array(flowConnectionSchema).catch([]),
 });
-export type FlowGraph = z.infer<typeof flowGraphSchema>;
 
 /** `GET /flowbuilder/flow/{id}`'s `flow`: the draft when there is one, else the published graph. */
 export const flowSchema = z

@@ -10,73 +10,16 @@
  * (`withRules` queues in order, `loadRules` is a promise) or shows nothing yet (`useRules`).
  */
 
-/** Why one field failed (`chatflow_core::error::FieldCode`). */
-export type FieldCode = 'REQUIRED' | 'TOO_SHORT' | 'TOO_LONG' | 'INVALID_EMAIL' | 'OUT_OF_RANGE' | 'INVALID_FORMAT';
+// The values the rules take and return are the core's own types, generated from their Rust
+// definitions by `cargo xtask types` (`src/lib/core-types/generated.ts`); types only, erased.
+import type { FieldError, FlowLimits, FormValues, InboxControls, ScheduleLimits, Strength as CoreStrength, TicketTab } from '../core-types/generated';
+export type { FieldCode, FieldError, FlowLimits, FormValues, InboxControls, ScheduleLimits, StrengthLabel } from '../core-types/generated';
 
-/** One failing field, under its wire name. */
-export interface FieldError {
-  field: string;
-  code: FieldCode;
-}
+/** A password's strength; `warn`: the login page asks before signing in (`needs_strength_warning`). */
+export type Strength = CoreStrength & { warn: boolean };
 
-/** One form's values (`chatflow_core::validation::FormValues`). */
-export type FormValues =
-  | { form: 'user'; create: boolean; name: string; email: string; password?: string | null; startWork?: string | null; endWork?: string | null }
-  | { form: 'contact'; name: string; number: string; email?: string | null }
-  | { form: 'signup'; companyName: string; name: string; email: string; password: string; phone: string; planId?: number | null }
-  | { form: 'note'; note: string }
-  | { form: 'tag'; name: string }
-  | { form: 'queue'; name: string; color: string }
-  | { form: 'connection'; name: string }
-  | { form: 'newPassword'; newPassword: string };
-
-export type StrengthLabel = 'weak' | 'medium' | 'strong';
-
-/** A password's strength; `warn`: the login page asks before signing in. */
-export interface Strength {
-  score: number;
-  label: StrengthLabel;
-  warn: boolean;
-}
-
-export type InboxTab = 'open' | 'pending' | 'group' | 'closed' | 'search';
-
-/** The inbox controls of the signed-in user (`chatflow_core::inbox::membership::InboxControls`). */
-export interface InboxControls {
-  tabs: InboxTab[];
-  showAll: boolean;
-  showAllInSearch: boolean;
-  filterByUsers: boolean;
-  showOwner: boolean;
-  closePending: boolean;
-  closeAll: boolean;
-}
-
-/** The limits of every flow (`chatflow_core::flow::FlowLimits`). */
-export interface FlowLimits {
-  maxNodes: number;
-  maxConnections: number;
-  maxTextChars: number;
-  maxIntervalSeconds: number;
-  maxImageBytes: number;
-  maxAudioBytes: number;
-  maxVideoBytes: number;
-  conditionOperators: string[];
-  imageExtensions: string[];
-  audioExtensions: string[];
-  contentAudioExtensions: string[];
-  videoExtensions: string[];
-}
-
-/** The bounds of every schedule (`chatflow_core::schedule::ScheduleLimits`). */
-export interface ScheduleLimits {
-  bodyMinChars: number;
-  bodyMaxChars: number;
-  maxEvery: number;
-  maxSends: number;
-  pastGraceSeconds: number;
-  mediaExtensions: string[];
-}
+/** An inbox tab (`chatflow_core::inbox::model::TicketTab`). */
+export type InboxTab = TicketTab;
 
 /** The signed-in user as the session holds them (the flags and queues are what the rules read). */
 export interface SessionUser {

@@ -299,7 +299,7 @@ describe('/flowbuilder/:id', () => {
     await user.click(screen.getByTestId('flow-editor-save'));
     await waitFor(() => expect(api.find('POST', '/flowbuilder/flow')).toHaveLength(1));
     const nodes = (api.find('POST', '/flowbuilder/flow')[0].body as { nodes: { type: string; data: unknown }[] }).nodes;
-    expect(nodes.find((n) => n.type === 'img')?.data).toEqual({ url: 'stored-abc.png' });
+    expect(nodes.find((n) => n.type === 'img')?.data).toEqual({ url: 'stored-abc.png', record: false });
     urls.restore();
   });
 
@@ -356,8 +356,8 @@ describe('/flowbuilder/:id', () => {
     expect(nodes.find((n) => n.type === 'content')?.data).toEqual({
       seq: ['message0', 'interval0', 'audio0'],
       elements: [
-        { type: 'message', value: 'Olá!', original: '', number: 'message0' },
-        { type: 'interval', value: '5', original: '', number: 'interval0' },
+        { type: 'message', value: 'Olá!', original: '', number: 'message0', record: false },
+        { type: 'interval', value: '5', original: '', number: 'interval0', record: false },
         { type: 'audio', value: 'voz-1.ogg', original: 'voz.opus', number: 'audio0', record: false },
       ],
     });

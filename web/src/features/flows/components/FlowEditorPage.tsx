@@ -57,16 +57,18 @@ import { formatDateTime } from '../utils/format';
 import { toast } from '../../../lib/toast';
 import { toastFlowError } from '../utils/errors';
 import { useFlow, useFlowStats, useFlowVersions, usePublishFlow, useRestoreFlowVersion, useSaveFlowGraph } from '../api/flows';
-import { flowIssueSchema, type Flow, type FlowIssue, type NodeData, type NodeType } from '../types';
+import { flowIssueSchema, type Flow, type FlowIssue, type NodeKind, type NodeType } from '../types';
 import {
   addNode,
   deleteElements,
   duplicateNode,
   fromEditor,
   graphSignature,
+  kindOf,
   NEW_NODE_SIZE,
   remapHandles,
   toEditor,
+  withKind,
   withStartNode,
   type EditorEdge,
   type EditorNode,
@@ -76,7 +78,7 @@ import { ADDABLE_TYPES, startData } from '../utils/nodes';
 import { NODE_ICONS } from './nodes/node-icons';
 import { nodeTypes } from './nodes/node-types';
 import { FlowEditorContext, type FlowEditorContextValue } from './nodes/editor-context';
-import { NodeDialog } from './NodeDialog';
+import { NodeDialog, type DialogTarget } from './NodeDialog';
 import { SimulationPanel } from './SimulationPanel';
 
 /** The flow is fetched after this delay (spec 3 §9). */
@@ -123,7 +125,7 @@ export default function FlowEditorPage() {
   );
 }
 
-type DialogState = { mode: 'create'; type: NodeType } | { mode: 'edit'; id: string; type: NodeType; data: NodeData };
+type DialogState = { mode: 'create'; target: DialogTarget } | { mode: 'edit'; id: string; target: DialogTarget };
 
 function issuesFrom(error: unknown): FlowIssue[] | null {
   if (!isApiError(error) || !error.body || typeof error.body !== 'object') return null;
@@ -160,7 +162,7 @@ function FlowCanvas({ flow }: { flow: Flow }) {
     (id: string) => {
       const node = getNode(id);
       if (!node || node.type === 'start') return;
-      setDialog({ mode: 'edit', id, type: node.type as NodeType, data: node.data });
+      setDialog({ mode: 'edit', id, target: kindOf(node) });
     },
     [getNode],
   );
@@ -191,24 +193,24 @@ function FlowCanvas({ flow }: { flow: Flow }) {
     return { x: Math.round(centre.x - NEW_NODE_SIZE.width / 2), y: Math.round(centre.y - NEW_NODE_SIZE.height / 2) };
   };
 
-  const add = (type: NodeType, data: NodeData) => {
-    const next = addNode(nodes, edges, type, data, { near: viewCentre() });
+  const add = (kind: NodeKind) => {
+    const next = addNode(nodes, edges, kind, { near: viewCentre() });
     setNodes(next.nodes);
     setEdges(next.edges);
   };
 
   const onAddType = (type: NodeType) => {
     setAddAnchor(null);
-    if (type === 'start') add('start', startData());
-    else setDialog({ mode: 'create', type });
+    if (type === 'start') add({ type: 'start', data: startData() });
+    else setDialog({ mode: 'create', target: { type, data: null } });
   };
 
-  const onDialogSubmit = (data: NodeData, handles?: Record<string, string | null>) => {
+  const onDialogSubmit = (kind: NodeKind, handles?: Record<string, string | null>) => {
     if (!dialog) return;
-    if (dialog.mode === 'create') add(dialog.type, data);
+    if (dialog.mode === 'create') add(kind);
     else {
       const { id } = dialog;
-      setNodes((list) => list.map((n) => (n.id === id ? { ...n, data } : n)));
+      setNodes((list) => list.map((n) => (n.id === id ? withKind(n, kind) : n)));
       if (handles) setEdges((list) => remapHandles(list, id, handles));
       // The node changed: its earlier issues are for the next save to confirm.
       setIssues((list) => list.filter((issue) => issue.nodeId !== id));
@@ -433,7 +435,7 @@ function FlowCanvas({ flow }: { flow: Flow }) {
           </Button>
         </DialogActions>
       </Dialog>
-      {dialog && <NodeDialog type={dialog.type} data={dialog.mode === 'edit' ? dialog.data : null} onSubmit={onDialogSubmit} onClose={() => setDialog(null)} />}
+      {dialog && <NodeDialog target={dialog.target} onSubmit={onDialogSubmit} onClose={() => setDialog(null)} />}
     </Stack>
   );
 }

@@ -4,7 +4,9 @@ import userEvent from '@testing-library/user-event';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { setLanguage } from '../../../lib/i18n';
 import { mockServer, type MockHandler } from '../../../test/server';
-import type { NodeData, NodeType } from '../types';
+import type { NodeKind, NodeType } from '../types';
+import type { DialogTarget } from './NodeDialog';
+import { EMPTY_OPENAI_SETTINGS } from '../utils/nodes';
 import { NodeDialog } from './NodeDialog';
 
 function server(routes: Record<string, MockHandler> = {}) {
@@ -18,13 +20,16 @@ function server(routes: Record<string, MockHandler> = {}) {
   });
 }
 
-/** Opens the dialog of `type` (editing `data` when given); returns what it submits. */
-function openDialog(type: NodeType, data: NodeData | null = null) {
-  const onSubmit = vi.fn<(data: NodeData) => void>();
+/**
+ * Opens the dialog of `type` (editing `data` when given: a fixture, possibly as loose as an old
+ * stored graph); returns what it submits.
+ */
+function openDialog(type: NodeType, data: object | null = null) {
+  const onSubmit = vi.fn<(data: Record<string, unknown>) => void>();
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <NodeDialog type={type} data={data} onSubmit={onSubmit} onClose={() => {}} />
+      <NodeDialog target={{ type, data } as DialogTarget} onSubmit={(kind: NodeKind) => onSubmit(kind.data as Record<string, unknown>)} onClose={() => {}} />
     </QueryClientProvider>,
   );
   return { dialog: screen.getByTestId(`node-dialog-${type}`), onSubmit, user: userEvent.setup() };
@@ -192,7 +197,7 @@ describe('openai node dialog', () => {
     await user.click(await screen.findByTestId('node-openai-queue-option-4'));
     await user.click(within(dialog).getByTestId('node-dialog-save'));
     await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
-    expect(onSubmit.mock.calls[0][0]).toEqual({ typebotIntegration: { ...settings, queueId: 4, voiceKey: '', voiceRegion: '' } });
+    expect(onSubmit.mock.calls[0][0]).toEqual({ ...EMPTY_OPENAI_SETTINGS, typebotIntegration: { ...settings, queueId: 4, voiceKey: '', voiceRegion: '' } });
   });
 
   it('pre-fills the stored queue and saves null when set back to none', async () => {
@@ -203,6 +208,6 @@ describe('openai node dialog', () => {
     await user.click(await screen.findByTestId('node-openai-queue-option-'));
     await user.click(within(dialog).getByTestId('node-dialog-save'));
     await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
-    expect(onSubmit.mock.calls[0][0]).toEqual({ typebotIntegration: { ...settings, queueId: null, voiceKey: '', voiceRegion: '' } });
+    expect(onSubmit.mock.calls[0][0]).toEqual({ ...EMPTY_OPENAI_SETTINGS, typebotIntegration: { ...settings, queueId: null, voiceKey: '', voiceRegion: '' } });
   });
 });

@@ -19,11 +19,13 @@ import {
 } from './graph';
 import { currentRules } from '../../../lib/wasm/rules';
 import { contentProblem, mediaProblem, renumberMenu } from './nodes';
+import type { FlowGraph, NodeType } from '../types';
 
 // The core's flow limits, from the real WASM build the test setup loads.
 const limits = currentRules()!.flowLimits();
 
-const node = (id: string, type: string, x: number, y = 0): EditorNode => ({ id, type, position: { x, y }, data: {} });
+// Nodes whose data the edits do not read (React Flow keeps `data` as it is).
+const node = (id: string, type: NodeType, x: number, y = 0) => ({ id, type, position: { x, y }, data: {} }) as EditorNode;
 const edge = (source: string, target: string, sourceHandle?: string): EditorEdge => ({ id: `${source}-${target}`, source, target, sourceHandle });
 
 describe('flow graph edits', () => {
@@ -45,20 +47,20 @@ describe('flow graph edits', () => {
     expect(withStartNode(null)).toEqual({ nodes: [start], connections: [] });
     expect(withStartNode({ nodes: [], connections: [] })).toEqual({ nodes: [start], connections: [] });
     // A designer who deleted the start keeps the graph as saved (validation reports it).
-    const noStart = { nodes: [{ id: 'm', type: 'message', position: { x: 5, y: 5 }, data: { label: 'Oi' } }], connections: [] };
+    const noStart: FlowGraph = { nodes: [{ id: 'm', type: 'message', position: { x: 5, y: 5 }, data: { label: 'Oi' } }], connections: [] };
     expect(withStartNode(noStart)).toBe(noStart);
   });
 
   it('replaces the old start and its connections when a start is added', () => {
     const nodes = [node('1', 'start', 0), node('m', 'message', 200)];
     const edges = [edge('1', 'm')];
-    const next = addNode(nodes, edges, 'start', { label: 'Inicio do fluxo' });
+    const next = addNode(nodes, edges, { type: 'start', data: { label: 'Inicio do fluxo' } });
     expect(next.nodes.filter((n) => n.type === 'start')).toHaveLength(1);
     expect(next.nodes.map((n) => n.id)).toEqual(['m', '1']);
     expect(next.edges).toEqual([]);
     // Without a view to aim at, a new node goes right of the last one, a gap beyond its width.
     expect(next.nodes[1].position).toEqual({ x: 200 + NEW_NODE_SIZE.width + NODE_GAP, y: 0 });
-    const other = addNode(next.nodes, next.edges, 'message', { label: 'Oi' });
+    const other = addNode(next.nodes, next.edges, { type: 'message', data: { label: 'Oi' } });
     expect(other.node.id).toMatch(/^[A-Za-z0-9]{30}$/);
     expect(other.node.position).toEqual({ x: 200 + 2 * (NEW_NODE_SIZE.width + NODE_GAP), y: 0 });
   });
@@ -84,15 +86,15 @@ describe('flow graph edits', () => {
   });
 
   it('round-trips the wire graph with its handles', () => {
-    const graph = {
+    const graph: FlowGraph = {
       nodes: [{ id: 'm', type: 'menu', position: { x: 1, y: 2 }, data: { message: 'Escolha', arrayOption: [{ number: 1, value: 'A' }] } }],
       connections: [{ id: 'c1', source: 'm', target: 'x', sourceHandle: 'a1' }],
     };
     const { nodes, edges } = toEditor(graph);
     expect(fromEditor(nodes, edges)).toEqual(graph);
-    expect(sourceHandles('menu', graph.nodes[0].data)).toEqual(['a1']);
-    expect(sourceHandles('randomizer', {})).toEqual(['a', 'b']);
-    expect(sourceHandles('message', {})).toBeNull();
+    expect(sourceHandles(graph.nodes[0])).toEqual(['a1']);
+    expect(sourceHandles({ type: 'randomizer', data: { percent: null } })).toEqual(['a', 'b']);
+    expect(sourceHandles({ type: 'message', data: { label: '' } })).toBeNull();
   });
 });
 
@@ -129,7 +131,7 @@ describe('placing a new node', () => {
 
   it('adds node after node at the same aim (the view\'s centre) without overlapping', () => {
     let nodes: EditorNode[] = [node('1', 'start', 0)];
-    for (let i = 0; i < 5; i += 1) nodes = addNode(nodes, [], 'message', { label: `m${i}` }, { near: { x: 0, y: 0 } }).nodes;
+    for (let i = 0; i < 5; i += 1) nodes = addNode(nodes, [], { type: 'message', data: { label: `m${i}` } }, { near: { x: 0, y: 0 } }).nodes;
     const boxes = nodes.map(nodeRect);
     for (let i = 0; i < boxes.length; i += 1) for (let j = i + 1; j < boxes.length; j += 1) expect(overlaps(boxes[i], boxes[j]), `${i} and ${j}`).toBe(false);
   });

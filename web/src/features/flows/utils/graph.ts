@@ -3,8 +3,9 @@
  * space, the single start node (placed on a new flow), duplicate and delete, and the conversion
  * between the wire graph and React Flow's nodes and edges (handles kept).
  */
+import type { CSSProperties } from 'react';
 import type { Edge, Node } from '@xyflow/react';
-import type { FlowGraph, NodeData, NodeType } from '../types';
+import type { FlowGraph, FlowNode, FlowNodeData, NodeKind, NodeType } from '../types';
 import { startData } from './nodes';
 
 /** Node id length (spec 3 §9). */
@@ -36,20 +37,43 @@ export function randomNodeId(random: RandomSource = cryptoSource): string {
   return out.join('');
 }
 
-/** A node of the editor: React Flow's node with the wire data as its data. */
-export type EditorNode = Node<NodeData, string>;
+/**
+ * React Flow's node for one node type: its `type` and that type's data (React Flow holds data as
+ * an object; a `singleBlock`'s free data is one, as the graph schema reads it).
+ */
+type EditorNodeOf<K extends FlowNodeData> = K extends FlowNodeData
+  ? Node<K['data'] extends Record<string, unknown> ? K['data'] : Record<string, unknown>, K['type']> & { type: K['type'] }
+  : never;
+/** A node of the editor: a union over the node types, so `type` narrows `data`. */
+export type EditorNode = EditorNodeOf<FlowNodeData>;
 export type EditorEdge = Edge;
 
-/** Wire graph → React Flow nodes and edges. */
-export function toEditor(graph: FlowGraph | null): { nodes: EditorNode[]; edges: EditorEdge[] } {
-  if (!graph) return { nodes: [], edges: [] };
-  const nodes: EditorNode[] = graph.nodes.map((node) => ({
+/** The wire node's parts as React Flow's node: `type` and `data` go together (each node's data is its type's). */
+function editorNode(node: FlowNode): EditorNode {
+  return {
     id: node.id,
     type: node.type,
     position: { x: node.position.x, y: node.position.y },
     data: node.data,
-    ...(node.style ? { style: node.style as EditorNode['style'] } : {}),
-  }));
+    ...(node.style ? { style: node.style as CSSProperties } : {}),
+  } as EditorNode;
+}
+
+/** React Flow's node as the wire node; `type` and `data` go together as in {@link editorNode}. */
+function wireNode(node: EditorNode): FlowNode {
+  return {
+    id: node.id,
+    type: node.type,
+    position: { x: node.position.x, y: node.position.y },
+    data: node.data,
+    ...(node.style ? { style: node.style as FlowNode['style'] } : {}),
+  } as FlowNode;
+}
+
+/** Wire graph → React Flow nodes and edges. */
+export function toEditor(graph: FlowGraph | null): { nodes: EditorNode[]; edges: EditorEdge[] } {
+  if (!graph) return { nodes: [], edges: [] };
+  const nodes = graph.nodes.map(editorNode);
   const edges: EditorEdge[] = graph.connections.map((c, index) => ({
     id: c.id ?? `e-${c.source}-${c.sourceHandle ?? ''}-${c.target}-${index}`,
     source: c.source,
@@ -63,13 +87,7 @@ export function toEditor(graph: FlowGraph | null): { nodes: EditorNode[]; edges:
 /** React Flow nodes and edges → the wire graph `save` sends. */
 export function fromEditor(nodes: readonly EditorNode[], edges: readonly EditorEdge[]): FlowGraph {
   return {
-    nodes: nodes.map((node) => ({
-      id: node.id,
-      type: node.type ?? 'message',
-      position: { x: node.position.x, y: node.position.y },
-      data: node.data,
-      ...(node.style ? { style: node.style as Record<string, unknown> } : {}),
-    })),
+    nodes: nodes.map(wireNode),
     connections: edges.map((edge) => ({
       id: edge.id,
       source: edge.source,
@@ -148,6 +166,16 @@ export function startNode(position: Point = { x: 0, y: 0 }): EditorNode {
   return { id: START_NODE_ID, type: 'start', position, data: startData() };
 }
 
+/** A node's type and data. */
+export function kindOf(node: EditorNode): NodeKind {
+  return { type: node.type, data: node.data } as NodeKind;
+}
+
+/** `node` (its place, selection and size kept) holding `kind`'s type and data: a dialog's result. */
+export function withKind(node: EditorNode, kind: NodeKind): EditorNode {
+  return { ...node, ...kind } as EditorNode;
+}
+
 /**
  * The graph the editor opens: a flow never saved (`null`) or saved with no node gets its start
  * node placed, saved with the next save like any edit. A graph with nodes is opened as it is (a
@@ -159,16 +187,16 @@ export function withStartNode(graph: FlowGraph | null): FlowGraph {
 }
 
 /**
- * Adds a node of `type` at the free spot nearest to `near` (its top-left corner; by default right
- * of the last node); a new start replaces the old one (and its connections).
+ * Adds a node of `kind`'s type and data at the free spot nearest to `near` (its top-left corner;
+ * by default right of the last node); a new start replaces the old one (and its connections).
  */
 export function addNode(
   nodes: readonly EditorNode[],
   edges: readonly EditorEdge[],
-  type: NodeType,
-  data: NodeData,
+  kind: NodeKind,
   options: { near?: Point; random?: RandomSource } = {},
 ): { nodes: EditorNode[]; edges: EditorEdge[]; node: EditorNode } {
+  const { type } = kind;
   let keptNodes = [...nodes];
   let keptEdges = [...edges];
   if (type === 'start') {
@@ -176,12 +204,11 @@ export function addNode(
     ({ nodes: keptNodes, edges: keptEdges } = deleteElements(nodes, edges, starts, new Set()));
   }
   const near = options.near ?? afterLastNode(keptNodes);
-  const node: EditorNode = {
+  const node = editorNode({
     id: type === 'start' ? START_NODE_ID : randomNodeId(options.random),
-    type,
     position: placeNode(keptNodes.map(nodeRect), near),
-    data,
-  };
+    ...kind,
+  });
   return { nodes: [...keptNodes, node], edges: keptEdges, node };
 }
 
@@ -193,13 +220,7 @@ export function duplicateNode(nodes: readonly EditorNode[], id: string, random?:
   const original = nodes.find((n) => n.id === id);
   if (!original || original.type === 'start') return { nodes: [...nodes], node: null };
   const rightEdge = Math.max(...nodes.map((n) => nodeRect(n)).map((r) => r.x + r.width));
-  const node: EditorNode = {
-    id: randomNodeId(random),
-    type: original.type,
-    position: { x: rightEdge + NODE_GAP, y: original.position.y },
-    data: structuredClone(original.data),
-    ...(original.style ? { style: { ...original.style } } : {}),
-  };
+  const node = editorNode(structuredClone({ ...wireNode(original), id: randomNodeId(random), position: { x: rightEdge + NODE_GAP, y: original.position.y } }));
   return { nodes: [...nodes.map((n) => (n.selected ? { ...n, selected: false } : n)), node], node };
 }
 
@@ -229,16 +250,13 @@ export function remapHandles(edges: readonly EditorEdge[], nodeId: string, handl
 }
 
 /** Branch handles of a node (spec 3 §3, the contract): menu `a{n}`, randomizer and condition `a`/`b`. */
-export function sourceHandles(type: string | undefined, data: NodeData): string[] | null {
-  if (type === 'menu') {
-    const options = Array.isArray(data.arrayOption) ? (data.arrayOption as { number?: unknown }[]) : [];
-    return options.map((option, index) => `a${String(option.number ?? index + 1)}`);
-  }
-  if (type === 'randomizer' || type === 'condition') return ['a', 'b'];
+export function sourceHandles(node: NodeKind): string[] | null {
+  if (node.type === 'menu') return node.data.arrayOption.map((option, index) => `a${option.number ?? index + 1}`);
+  if (node.type === 'randomizer' || node.type === 'condition') return ['a', 'b'];
   return null;
 }
 
 /** Whether a node type ends the flow (no outgoing handle). */
-export function isTerminal(type: string | undefined): boolean {
+export function isTerminal(type: NodeType): boolean {
   return type === 'ticket' || type === 'typebot' || type === 'openai';
 }

@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 import { acceptOf, hasExtension } from '../../../lib/files';
+import type { JsonValue, OpenAiData, OpenAiSettings, QuestionData, StartData, TicketData } from '../../../lib/core-types/generated';
 import type { FlowLimits } from '../../../lib/wasm/rules';
-import type { NodeData, NodeType } from '../types';
+import type { NodeType } from '../types';
 
 // The flow limits (longest interval, largest media file, media types, condition operators) are the core's:
 // `FlowLimits` from `lib/wasm/rules` (`chatflow_core::flow::flow_limits`), passed in below.
@@ -23,7 +24,7 @@ export function intervalLabel(sec: number): string {
 }
 
 /** Data of a freshly added start node. */
-export function startData(): NodeData {
+export function startData(): StartData {
   return { label: 'Inicio do fluxo' };
 }
 
@@ -118,17 +119,17 @@ export const conditionFormSchema = z
   .object({ key: z.string().trim().min(1, required), condition: z.string().min(1, required), value: z.string() })
   .refine((v) => v.condition === 'empty' || v.condition === 'not_empty' || v.value.trim().length > 0, { path: ['value'], message: required });
 
-/** A content element (spec 3 §3): message, interval, img, audio, video. */
+/** A content element as the dialog edits it (spec 3 §3): the core's, its type one of the five it runs. */
 export interface ContentElement {
   type: 'message' | 'interval' | 'img' | 'audio' | 'video';
   value: string;
   original: string;
   number: string;
-  record?: boolean;
+  record: boolean;
 }
 
 /** The first problem of a content node's elements, as a `flows.validation` key, or null. */
-export function contentProblem(elements: readonly ContentElement[], limits: FlowLimits): string | null {
+export function contentProblem(elements: readonly Omit<ContentElement, 'record'>[], limits: FlowLimits): string | null {
   if (elements.length === 0) return 'flows.validation.contentEmpty';
   for (const element of elements) {
     if (element.type === 'message' && !element.value.trim()) return emptyMessage;
@@ -197,26 +198,50 @@ export function positiveId(value: unknown): number | null {
   return id > 0 ? id : null;
 }
 
+/** A kept value as text: strings as they are, numbers and booleans printed, anything else empty. */
+export function valueText(value: JsonValue | undefined): string {
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+}
+
 /** The queue id of a ticket node (a number, numeric text or `{id, name}`). */
-export function ticketQueueId(data: NodeData): number | null {
-  const queue = data.queue;
-  return positiveId(queue && typeof queue === 'object' ? (queue as { id?: unknown }).id : queue);
+export function ticketQueueId(data: TicketData): number | null {
+  const { queue } = data;
+  return positiveId(queue && typeof queue === 'object' && !Array.isArray(queue) ? queue.id : queue);
+}
+
+/** The queue name a ticket node saved with its queue, or ''. */
+export function ticketQueueName(data: TicketData): string {
+  const { queue } = data;
+  return queue && typeof queue === 'object' && !Array.isArray(queue) ? valueText(queue.name) : '';
 }
 
 /** A question node's message and answer key (nested under `typebotIntegration` or flat). */
-export function questionFields(data: NodeData): { message: string; answerKey: string } {
-  const nested = (data.typebotIntegration ?? {}) as { message?: unknown; answerKey?: unknown };
+export function questionFields(data: QuestionData): { message: string; answerKey: string } {
+  const nested = data.typebotIntegration;
   return {
-    message: String(nested.message ?? data.message ?? ''),
-    answerKey: String(nested.answerKey ?? data.answerKey ?? ''),
+    message: nested ? nested.message : valueText(data.message),
+    answerKey: nested ? nested.answerKey : valueText(data.answerKey),
   };
 }
 
 /** OpenAI settings (nested under `typebotIntegration` or flat). */
-export function openaiFields(data: NodeData): Record<string, unknown> {
-  const nested = data.typebotIntegration;
-  return nested && typeof nested === 'object' ? (nested as Record<string, unknown>) : data;
+export function openaiFields(data: OpenAiData): OpenAiSettings {
+  return data.typebotIntegration ?? data;
 }
+
+/** The flat settings of an `openai` node whose settings are nested, as the core writes them. */
+export const EMPTY_OPENAI_SETTINGS: OpenAiSettings = {
+  name: '',
+  prompt: '',
+  voice: '',
+  voiceKey: '',
+  voiceRegion: '',
+  maxTokens: null,
+  temperature: null,
+  apiKey: '',
+  queueId: null,
+  maxMessages: null,
+};
 
 /** Spec 3 defaults: a Typebot session expires after 1 idle minute; 1000 ms between messages. */
 export const TYPEBOT_DEFAULT_EXPIRES_MINUTES = 1;

@@ -4,14 +4,14 @@ import { FormSelectField, FormTextField } from '../../../../components/ui';
 import { conditionFormSchema } from '../../utils/nodes';
 import { FormDialog, type LimitedProps } from './shell';
 
-export function ConditionDialog({ data, onSubmit, onClose, limits }: LimitedProps) {
+export function ConditionDialog({ data, onSubmit, onClose, limits }: LimitedProps<'condition'>) {
   const { t } = useTranslation();
   // Every operator the core lists has a label in the catalogues (the NodeDialog test checks them).
   const options = limits.conditionOperators.map((op) => ({ value: op, label: t(`flows.dialog.operators.${op}` as 'flows.dialog.operators.==') }));
   return (
     <FormDialog
       schema={conditionFormSchema}
-      defaults={{ key: String(data?.key ?? ''), condition: String(data?.condition ?? '=='), value: String(data?.value ?? '') }}
+      defaults={{ key: data?.key ?? '', condition: data?.condition || '==', value: data?.value ?? '' }}
       onValues={(v) => onSubmit({ ...data, key: v.key.trim(), condition: v.condition, value: v.value })}
       type="condition"
       editing={!!data}

@@ -7,32 +7,28 @@ import ArrowUpwardIcon from '@mui/icons-material/ArrowUpward';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import { useTranslation } from 'react-i18next';
 import { toastFlowError } from '../../utils/errors';
-import type { NodeData } from '../../types';
+import type { ContentData } from '../../../../lib/core-types/generated';
 import { contentProblem, mediaAccept, type ContentElement, type MediaType } from '../../utils/nodes';
 import { DialogShell, type LimitedProps } from './shell';
 import { uploadOne } from './upload';
 
-function readElements(data: NodeData | null): ContentElement[] {
-  if (!data || !Array.isArray(data.elements)) return [];
-  const elements = (data.elements as Record<string, unknown>[]).map((e): ContentElement => {
-    const type = (['message', 'interval', 'img', 'audio', 'video'].includes(String(e.type)) ? e.type : 'message') as ContentElement['type'];
-    return {
-      type,
-      value: String(e.value ?? ''),
-      original: String(e.original ?? ''),
-      number: String(e.number ?? ''),
-      ...(type === 'audio' ? { record: e.record === true } : {}),
-    };
-  });
-  const seq = Array.isArray(data.seq) ? (data.seq as unknown[]).map(String) : [];
+const ELEMENT_TYPES: readonly string[] = ['message', 'interval', 'img', 'audio', 'video'] satisfies ContentElement['type'][];
+
+function elementType(type: string): ContentElement['type'] {
+  return ELEMENT_TYPES.includes(type) ? (type as ContentElement['type']) : 'message';
+}
+
+function readElements(data: ContentData | null): ContentElement[] {
+  if (!data) return [];
+  const elements = data.elements.map((e): ContentElement => ({ ...e, type: elementType(e.type) }));
   return [...elements].sort((a, b) => {
-    const ia = seq.indexOf(a.number);
-    const ib = seq.indexOf(b.number);
+    const ia = data.seq.indexOf(a.number);
+    const ib = data.seq.indexOf(b.number);
     return (ia < 0 ? Infinity : ia) - (ib < 0 ? Infinity : ib);
   });
 }
 
-export function ContentDialog({ data, onSubmit, onClose, limits }: LimitedProps) {
+export function ContentDialog({ data, onSubmit, onClose, limits }: LimitedProps<'content'>) {
   const { t } = useTranslation();
   const [elements, setElements] = useState<ContentElement[]>(() => readElements(data));
   const [problem, setProblem] = useState<string | null>(null);
@@ -42,7 +38,7 @@ export function ContentDialog({ data, onSubmit, onClose, limits }: LimitedProps)
     const used = new Set(elements.map((e) => e.number));
     let n = 0;
     while (used.has(`${type}${n}`)) n += 1;
-    setElements([...elements, { type, value: '', original: '', number: `${type}${n}`, ...(type === 'audio' ? { record: false } : {}) }]);
+    setElements([...elements, { type, value: '', original: '', number: `${type}${n}`, record: false }]);
   };
   const update = (index: number, patch: Partial<ContentElement>) => setElements((list) => list.map((e, i) => (i === index ? { ...e, ...patch } : e)));
   const move = (index: number, by: number) =>

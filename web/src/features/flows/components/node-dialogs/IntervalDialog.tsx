@@ -5,9 +5,9 @@ import { FormTextField } from '../../../../components/ui';
 import { intervalFormSchema, intervalLabel } from '../../utils/nodes';
 import { FormDialog, type LimitedProps } from './shell';
 
-export function IntervalDialog({ data, onSubmit, onClose, limits }: LimitedProps) {
+export function IntervalDialog({ data, onSubmit, onClose, limits }: LimitedProps<'interval'>) {
   const { t } = useTranslation();
-  const sec = typeof data?.sec === 'number' ? data.sec : '';
+  const sec = data?.sec ?? '';
   const schema = useMemo(() => intervalFormSchema(limits), [limits]);
   return (
     <FormDialog

@@ -8,10 +8,10 @@ import { DialogShell, type LimitedProps } from './shell';
 import { uploadOne } from './upload';
 import { MediaPreview } from './MediaPreview';
 
-export function MediaDialog({ data, onSubmit, onClose, media, limits }: LimitedProps & { media: MediaType }) {
+export function MediaDialog({ data, onSubmit, onClose, media, limits }: LimitedProps<MediaType> & { media: MediaType }) {
   const { t } = useTranslation();
-  const [url, setUrl] = useState(String(data?.url ?? ''));
-  const [record, setRecord] = useState(data?.record === true);
+  const [url, setUrl] = useState(data?.url ?? '');
+  const [record, setRecord] = useState(data?.record ?? false);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -36,7 +36,7 @@ export function MediaDialog({ data, onSubmit, onClose, media, limits }: LimitedP
       setProblem('flows.validation.emptyMedia');
       return;
     }
-    onSubmit({ ...data, url, ...(media === 'audio' ? { record } : {}) });
+    onSubmit({ ...data, url, record: media === 'audio' ? record : (data?.record ?? false) });
   };
 
   return (

@@ -9,14 +9,12 @@ import { FormTextField } from '../../../../components/ui';
 import { menuFormSchema, renumberMenu } from '../../utils/nodes';
 import { FormDialog, type NodeDialogProps } from './shell';
 
-export function MenuDialog({ data, onSubmit, onClose }: NodeDialogProps) {
-  const options = Array.isArray(data?.arrayOption)
-    ? (data.arrayOption as { number?: unknown; value?: unknown }[]).map((o, i) => ({ number: Number(o.number ?? i + 1), value: String(o.value ?? '') }))
-    : [{ number: 1, value: '' }];
+export function MenuDialog({ data, onSubmit, onClose }: NodeDialogProps<'menu'>) {
+  const options = data ? data.arrayOption.map((o, i) => ({ number: o.number ?? i + 1, value: o.value })) : [{ number: 1, value: '' }];
   return (
     <FormDialog
       schema={menuFormSchema}
-      defaults={{ message: String(data?.message ?? ''), arrayOption: options }}
+      defaults={{ message: data?.message ?? '', arrayOption: options }}
       onValues={(v) => {
         const renumbered = renumberMenu(options, v.arrayOption);
         onSubmit({ ...data, message: v.message, arrayOption: renumbered.arrayOption }, renumbered.handles);

@@ -2,30 +2,29 @@
 import { Stack } from '@mui/material';
 import { useTranslation } from 'react-i18next';
 import { FormSelectField, FormTextField } from '../../../../components/ui';
-import { numberOr, openaiFields, openaiFormSchema, positiveId } from '../../utils/nodes';
+import { EMPTY_OPENAI_SETTINGS, numberOr, openaiFields, openaiFormSchema, positiveId } from '../../utils/nodes';
 import { FormDialog, type NodeDialogProps } from './shell';
 import { useQueueSelect } from './queues';
 
-export function OpenAiDialog({ data, onSubmit, onClose }: NodeDialogProps) {
+export function OpenAiDialog({ data, onSubmit, onClose }: NodeDialogProps<'openai'>) {
   const { t } = useTranslation();
   const { options: queueOptions } = useQueueSelect();
-  const current = data ? openaiFields(data) : {};
-  const text = (key: string, fallback = '') => (typeof current[key] === 'string' ? (current[key] as string) : fallback);
-  const num = (key: string, fallback: number) => numberOr(current[key], fallback);
+  const current = data ? openaiFields(data) : EMPTY_OPENAI_SETTINGS;
   return (
     <FormDialog
       schema={openaiFormSchema}
       defaults={{
-        name: text('name'),
-        prompt: text('prompt'),
-        apiKey: text('apiKey'),
-        voice: text('voice', 'texto'),
-        maxTokens: num('maxTokens', 100),
-        temperature: num('temperature', 1),
-        maxMessages: num('maxMessages', 10),
+        name: current.name ?? '',
+        prompt: current.prompt ?? '',
+        apiKey: current.apiKey ?? '',
+        voice: data ? (current.voice ?? '') : 'texto',
+        maxTokens: numberOr(current.maxTokens, 100),
+        temperature: numberOr(current.temperature, 1),
+        maxMessages: numberOr(current.maxMessages, 10),
         queueId: positiveId(current.queueId) ?? '',
       }}
-      onValues={(v) => onSubmit({ typebotIntegration: { ...current, ...v, voiceKey: text('voiceKey'), voiceRegion: text('voiceRegion') } })}
+      // The settings go nested; the flat ones stay empty, as the core writes them then.
+      onValues={(v) => onSubmit({ ...EMPTY_OPENAI_SETTINGS, typebotIntegration: { ...current, ...v, voiceKey: current.voiceKey ?? '', voiceRegion: current.voiceRegion ?? '' } })}
       type="openai"
       editing={!!data}
       onClose={onClose}

@@ -4,7 +4,7 @@ import { FormTextField } from '../../../../components/ui';
 import { questionFields, questionFormSchema, rememberAnswerKey } from '../../utils/nodes';
 import { FormDialog, type NodeDialogProps } from './shell';
 
-export function QuestionDialog({ data, onSubmit, onClose }: NodeDialogProps) {
+export function QuestionDialog({ data, onSubmit, onClose }: NodeDialogProps<'question'>) {
   const { t } = useTranslation();
   const current = data ? questionFields(data) : { message: '', answerKey: '' };
   return (

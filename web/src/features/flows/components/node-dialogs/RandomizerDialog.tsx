@@ -5,9 +5,9 @@ import { useTranslation } from 'react-i18next';
 import { RANDOMIZER_STEP, randomizerFormSchema } from '../../utils/nodes';
 import { FormDialog, type NodeDialogProps } from './shell';
 
-export function RandomizerDialog({ data, onSubmit, onClose }: NodeDialogProps) {
+export function RandomizerDialog({ data, onSubmit, onClose }: NodeDialogProps<'randomizer'>) {
   const { t } = useTranslation();
-  const percent = typeof data?.percent === 'number' ? data.percent : 50;
+  const percent = data?.percent ?? 50;
   return (
     <FormDialog schema={randomizerFormSchema} defaults={{ percent }} onValues={(v) => onSubmit({ ...data, percent: v.percent })} type="randomizer" editing={!!data} onClose={onClose}>
       {(form) => (

@@ -5,7 +5,7 @@ import { ticketQueueId, ticketFormSchema } from '../../utils/nodes';
 import { useQueueSelect } from './queues';
 import { FormDialog, type NodeDialogProps } from './shell';
 
-export function TicketDialog({ data, onSubmit, onClose }: NodeDialogProps) {
+export function TicketDialog({ data, onSubmit, onClose }: NodeDialogProps<'ticket'>) {
   const { t } = useTranslation();
   const { queues, options } = useQueueSelect();
   return (

@@ -8,10 +8,10 @@ import { useTypebotIntegrations } from '../../api/flows';
 import { typebotFormSchema, typebotFormValues } from '../../utils/nodes';
 import { FormDialog, type NodeDialogProps } from './shell';
 
-export function TypebotDialog({ data, onSubmit, onClose }: NodeDialogProps) {
+export function TypebotDialog({ data, onSubmit, onClose }: NodeDialogProps<'typebot'>) {
   const { t } = useTranslation();
   const stored = data?.typebotIntegration;
-  const previous = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
+  const previous = stored && typeof stored === 'object' && !Array.isArray(stored) ? stored : {};
   return (
     <FormDialog
       schema={typebotFormSchema}

@@ -7,22 +7,22 @@ import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import { Form } from '../../../../components/ui';
 import type { FlowLimits } from '../../../../lib/wasm/rules';
-import type { NodeData, NodeType } from '../../types';
+import type { NodeDataOf, NodeType } from '../../types';
 
-export interface NodeDialogProps {
-  type: NodeType;
+/** The dialog of one node type: it edits that type's data (the core's, generated). */
+export interface NodeDialogProps<T extends NodeType> {
   /** The node's data when editing; null when creating. */
-  data: NodeData | null;
+  data: NodeDataOf<T> | null;
   /**
    * The new data; for a menu, `handles` maps each earlier option handle (`a{n}`) to its new one,
    * or to null when the option was removed, so the editor can move or drop its connections.
    */
-  onSubmit: (data: NodeData, handles?: Record<string, string | null>) => void;
+  onSubmit: (data: NodeDataOf<T>, handles?: Record<string, string | null>) => void;
   onClose: () => void;
 }
 
 /** A dialog held to the core's flow limits. */
-export type LimitedProps = NodeDialogProps & { limits: FlowLimits };
+export type LimitedProps<T extends NodeType> = NodeDialogProps<T> & { limits: FlowLimits };
 
 export interface ShellProps {
   type: NodeType;

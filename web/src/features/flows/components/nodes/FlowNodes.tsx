@@ -10,13 +10,13 @@ import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import EditIcon from '@mui/icons-material/Edit';
 import { useTranslation } from 'react-i18next';
-import type { NodeData } from '../../types';
-import { openaiFields, questionFields, ticketQueueId } from '../../utils/nodes';
-import { isTerminal } from '../../utils/graph';
+import type { NodeType } from '../../types';
+import { openaiFields, questionFields, ticketQueueId, ticketQueueName, valueText, type MediaType } from '../../utils/nodes';
+import { isTerminal, type EditorNode } from '../../utils/graph';
 import { useFlowEditor } from './editor-context';
 import { NODE_ICONS } from './node-icons';
 
-const COLORS: Record<string, string> = {
+const COLORS: Record<NodeType, string> = {
   start: '#3aba38',
   message: '#6865a5',
   interval: '#f7953b',
@@ -36,13 +36,10 @@ const COLORS: Record<string, string> = {
 
 const handleStyle = { width: 10, height: 10 };
 
-type Data = NodeData & Record<string, unknown>;
+/** The props React Flow gives the component of node type `T`: that type's data. */
+type Props<T extends NodeType> = NodeProps<Extract<EditorNode, { type: T }>>;
 
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
-}
-
-function Shell({ id, type, selected, children, outputs }: { id: string; type: string; selected: boolean; children: ReactNode; outputs?: ReactNode }) {
+function Shell({ id, type, selected, children, outputs }: { id: string; type: NodeType; selected: boolean; children: ReactNode; outputs?: ReactNode }) {
   const { t } = useTranslation();
   const { issues, stats, onEdit, onDuplicate, onDelete } = useFlowEditor();
   const nodeIssues = issues.get(id) ?? [];
@@ -124,59 +121,57 @@ function Branch({ id, label }: { id: string; label: string }) {
   );
 }
 
-export const StartNode = memo(({ id, data, selected }: NodeProps) => (
+export const StartNode = memo(({ id, data, selected }: Props<'start'>) => (
   <Shell id={id} type="start" selected={!!selected}>
-    <Line>{text((data as Data).label) || 'Inicio do fluxo'}</Line>
+    <Line>{data.label || 'Inicio do fluxo'}</Line>
   </Shell>
 ));
 
-export const MessageNode = memo(({ id, data, selected }: NodeProps) => (
+export const MessageNode = memo(({ id, data, selected }: Props<'message'>) => (
   <Shell id={id} type="message" selected={!!selected}>
-    <Line>{text((data as Data).label)}</Line>
+    <Line>{data.label}</Line>
   </Shell>
 ));
 
-export const IntervalNode = memo(({ id, data, selected }: NodeProps) => (
+export const IntervalNode = memo(({ id, data, selected }: Props<'interval'>) => (
   <Shell id={id} type="interval" selected={!!selected}>
-    <Line>{text((data as Data).label) || `${text((data as Data).sec)} s`}</Line>
+    <Line>{data.label || `${data.sec ?? ''} s`}</Line>
   </Shell>
 ));
 
-function MediaNode({ id, data, selected, type }: NodeProps & { type: string }) {
+function MediaNode({ id, data, selected, type }: Props<MediaType> & { type: MediaType }) {
   const { t } = useTranslation();
-  const d = data as Data;
   return (
     <Shell id={id} type={type} selected={!!selected}>
-      <Line>{text(d.url) || t('flows.node.noFile')}</Line>
-      {type === 'audio' && d.record === true && <Line>{t('flows.node.record')}</Line>}
+      <Line>{data.url || t('flows.node.noFile')}</Line>
+      {type === 'audio' && data.record && <Line>{t('flows.node.record')}</Line>}
     </Shell>
   );
 }
-export const ImgNode = memo((props: NodeProps) => <MediaNode {...props} type="img" />);
-export const AudioNode = memo((props: NodeProps) => <MediaNode {...props} type="audio" />);
-export const VideoNode = memo((props: NodeProps) => <MediaNode {...props} type="video" />);
+export const ImgNode = memo((props: Props<'img'>) => <MediaNode {...props} type="img" />);
+export const AudioNode = memo((props: Props<'audio'>) => <MediaNode {...props} type="audio" />);
+export const VideoNode = memo((props: Props<'video'>) => <MediaNode {...props} type="video" />);
 
-export const MenuNode = memo(({ id, data, selected }: NodeProps) => {
+export const MenuNode = memo(({ id, data, selected }: Props<'menu'>) => {
   const { t } = useTranslation();
-  const d = data as Data;
-  const options = Array.isArray(d.arrayOption) ? (d.arrayOption as { number?: unknown; value?: unknown }[]) : [];
+  const options = data.arrayOption;
   return (
     <Shell
       id={id}
       type="menu"
       selected={!!selected}
       outputs={options.map((option, index) => {
-        const number = text(option.number ?? index + 1);
-        return <Branch key={`a${number}`} id={`a${number}`} label={`[${number}] ${text(option.value) || t('flows.node.optionEmpty')}`} />;
+        const number = option.number ?? index + 1;
+        return <Branch key={`a${number}`} id={`a${number}`} label={`[${number}] ${option.value || t('flows.node.optionEmpty')}`} />;
       })}
     >
-      <Line>{text(d.message)}</Line>
+      <Line>{data.message}</Line>
     </Shell>
   );
 });
 
-export const RandomizerNode = memo(({ id, data, selected }: NodeProps) => {
-  const percent = Number((data as Data).percent ?? 0);
+export const RandomizerNode = memo(({ id, data, selected }: Props<'randomizer'>) => {
+  const percent = data.percent ?? 0;
   return (
     <Shell
       id={id}
@@ -194,9 +189,8 @@ export const RandomizerNode = memo(({ id, data, selected }: NodeProps) => {
   );
 });
 
-export const ConditionNode = memo(({ id, data, selected }: NodeProps) => {
+export const ConditionNode = memo(({ id, data, selected }: Props<'condition'>) => {
   const { t } = useTranslation();
-  const d = data as Data;
   return (
     <Shell
       id={id}
@@ -209,13 +203,13 @@ export const ConditionNode = memo(({ id, data, selected }: NodeProps) => {
         </>
       }
     >
-      <Line>{`${text(d.key)} ${text(d.condition)} ${text(d.value)}`.trim()}</Line>
+      <Line>{`${data.key} ${data.condition} ${data.value}`.trim()}</Line>
     </Shell>
   );
 });
 
-export const QuestionNode = memo(({ id, data, selected }: NodeProps) => {
-  const { message, answerKey } = questionFields(data as Data);
+export const QuestionNode = memo(({ id, data, selected }: Props<'question'>) => {
+  const { message, answerKey } = questionFields(data);
   return (
     <Shell id={id} type="question" selected={!!selected}>
       <Line>{message}</Line>
@@ -224,14 +218,14 @@ export const QuestionNode = memo(({ id, data, selected }: NodeProps) => {
   );
 });
 
-export const ContentNode = memo(({ id, data, selected }: NodeProps) => {
+export const ContentNode = memo(({ id, data, selected }: Props<'content'>) => {
   const { t } = useTranslation();
-  const elements = Array.isArray((data as Data).elements) ? ((data as Data).elements as { type?: unknown; value?: unknown; original?: unknown }[]) : [];
+  const { elements } = data;
   return (
     <Shell id={id} type="content" selected={!!selected}>
       {elements.map((element, index) => (
         <Line key={index}>
-          {`${t(`flows.types.${text(element.type)}` as 'flows.types.message', { defaultValue: text(element.type) })}: ${text(element.original) || text(element.value)}`}
+          {`${t(`flows.types.${element.type}` as 'flows.types.message', { defaultValue: element.type })}: ${element.original || element.value}`}
         </Line>
       ))}
       {elements.length === 0 && <Line>{t('flows.node.elements', { count: 0 })}</Line>}
@@ -239,21 +233,20 @@ export const ContentNode = memo(({ id, data, selected }: NodeProps) => {
   );
 });
 
-export const TicketNode = memo(({ id, data, selected }: NodeProps) => {
+export const TicketNode = memo(({ id, data, selected }: Props<'ticket'>) => {
   const { t } = useTranslation();
-  const d = data as Data;
-  const queue = d.queue && typeof d.queue === 'object' ? text((d.queue as { name?: unknown }).name) : '';
+  const queueId = ticketQueueId(data);
   return (
     <Shell id={id} type="ticket" selected={!!selected}>
-      <Line>{queue || (ticketQueueId(d) ? `#${ticketQueueId(d)}` : t('flows.node.noQueue'))}</Line>
+      <Line>{ticketQueueName(data) || (queueId ? `#${queueId}` : t('flows.node.noQueue'))}</Line>
     </Shell>
   );
 });
 
-export const TypebotNode = memo(({ id, data, selected }: NodeProps) => {
+export const TypebotNode = memo(({ id, data, selected }: Props<'typebot'>) => {
   const { t } = useTranslation();
-  const integration = (data as Data).typebotIntegration;
-  const name = integration && typeof integration === 'object' ? text((integration as { name?: unknown }).name) : text(integration);
+  const integration = data.typebotIntegration;
+  const name = integration && typeof integration === 'object' && !Array.isArray(integration) ? valueText(integration.name) : valueText(integration);
   return (
     <Shell id={id} type="typebot" selected={!!selected}>
       <Line>{name || t('flows.node.noIntegration')}</Line>
@@ -261,11 +254,11 @@ export const TypebotNode = memo(({ id, data, selected }: NodeProps) => {
   );
 });
 
-export const OpenAiNode = memo(({ id, data, selected }: NodeProps) => {
-  const settings = openaiFields(data as Data);
+export const OpenAiNode = memo(({ id, data, selected }: Props<'openai'>) => {
+  const settings = openaiFields(data);
   return (
     <Shell id={id} type="openai" selected={!!selected}>
-      <Line>{text(settings.name)}</Line>
+      <Line>{settings.name}</Line>
     </Shell>
   );
 });
