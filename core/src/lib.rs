@@ -57,8 +57,8 @@ pub mod service;
 pub mod settings;
 pub mod tenancy;
 pub mod ticket;
-#[cfg(feature = "ts")]
-pub mod typescript;
+#[cfg(test)]
+mod typescript;
 pub mod validation;
 
 pub use error::{Error, ErrorCode, FieldError, Result};

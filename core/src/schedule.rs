@@ -414,7 +414,7 @@ pub fn validate(
 /// The bounds of a schedule's form, in one value for the web app's dialog (which runs them
 /// through WASM instead of writing them again); [`validate`] holds the server to the same ones.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleLimits {
     pub body_min_chars: usize,

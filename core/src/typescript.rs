@@ -3,13 +3,14 @@
 //! data) and the values the WASM rules take and return (form values and field errors, password
 //! strength, inbox controls, flow and schedule limits).
 //!
-//! `ts-rs` derives each declaration (behind this crate's `ts` feature, which neither the server
-//! nor the WASM build enables) and reads the serde attributes, so renames and tags match the
+//! `ts-rs` derives each declaration (in this crate's own test build only: `cfg(test)`, with
+//! `ts-rs` a dev-dependency, so no other build compiles it) and reads the serde attributes, so renames and tags match the
 //! wire. The fields kept only to survive a load and save (`extra`) are left out. `Node` is
 //! serialised by hand, so its union (`FlowNodeData`) is written from [`NodeData::KINDS`].
 //!
-//! `cargo xtask types` writes [`typescript_definitions`] to [`GENERATED_FILE`]; the test below
-//! fails while the committed file differs, and `cargo xtask test` runs it.
+//! The test `generated_typescript_is_current` fails while the committed [`GENERATED_FILE`]
+//! differs from [`typescript_definitions`]; `cargo xtask types` runs it with
+//! `CHATFLOW_WRITE_TYPES=1`, which makes it write the file instead.
 
 use std::fmt::Write as _;
 
@@ -193,9 +194,19 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("..")
             .join(GENERATED_FILE);
+        let generated = typescript_definitions();
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        if std::env::var_os("CHATFLOW_WRITE_TYPES").is_some() {
+            if committed != generated {
+                std::fs::write(&path, &generated).expect("writing the generated declarations");
+                println!("wrote {GENERATED_FILE}");
+            } else {
+                println!("{GENERATED_FILE} is up to date");
+            }
+            return;
+        }
         assert!(
-            committed == typescript_definitions(),
+            committed == generated,
             "{GENERATED_FILE} is not what the Rust types generate: run `cargo xtask types` and commit it"
         );
     }

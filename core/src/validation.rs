@@ -389,7 +389,7 @@ pub fn validate_new_password(password: &str) -> Result<()> {
 
 /// How strong a password looks on the login page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum StrengthLabel {
@@ -403,7 +403,7 @@ pub enum StrengthLabel {
 
 /// A password's strength score (0 to 5) and its label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Strength {
     /// One point each for: at least 8 characters, an upper-case letter, a lower-case letter, a
@@ -440,7 +440,7 @@ pub fn needs_strength_warning(score: u8) -> bool {
 
 /// One form's values as the web app holds them, tagged by `form`, for [`check_form`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(
     tag = "form",
     rename_all = "camelCase",
@@ -453,13 +453,13 @@ pub enum FormValues {
         name: String,
         email: String,
         #[serde(default)]
-        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        #[cfg_attr(test, ts(optional = nullable))]
         password: Option<String>,
         #[serde(default)]
-        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        #[cfg_attr(test, ts(optional = nullable))]
         start_work: Option<String>,
         #[serde(default)]
-        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        #[cfg_attr(test, ts(optional = nullable))]
         end_work: Option<String>,
     },
     /// The contact form ([`validate_contact`]).
@@ -467,7 +467,7 @@ pub enum FormValues {
         name: String,
         number: String,
         #[serde(default)]
-        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        #[cfg_attr(test, ts(optional = nullable))]
         email: Option<String>,
     },
     /// The signup form ([`validate_signup`]).
@@ -478,7 +478,7 @@ pub enum FormValues {
         password: String,
         phone: String,
         #[serde(default)]
-        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        #[cfg_attr(test, ts(optional = nullable))]
         plan_id: Option<i64>,
     },
     /// A ticket note ([`validate_ticket_note`]).

@@ -6,7 +6,11 @@
 //! holding `chatflow-server`, `chatflow`, `README.md`, `chatflow.env.example` and
 //! `chatflow.service` (both from `packaging/`).
 //!
-//! [`check`], a step of `cargo xtask test`, proves the archive works on its own: it unpacks it in
+//! [`check`], a step of `cargo xtask test`, proves the archive works on its own. It builds the
+//! same archive in the dev profile, under `target/dist-check/`: the release profile's
+//! optimisation (thin LTO over the whole graph) is the one difference, and it would add a
+//! second cold build of every crate to the test run; `cargo xtask dist --check` checks the
+//! release archive itself. The check unpacks it in
 //! a temporary directory, starts the unpacked server there on a fresh SQLite database with no
 //! `CHATFLOW_WEB_DIR` and no `web/dist` within reach, and asks it for the app, a hashed file in
 //! every encoding, a client route and a missing file.
@@ -55,9 +59,19 @@ fn host_target(root: &Path) -> Result<String> {
         .context("rustc -vV names no host target")
 }
 
+/// How the archive's binaries are compiled.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// `cargo xtask dist`: the release profile; the archive goes to `dist/`.
+    Release,
+    /// The test's check: the dev profile the tests already built the crates in; the archive goes
+    /// to `target/dist-check/`.
+    Dev,
+}
+
 /// Builds the archive and returns its path. `web_dist` embeds an app already built there;
 /// without it the web app is built first (`npm run build`, with the WASM module).
-pub fn build(root: &Path, web_dist: Option<&Path>) -> Result<PathBuf> {
+pub fn build(root: &Path, web_dist: Option<&Path>, profile: Profile) -> Result<PathBuf> {
     let web = match web_dist {
         Some(dir) => dir.to_path_buf(),
         None => {
@@ -75,28 +89,31 @@ pub fn build(root: &Path, web_dist: Option<&Path>) -> Result<PathBuf> {
         .with_context(|| format!("resolving {}", web.display()))?;
 
     let started = Instant::now();
+    let mut args = vec![
+        "build",
+        "--locked",
+        "--package",
+        "chatflow-server",
+        "--package",
+        "chatflow-cli",
+        "--features",
+        "chatflow-server/embed-web",
+    ];
+    let (label, folder, out) = match profile {
+        Profile::Release => {
+            args.push("--release");
+            ("release", "release", root.join("dist"))
+        }
+        Profile::Dev => ("dev", "debug", target_dir(root).join("dist-check")),
+    };
     run_step(
-        "dist: release build of the server (web app embedded) and the CLI",
-        cmd(
-            "cargo",
-            &[
-                "build",
-                "--release",
-                "--locked",
-                "--package",
-                "chatflow-server",
-                "--package",
-                "chatflow-cli",
-                "--features",
-                "chatflow-server/embed-web",
-            ],
-        )
-        .current_dir(root)
-        .env("CHATFLOW_EMBED_WEB_DIR", &web),
+        &format!("dist: {label} build of the server (web app embedded) and the CLI"),
+        cmd("cargo", &args)
+            .current_dir(root)
+            .env("CHATFLOW_EMBED_WEB_DIR", &web),
     )?;
-    let release = target_dir(root).join("release");
+    let release = target_dir(root).join(folder);
     let name = archive_name(root)?;
-    let out = root.join("dist");
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let archive = out.join(format!("{name}.tar.gz"));
     let packaging = root.join("packaging");
@@ -175,7 +192,7 @@ fn write_archive(archive: &Path, folder: &str, files: &[(&str, PathBuf, u32)]) -
 
 /// `cargo xtask dist [--web-dist DIR] [--check]`.
 pub fn run(root: &Path, web_dist: Option<&Path>, check: bool) -> Result<()> {
-    let archive = build(root, web_dist)?;
+    let archive = build(root, web_dist, Profile::Release)?;
     if check {
         verify(root, &archive)?;
     }
@@ -185,7 +202,7 @@ pub fn run(root: &Path, web_dist: Option<&Path>, check: bool) -> Result<()> {
 /// The `cargo xtask test` step (after the web build): builds the archive with the `web/dist`
 /// the test's web build has just made, then [`verify`]s it.
 pub fn check(root: &Path) -> Result<()> {
-    let archive = build(root, Some(&root.join("web").join("dist")))?;
+    let archive = build(root, Some(&root.join("web").join("dist")), Profile::Dev)?;
     verify(root, &archive)
 }
 

@@ -1,12 +1,13 @@
 //! The project's commands as a library: the shared prepare step, the WASM bindings, the core's
 //! TypeScript declarations, the built web app, the first-run check and the helpers the commands share. The `xtask` binary
 //! (`cargo xtask ...`) is its front end; `xtask-bench` (benchmarks, the API fuzz run) builds on
-//! it with the heavier crates those need, so `cargo xtask run` on a fresh machine compiles only
-//! this light part before the server.
+//! it with the heavier crates those need. Both depend on `workspace-hack` (see [`features`]), so
+//! the crates xtask shares with the server are compiled once, with the server's features.
 
 pub mod budget;
 pub mod dist;
 pub mod engines;
+pub mod features;
 pub mod first_run;
 pub mod prepare;
 pub mod types;

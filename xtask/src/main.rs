@@ -175,9 +175,6 @@ fn run(release: bool, rebuild_web: bool) -> Result<()> {
     Ok(())
 }
 
-/// The core's feature that derives the TypeScript declarations and tests they are current.
-const CORE_TS: &str = "chatflow-core/ts";
-
 fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result<()> {
     let root = project_root();
     // First, before anything slow: a required PostgreSQL that does not answer fails at once.
@@ -190,8 +187,9 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
         "fmt",
         cmd("cargo", &["fmt", "--all", "--", "--check"]).current_dir(&root),
     )?;
-    // The core's `ts` feature in clippy and the tests (one feature set, one build): its test
-    // fails while the web app's generated TypeScript declarations are stale.
+    steps.timed("one feature set per crate (workspace-hack)", || {
+        xtask::features::check(&root)
+    })?;
     run_step(
         "clippy",
         cmd(
@@ -200,8 +198,6 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
                 "clippy",
                 "--workspace",
                 "--all-targets",
-                "--features",
-                CORE_TS,
                 "--",
                 "-D",
                 "warnings",
@@ -209,15 +205,23 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
         )
         .current_dir(&root),
     )?;
-    let mut tests = cmd("cargo", &["test", "--workspace", "--features", CORE_TS]);
+    let mut tests = cmd("cargo", &["test", "--workspace"]);
     tests.current_dir(&root);
     engines.configure(&mut tests)?;
     let engine_count = engines.report(run_step("rust tests", &mut tests))?;
     wasm::build(&root, &mut steps)?;
+    // Every binary of the workspace in the tests' build: the same features, so nothing but the
+    // binaries themselves is compiled (a `cargo run --package` of one of them would resolve
+    // features for that package alone and build the crates it shares again).
+    run_step(
+        "binaries",
+        cmd("cargo", &["build", "--workspace", "--bins"]).current_dir(&root),
+    )?;
+    let bins = util::target_dir(&root).join("debug");
     for example in ["example-ticket-lifecycle", "example-flow-run"] {
         run_step(
             &format!("example runs: {example}"),
-            cmd("cargo", &["run", "--quiet", "--package", example]).current_dir(&root),
+            std::process::Command::new(bins.join(example)).current_dir(&root),
         )?;
     }
     // The Rust tests above wrote the rules' cases (web/wasm/tests/rules_cases.rs).
@@ -226,7 +230,12 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
         &root,
         &util::target_dir(&root).join("debug").join("chatflow"),
     )?;
-    fuzz()?;
+    run_step(
+        "fuzz: the HTTP API with generated requests",
+        std::process::Command::new(bins.join("xtask-bench"))
+            .arg("fuzz")
+            .current_dir(&root),
+    )?;
 
     if web {
         prepare::prepare(
@@ -249,10 +258,14 @@ fn test(web: bool, e2e: bool, first_run: bool, require_postgres: bool) -> Result
             cmd("npm", &["run", "build"]).current_dir(&dir),
         )?;
         budget::check(&dir)?;
-        dist::check(&root)?;
     }
     if e2e {
         util::e2e(&root)?;
+    }
+    // After the end-to-end tests: the archive's dev build of the server (the app embedded)
+    // takes the place of the plain one in the target directory.
+    if web {
+        dist::check(&root)?;
     }
     if first_run {
         first_run::check(&root)?;

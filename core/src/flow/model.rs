@@ -18,11 +18,11 @@ pub type Extra = BTreeMap<String, Value>;
 
 /// A flow: its nodes and the connections (edges) between them.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "FlowGraph"))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "FlowGraph"))]
 pub struct Flow {
     /// The nodes, in the order the editor saved them.
     #[serde(default, deserialize_with = "null_as_default")]
-    #[cfg_attr(feature = "ts", ts(type = "Array<FlowNode>"))]
+    #[cfg_attr(test, ts(type = "Array<FlowNode>"))]
     pub nodes: Vec<Node>,
     /// The connections; for a node with one path the first one leaving it is followed.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -58,7 +58,7 @@ impl Flow {
 
 /// A node's place on the canvas.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Position {
     /// Horizontal coordinate.
     #[serde(default, deserialize_with = "lenient_f64")]
@@ -214,7 +214,7 @@ impl NodeData {
 
     /// The TypeScript type of this variant's data, by the name `ts-rs` declares it under
     /// (`None` for `Unknown`). Exhaustive: a new variant does not compile until it names one.
-    #[cfg(feature = "ts")]
+    #[cfg(test)]
     fn typescript_data(&self, cfg: &ts_rs::Config) -> Option<String> {
         use ts_rs::TS;
         Some(match self {
@@ -237,7 +237,7 @@ impl NodeData {
 
     /// The wire node's `type` and `data` as a TypeScript discriminated union, one member per
     /// entry of [`NodeData::KINDS`]: `{ type: "start", data: StartData } | ...`.
-    #[cfg(feature = "ts")]
+    #[cfg(test)]
     pub fn typescript_union(cfg: &ts_rs::Config) -> String {
         NodeData::KINDS
             .iter()
@@ -276,33 +276,33 @@ impl NodeData {
 
 /// `start` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct StartData {
     /// The caption, 'Inicio do fluxo'.
     #[serde(default, deserialize_with = "lenient_string")]
     pub label: String,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// `message` data: the text is in `label`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct MessageData {
     /// The text to send; placeholders such as `{nome}` are substituted.
     #[serde(default, deserialize_with = "lenient_string")]
     pub label: String,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// `interval` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct IntervalData {
     /// Seconds to wait, 1 to 120 in a valid flow.
     #[serde(default, deserialize_with = "lenient_i64")]
@@ -312,13 +312,13 @@ pub struct IntervalData {
     pub label: String,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// `img`, `audio` and `video` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct MediaData {
     /// The stored file's name or address.
     #[serde(default, deserialize_with = "lenient_string")]
@@ -328,13 +328,13 @@ pub struct MediaData {
     pub record: bool,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// One option of a menu.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct MenuOption {
     /// The option's number; it leaves through the source handle `a{number}`.
     #[serde(default, deserialize_with = "lenient_i64")]
@@ -344,13 +344,13 @@ pub struct MenuOption {
     pub value: String,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// `menu` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct MenuData {
     /// The text sent above the options.
@@ -361,26 +361,26 @@ pub struct MenuData {
     pub array_option: Vec<MenuOption>,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// `randomizer` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RandomizerData {
     /// The chance, 0 to 100, of leaving through `a`.
     #[serde(default, deserialize_with = "lenient_i64")]
     pub percent: Option<i64>,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// The question itself, which the editor nests under `typebotIntegration`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionBody {
     /// The question's text.
@@ -391,14 +391,14 @@ pub struct QuestionBody {
     pub answer_key: String,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// `question` data: `{typebotIntegration: {message, answerKey}}` (a flat `{message, answerKey}`
 /// is read too).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionData {
     /// The nested question, as the editor saves it.
@@ -412,7 +412,7 @@ pub struct QuestionData {
     pub answer_key: Option<Value>,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
@@ -452,7 +452,7 @@ pub enum ElementKind {
 
 /// One element of a `content` node.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContentElement {
     /// `message`, `interval`, `img`, `audio` or `video`.
     #[serde(rename = "type", default, deserialize_with = "lenient_string")]
@@ -471,7 +471,7 @@ pub struct ContentElement {
     pub record: bool,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
@@ -491,7 +491,7 @@ impl ContentElement {
 
 /// `content` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContentData {
     /// The elements' `number`s in the order they are sent.
     #[serde(default, deserialize_with = "lenient_string_list")]
@@ -501,7 +501,7 @@ pub struct ContentData {
     pub elements: Vec<ContentElement>,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
@@ -530,14 +530,14 @@ impl ContentData {
 
 /// `ticket` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct TicketData {
     /// The queue: its id (number or numeric text) or an object with an `id` (and `name`).
     #[serde(default)]
     pub queue: Value,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
@@ -562,7 +562,7 @@ impl TicketData {
 
 /// `typebot` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TypebotData {
     /// The integration (a queue integration of type typebot, or its settings).
@@ -570,13 +570,13 @@ pub struct TypebotData {
     pub typebot_integration: Value,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// The settings of an `openai` node (the editor may nest them under `typebotIntegration`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct OpenAiSettings {
     /// A name for the assistant.
@@ -611,13 +611,13 @@ pub struct OpenAiSettings {
     pub max_messages: Option<i64>,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// `openai` data: the settings flat, or nested under `typebotIntegration`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct OpenAiData {
     /// Nested settings, when the editor saved them so.
@@ -641,7 +641,7 @@ impl OpenAiData {
 
 /// `condition` data.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ConditionData {
     /// The variable compared (written `nome` or `{nome}`).
     #[serde(default, deserialize_with = "lenient_string")]
@@ -654,13 +654,13 @@ pub struct ConditionData {
     pub value: String,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 
 /// A connection (edge): `{id?, source, target, sourceHandle?, targetHandle?}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Connection {
     /// The editor's id for the edge.
@@ -680,7 +680,7 @@ pub struct Connection {
     pub target_handle: Option<String>,
     /// Other fields, kept.
     #[serde(flatten)]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[cfg_attr(test, ts(skip))]
     pub extra: Extra,
 }
 

@@ -25,7 +25,7 @@ pub const MAX_INTERVAL_SECONDS: i64 = 120;
 /// WASM instead of writing them again): [`validate`]'s bounds and the largest file of each media
 /// node ([`crate::limits::UploadKind`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FlowLimits {
     pub max_nodes: usize,

@@ -158,7 +158,7 @@ pub fn belongs_to_list(actor: &Actor, list: &ListView, ticket: &ListedTicket) ->
 
 /// The inbox controls the signed-in user has (spec 1 "Tickets inbox", §6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct InboxControls {
     /// The tabs, in order (the group tab only with `allowGroup`, admins too).

@@ -435,7 +435,7 @@ pub struct Ticket {
 
 /// The inbox tab / status filter of `GET /tickets`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum TicketTab {
     Open,

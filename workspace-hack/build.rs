@@ -1,0 +1,2 @@
+// Cargo reads the hack's build-dependencies only when the crate has a build script.
+fn main() {}
