@@ -130,56 +130,69 @@ pub(crate) fn search_text(name: &str, number: &str, email: &str) -> String {
     search::normalize(&format!("{name} {number} {email}"))
 }
 
-/// Loads one contact of `$scope` with its tags, extra fields and connection name on `$conn` (a
-/// `&mut SqliteConnection` or `&mut PgConnection`, normally a transaction's): evaluates to
-/// `Result<Option<Contact>>`. Use it inside another repository's transaction, e.g. to build a
-/// contact event during ingestion.
+/// Loads the contacts of `$scope` with ids `$ids` (a `&[i64]`), each with its tags, extra fields
+/// and connection name, on `$conn` (a `&mut SqliteConnection` or `&mut PgConnection`, normally a
+/// transaction's), in three statements whatever their number: evaluates to
+/// `Result<Vec<Contact>>` in id order (ids not found are left out). Use it inside another
+/// repository's transaction, e.g. to decide and render an inbound batch.
 #[macro_export]
-macro_rules! load_contact {
-    ($conn:expr, $scope:expr, $contact_id:expr) => {{
+macro_rules! load_contacts {
+    ($conn:expr, $scope:expr, $ids:expr) => {{
         let scope: chatflow_core::TenantScope = $scope;
-        let contact_id: chatflow_core::ids::ContactId = $contact_id;
+        let ids: &[i64] = $ids;
         let conn = $conn;
         async move {
+            if ids.is_empty() {
+                return Ok::<_, chatflow_core::Error>(Vec::new());
+            }
             let company = scope.company_id().0;
-            let row: Option<$crate::repo::contacts::ContactRow> =
+            let list = $crate::repo::tickets::id_list(ids);
+            let rows: Vec<$crate::repo::contacts::ContactRow> =
                 sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "SELECT {} FROM contacts c LEFT JOIN whatsapps w ON w.id = c.whatsapp_id \
-                     WHERE c.company_id = $1 AND c.id = $2",
+                     WHERE c.company_id = $1 AND c.id IN ({list}) ORDER BY c.id",
                     $crate::repo::contacts::CONTACT_COLUMNS
                 )))
                 .bind(company)
-                .bind(contact_id.0)
-                .fetch_optional(&mut *conn)
+                .fetch_all(&mut *conn)
                 .await
                 .map_err($crate::error::db_error)?;
-            let Some(row) = row else {
-                return Ok::<_, chatflow_core::Error>(None);
-            };
-            let extras: Vec<$crate::repo::contacts::ExtraRow> = sqlx::query_as(
-                "SELECT id, contact_id, name, value FROM contact_custom_fields \
-                 WHERE company_id = $1 AND contact_id = $2 ORDER BY id",
-            )
-            .bind(company)
-            .bind(contact_id.0)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err($crate::error::db_error)?;
-            let tags: Vec<$crate::repo::contacts::ContactTagRow> = sqlx::query_as(
-                "SELECT ct.contact_id, t.id, t.name, t.color, t.kanban FROM contact_tags ct \
-                 JOIN tags t ON t.id = ct.tag_id AND t.company_id = ct.company_id \
-                 WHERE ct.company_id = $1 AND ct.contact_id = $2 ORDER BY t.name, t.id",
-            )
-            .bind(company)
-            .bind(contact_id.0)
-            .fetch_all(&mut *conn)
-            .await
-            .map_err($crate::error::db_error)?;
+            let extras: Vec<$crate::repo::contacts::ExtraRow> =
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT id, contact_id, name, value FROM contact_custom_fields \
+                     WHERE company_id = $1 AND contact_id IN ({list}) ORDER BY id"
+                )))
+                .bind(company)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err($crate::error::db_error)?;
+            let tags: Vec<$crate::repo::contacts::ContactTagRow> =
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT ct.contact_id, t.id, t.name, t.color, t.kanban FROM contact_tags ct \
+                     JOIN tags t ON t.id = ct.tag_id AND t.company_id = ct.company_id \
+                     WHERE ct.company_id = $1 AND ct.contact_id IN ({list}) ORDER BY t.name, t.id"
+                )))
+                .bind(company)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err($crate::error::db_error)?;
             let mut extras = $crate::repo::contacts::group_extras(extras);
             let mut tags = $crate::repo::contacts::group_tags(tags);
-            $crate::repo::contacts::assemble(row, &mut extras, &mut tags).map(Some)
+            rows.into_iter()
+                .map(|row| $crate::repo::contacts::assemble(row, &mut extras, &mut tags))
+                .collect()
         }
         .await
+    }};
+}
+
+/// Loads one contact of `$scope` (see [`load_contacts!`](crate::load_contacts)): evaluates to
+/// `Result<Option<Contact>>`.
+#[macro_export]
+macro_rules! load_contact {
+    ($conn:expr, $scope:expr, $contact_id:expr) => {{
+        let contact_id: chatflow_core::ids::ContactId = $contact_id;
+        $crate::load_contacts!($conn, $scope, &[contact_id.0]).map(|mut v| v.pop())
     }};
 }
 

@@ -36,20 +36,29 @@ macro_rules! append_events {
             .fetch_one(&mut *conn)
             .await
             .map_err($crate::error::db_error)?;
-            for (i, event) in events.iter().enumerate() {
-                let payload = serde_json::to_string(event).map_err(|e| {
-                    chatflow_core::Error::internal(format!("cannot serialise event: {e}"))
-                })?;
-                sqlx::query(
-                    "INSERT INTO events (company_id, seq, payload, created_at) VALUES ($1, $2, $3, $4)",
-                )
+            // One insert for up to 500 events (two parameters each).
+            let mut seq = last - count;
+            for chunk in events.chunks(500) {
+                let rows: Vec<String> = (0..chunk.len())
+                    .map(|k| format!("($1, ${}, ${}, $2)", 3 + 2 * k, 4 + 2 * k))
+                    .collect();
+                let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "INSERT INTO events (company_id, seq, payload, created_at) VALUES {}",
+                    rows.join(", ")
+                )))
                 .bind(scope.company_id().0)
-                .bind(last - count + 1 + i as i64)
-                .bind(payload)
-                .bind(at)
-                .execute(&mut *conn)
-                .await
-                .map_err($crate::error::db_error)?;
+                .bind(at);
+                for event in chunk {
+                    let payload = serde_json::to_string(event).map_err(|e| {
+                        chatflow_core::Error::internal(format!("cannot serialise event: {e}"))
+                    })?;
+                    seq += 1;
+                    query = query.bind(seq).bind(payload);
+                }
+                query
+                    .execute(&mut *conn)
+                    .await
+                    .map_err($crate::error::db_error)?;
             }
             Ok::<i64, chatflow_core::Error>(last)
         }

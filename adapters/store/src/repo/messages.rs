@@ -484,6 +484,42 @@ impl MessageRepo for Store {
         if connection.company_id != scope.company_id() {
             return Err(Error::new(ErrorCode::ERR_NO_WAPP_FOUND));
         }
+        if messages.is_empty() {
+            return Ok(IngestBatch {
+                outcomes: Vec::new(),
+                failed: None,
+            });
+        }
+        // The whole batch in one pass (crate::repo::ingest); when anything in it fails, it is
+        // rolled back and the batch goes message by message below, which narrows the failure
+        // to its message and commits those before it.
+        let pass: Result<Vec<Stored>> = match self.pool() {
+            crate::DbPool::Sqlite(p) => {
+                let mut tx = p.begin_with("BEGIN IMMEDIATE").await.map_err(db_error)?;
+                match crate::ingest_pass!(self, &mut *tx, scope, connection, messages, decide) {
+                    Ok(outcomes) => tx.commit().await.map_err(db_error).map(|()| outcomes),
+                    Err(e) => Err(e),
+                }
+            }
+            crate::DbPool::Postgres(p) => {
+                let mut tx = p.begin().await.map_err(db_error)?;
+                match crate::ingest_pass!(self, &mut *tx, scope, connection, messages, decide) {
+                    Ok(outcomes) => tx.commit().await.map_err(db_error).map(|()| outcomes),
+                    Err(e) => Err(e),
+                }
+            }
+        };
+        match pass {
+            Ok(outcomes) => {
+                return Ok(IngestBatch {
+                    outcomes,
+                    failed: None,
+                });
+            }
+            Err(error) => {
+                tracing::debug!(%error, "the batch's one pass failed; ingesting message by message");
+            }
+        }
         let company = scope.company_id().0;
         let channel = to_wire(&connection.channel)?;
         batch_tx!(self, messages, |tx, item| {

@@ -15,6 +15,7 @@ pub(crate) mod events;
 mod flows;
 mod helps;
 mod inbound_failures;
+pub(crate) mod ingest;
 mod jobs;
 pub(crate) mod list_cache;
 pub(crate) mod messages;

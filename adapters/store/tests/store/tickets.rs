@@ -780,6 +780,7 @@ store_tests!(
     notes_delete_and_close_all,
     a_batch_commits_its_messages_together_in_order,
     a_failing_message_stops_its_batch_after_committing_those_before,
+    a_batch_of_many_chats_is_decided_and_written_in_one_pass,
 );
 
 /// Kinds of outcome, for comparing a batch's answer.
@@ -921,4 +922,144 @@ async fn a_failing_message_stops_its_batch_after_committing_those_before(store: 
     // Retried alone, the message after it goes in.
     let batch = ingest_batch(&store, a, &c, &[&after]).await;
     assert_eq!(kinds(&batch), vec![("stored", Some(ticket.0), false)]);
+}
+
+/// Thirty new phones, two of them writing again, a reply to a message of the same batch, a new
+/// display name, and a group chat the connection does not take: every decision is the one the
+/// messages would get one at a time, and every event of a ticket carries the ticket as the
+/// batch left it (which only the one pass does: message by message, the first event would show
+/// one unread message).
+async fn a_batch_of_many_chats_is_decided_and_written_in_one_pass(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    assert!(!c.allow_group, "the test's connection takes no groups");
+    let head = EventLog::heads(&store).await.expect("heads");
+    let phone = |k: usize| format!("55119000{k:05}");
+    let mut batch: Vec<InboundMessage> = (0..30)
+        .map(|k| inbound(&format!("p-{k}"), &phone(k), &format!("oi {k}")))
+        .collect();
+    let mut again = inbound("p-again", &phone(3), "sou eu de novo");
+    again.chat_name = "Nome Novo".into();
+    batch.push(again);
+    let mut reply = inbound("p-reply", &phone(7), "respondendo");
+    reply.quoted_external_id = Some("p-7".into());
+    batch.push(reply);
+    let mut group = inbound("p-group", "120363000000000001", "no grupo");
+    group.is_group = true;
+    batch.push(group);
+    let refs: Vec<&InboundMessage> = batch.iter().collect();
+    let result = ingest_batch(&store, a, &c, &refs).await;
+    assert!(result.failed.is_none(), "{:?}", result.failed);
+    let got = kinds(&result);
+    assert_eq!(got.len(), 33);
+    let tickets: HashSet<i64> = got[..30]
+        .iter()
+        .map(|(_, t, _)| t.expect("stored"))
+        .collect();
+    assert_eq!(tickets.len(), 30, "one new ticket per phone");
+    assert!(
+        got[..30]
+            .iter()
+            .all(|(kind, _, created)| *kind == "stored" && *created)
+    );
+    assert_eq!(got[30], ("stored", got[3].1, false));
+    assert_eq!(got[31], ("stored", got[7].1, false));
+    assert_eq!(got[32], ("ignored", None, false));
+    for (k, stored) in result.outcomes[..30].iter().enumerate() {
+        let IngestOutcome::Stored {
+            contact_created, ..
+        } = stored.outcome
+        else {
+            panic!("stored");
+        };
+        assert!(contact_created, "phone {k} is new to the company");
+    }
+    // The ticket as the batch left it, in the first message's outcome too.
+    let first = result.outcomes[3].ticket.as_deref().expect("ticket");
+    assert_eq!(
+        (first.unread_messages, first.last_message.as_str()),
+        (2, "sou eu de novo")
+    );
+    let stored = reread(&store, a, TicketId(got[3].1.expect("ticket"))).await;
+    assert_eq!(stored.unread_messages, 2);
+    assert_eq!(stored.contact.name, "Nome Novo");
+    // Each new ticket has its one creation log.
+    let logs = TicketRepo::logs(&store, a, TicketId(got[0].1.expect("ticket")))
+        .await
+        .expect("logs");
+    assert_eq!(logs.len(), 1);
+    // The reply points at the message it quotes, stored by the same batch.
+    let page = MessageRepo::list(
+        &store,
+        a,
+        TicketId(got[7].1.expect("ticket")),
+        &PageStart::First,
+        10,
+    )
+    .await
+    .expect("list");
+    let reply = page
+        .items
+        .iter()
+        .find(|m| m.body == "respondendo")
+        .expect("the reply");
+    assert_eq!(
+        reply.quoted_msg.as_ref().map(|q| q.body.as_str()),
+        Some("oi 7")
+    );
+    // The group chat the connection ignores left no contact behind.
+    let contacts = ContactRepo::search(&store, a, &Default::default(), &PageStart::First, 100)
+        .await
+        .expect("contacts");
+    assert_eq!(contacts.items.len(), 30);
+    assert!(
+        contacts
+            .items
+            .iter()
+            .all(|c| c.number != "120363000000000001")
+    );
+    // The events, in the batch's order: 30 contacts created, one renamed.
+    let events = EventLog::read(&store, a, head_of(&head, a), 500)
+        .await
+        .expect("read");
+    let created: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::AppMessage { message, .. } => Some(message.body.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut expected: Vec<String> = (0..30).map(|k| format!("oi {k}")).collect();
+    expected.extend(["sou eu de novo".to_owned(), "respondendo".to_owned()]);
+    assert_eq!(created, expected);
+    let contact_actions: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ContactUpdate { action, .. } => Some(action.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        contact_actions.iter().filter(|a| **a == "create").count(),
+        30
+    );
+    assert_eq!(
+        contact_actions.iter().filter(|a| **a == "update").count(),
+        1
+    );
+    // Delivered again, the whole batch is duplicates and changes nothing.
+    let again = ingest_batch(&store, a, &c, &refs).await;
+    let kinds_again = kinds(&again);
+    assert!(
+        kinds_again[..32]
+            .iter()
+            .all(|(kind, ..)| *kind == "duplicate")
+    );
+    assert_eq!(kinds_again[32], ("ignored", None, false));
+    assert_eq!(
+        reread(&store, a, TicketId(got[3].1.expect("ticket")))
+            .await
+            .unread_messages,
+        2
+    );
 }
