@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 const UNREACHABLE: &str = "postgres://postgres@127.0.0.1:1/postgres";
 
-/// Writes a `cargo` into `bin` for which `fmt` and `clippy` pass, `test` prints the PostgreSQL
+/// Writes a `cargo` into `bin` for which `fmt`, `tree` (an empty listing) and `clippy` pass, `test` prints the PostgreSQL
 /// variables it was given and appends `log` (engine log lines) to `CHATFLOW_TEST_ENGINE_LOG`,
 /// and anything else fails, so a run stops at the step after the Rust tests.
 fn fake_cargo(bin: &Path, log: &[&str]) {
@@ -25,7 +25,7 @@ fn fake_cargo(bin: &Path, log: &[&str]) {
     let script = format!(
         "#!/bin/sh\n\
          case \"$1\" in\n\
-         fmt|clippy) exit 0 ;;\n\
+         fmt|tree|clippy) exit 0 ;;\n\
          test)\n\
          echo \"fake cargo test: require=$CHATFLOW_REQUIRE_POSTGRES url=$CHATFLOW_TEST_POSTGRES_URL\"\n\
          printf '%s' '{lines}' >> \"$CHATFLOW_TEST_ENGINE_LOG\"\n\
