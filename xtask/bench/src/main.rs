@@ -28,6 +28,8 @@ enum Command {
 }
 
 fn main() -> Result<()> {
+    // The TLS provider reqwest's clients need (see Cargo.toml); the bench speaks plain HTTP.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     match Cli::parse().command {
         Command::Bench(args) => bench::bench(args),
         Command::Fuzz => fuzz::run(&xtask::project_root()),
