@@ -227,7 +227,12 @@ async fn statements(binary: &Path, engine: &str, database: Option<&str>) -> Resu
     );
     listener.abort();
     drop(server);
-    let _ = std::fs::remove_file(&log);
+    // `CHATFLOW_BENCH_KEEP_STATEMENTS=1` keeps the log, to read which statements they were.
+    if std::env::var_os("CHATFLOW_BENCH_KEEP_STATEMENTS").is_some() {
+        println!("  statement log kept: {}", log.display());
+    } else {
+        let _ = std::fs::remove_file(&log);
+    }
     Ok(())
 }
 
