@@ -260,6 +260,72 @@ mod tests {
         }
     }
 
+    /// Five new phones' messages delivered as one batch: one ingestion, and the automation of
+    /// the five new tickets reads the company's settings, queues, working hours and flow
+    /// campaigns once for the batch, not once per message.
+    #[tokio::test]
+    async fn a_batch_reads_the_company_once_for_its_automation() {
+        use chatflow_core::inbox::channel::{InboundEvent, InboundMessage, Queued};
+        use chatflow_core::inbox::model::{ConnectionInput, MediaType};
+        use chatflow_core::service::inbox::ingest::deliver_batch;
+        use tracing_subscriber::layer::SubscriberExt;
+
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let ports = ports_in(&dir, &Wiring::new()).await;
+        let company = company(&ports).await;
+        let scope = chatflow_core::TenantScope::new(company.id);
+        let connection = ports
+            .connections
+            .create(
+                scope,
+                &ConnectionInput {
+                    name: "Batch".into(),
+                    ..ConnectionInput::default()
+                },
+                "token",
+                &[],
+            )
+            .await
+            .expect("a connection");
+        let events: Vec<Queued> = (0..5)
+            .map(|k| Queued {
+                event: InboundEvent::Message(InboundMessage {
+                    external_id: format!("batch-{k}"),
+                    chat: format!("55119990000{k}"),
+                    chat_name: format!("Phone {k}"),
+                    is_group: false,
+                    participant: None,
+                    from_me: false,
+                    body: "oi".into(),
+                    media_type: MediaType::Chat,
+                    media: None,
+                    quoted_external_id: None,
+                    timestamp: ports.clock.now(),
+                }),
+                attempts: 1,
+            })
+            .collect();
+        let spans = Spans::default();
+        let _guard =
+            tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+        let outcome = deliver_batch(&ports, scope, connection.id, events).await;
+        assert!(outcome.failed.is_none(), "{:?}", outcome.failed);
+        assert_eq!(outcome.handled.len(), 5);
+        let seen = spans.0.lock().expect("spans").clone();
+        let count = |name: &str| seen.iter().filter(|(n, ..)| n == name).count();
+        assert_eq!(count("MessageRepo::ingest_batch"), 1, "{seen:?}");
+        // Each new ticket's automation ran: its bot memory was read once per message.
+        assert_eq!(count("TicketRepo::bot_memory"), 5, "{seen:?}");
+        for shared in [
+            "SettingsRepo::company_settings",
+            "QueueRepo::list_queues",
+            "CompanyRepo::schedules",
+            "FlowCampaignRepo::list",
+        ] {
+            assert_eq!(count(shared), 1, "{shared}: {seen:?}");
+        }
+    }
+
     #[tokio::test]
     async fn a_use_case_and_its_store_calls_leave_spans_naming_company_user_and_ids() {
         use tracing_subscriber::layer::SubscriberExt;

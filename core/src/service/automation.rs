@@ -54,6 +54,86 @@ pub struct StoredInbound<'a> {
     pub ticket_now: Option<&'a Ticket>,
     /// The contact as the ingestion left it, likewise.
     pub contact_now: Option<&'a Contact>,
+    /// The company-wide values the automation reads, shared by the messages of one batch.
+    pub reads: &'a CompanyReads,
+}
+
+/// The company-wide values the automation reads (settings, queues, working hours, flow
+/// campaigns), each loaded on first use and then shared by the messages of one inbound batch:
+/// the batch's messages arrived together and are decided together, as the ingestion's one pass
+/// decides them from one read. A fresh value (`CompanyReads::default()`) reads everything again.
+#[derive(Debug, Default)]
+pub struct CompanyReads {
+    settings: Memo<Vec<(String, String)>>,
+    queues: Memo<Vec<crate::queue::Queue>>,
+    schedules: Memo<Vec<crate::queue::ScheduleRow>>,
+    campaigns: Memo<Vec<crate::flow_ports::FlowCampaign>>,
+}
+
+/// A value loaded once: the first to ask loads it while the others wait for it.
+#[derive(Debug)]
+struct Memo<T>(futures_util::lock::Mutex<Option<std::sync::Arc<T>>>);
+
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Self(futures_util::lock::Mutex::new(None))
+    }
+}
+
+impl<T> Memo<T> {
+    async fn get<F, Fut>(&self, load: F) -> Result<std::sync::Arc<T>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<T>>,
+    {
+        let mut value = self.0.lock().await;
+        if let Some(known) = value.as_ref() {
+            return Ok(known.clone());
+        }
+        let loaded = std::sync::Arc::new(load().await?);
+        *value = Some(loaded.clone());
+        Ok(loaded)
+    }
+}
+
+impl CompanyReads {
+    async fn settings(
+        &self,
+        ports: &Ports,
+        scope: TenantScope,
+    ) -> Result<std::sync::Arc<Vec<(String, String)>>> {
+        self.settings
+            .get(|| ports.settings.company_settings(scope))
+            .await
+    }
+
+    async fn queues(
+        &self,
+        ports: &Ports,
+        scope: TenantScope,
+    ) -> Result<std::sync::Arc<Vec<crate::queue::Queue>>> {
+        self.queues.get(|| ports.queues.list_queues(scope)).await
+    }
+
+    async fn schedules(
+        &self,
+        ports: &Ports,
+        scope: TenantScope,
+    ) -> Result<std::sync::Arc<Vec<crate::queue::ScheduleRow>>> {
+        self.schedules
+            .get(|| async { Ok(ports.companies.schedules(scope).await?.unwrap_or_default()) })
+            .await
+    }
+
+    async fn campaigns(
+        &self,
+        ports: &Ports,
+        scope: TenantScope,
+    ) -> Result<std::sync::Arc<Vec<crate::flow_ports::FlowCampaign>>> {
+        self.campaigns
+            .get(|| ports.flow_campaigns.list(scope))
+            .await
+    }
 }
 
 /// Runs what comes before a human for a message just stored: a flow or the queue routing.
@@ -87,7 +167,7 @@ pub async fn on_inbound(
         .bot_memory(scope, ticket.id)
         .await?
         .unwrap_or_default();
-    let campaigns = ports.flow_campaigns.list(scope).await?;
+    let campaigns = inbound.reads.campaigns(ports, scope).await?;
     let active = ports.flows.active_run(scope, ticket.id).await?;
     let flow_ran = match &active {
         Some(_) => true,
@@ -134,6 +214,7 @@ pub async fn on_inbound(
             let mut input = routing_input(
                 ports,
                 scope,
+                inbound.reads,
                 &ticket,
                 &memory,
                 inbound.connection,
@@ -209,7 +290,17 @@ pub async fn on_routing_timer(
         .get(scope, ticket.contact.id)
         .await?
         .is_some_and(|c| c.disable_bot);
-    let mut input = routing_input(ports, scope, &ticket, &memory, &connection, disable_bot).await?;
+    let reads = CompanyReads::default();
+    let mut input = routing_input(
+        ports,
+        scope,
+        &reads,
+        &ticket,
+        &memory,
+        &connection,
+        disable_bot,
+    )
+    .await?;
     let decision = decide_with_snapshots(ports, scope, &ticket, &mut input, |i| {
         routing::on_timer(timer, i)
     })
@@ -443,7 +534,9 @@ pub(crate) async fn flow_to_queue(
     let Some(connection) = ports.connections.get(scope, connection_id).await? else {
         return Ok(());
     };
-    let mut input = routing_input(ports, scope, &ticket, &memory, &connection, false).await?;
+    let reads = CompanyReads::default();
+    let mut input =
+        routing_input(ports, scope, &reads, &ticket, &memory, &connection, false).await?;
     let decision = decide_with_snapshots(ports, scope, &ticket, &mut input, |i| {
         routing::flow_moved_to_queue(queue_id, i)
     })
@@ -542,17 +635,18 @@ fn run_status(state: &RunState) -> &'static str {
 async fn routing_input(
     ports: &Ports,
     scope: TenantScope,
+    reads: &CompanyReads,
     ticket: &Ticket,
     memory: &BotMemory,
     connection: &Connection,
     disable_bot: bool,
 ) -> Result<RoutingInput> {
-    let stored = ports.settings.company_settings(scope).await?;
+    let stored = reads.settings(ports, scope).await?;
     let map = to_map(&stored);
     let view = SettingsView::new(&map);
     let time_zone = view.time_zone();
-    let queues = ports.queues.list_queues(scope).await?;
-    let company_schedules = ports.companies.schedules(scope).await?.unwrap_or_default();
+    let queues = reads.queues(ports, scope).await?.as_ref().clone();
+    let company_schedules = reads.schedules(ports, scope).await?.as_ref().clone();
     let bot = if memory.bot_state.trim().is_empty() {
         BotState::default()
     } else {

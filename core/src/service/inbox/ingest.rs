@@ -51,7 +51,9 @@ pub async fn deliver(
     if let InboundEvent::Message(message) = &event {
         let connection = connection_of(ports, scope, connection_id).await?;
         let stored = store_message(ports, scope, &connection, message).await?;
-        let automation = after_stored(ports, scope, &connection, message, &stored, true).await;
+        let reads = automation::CompanyReads::default();
+        let automation =
+            after_stored(ports, scope, &connection, message, &stored, true, &reads).await;
         return Ok(Delivery {
             outcome: Some(stored.outcome),
             automation,
@@ -268,6 +270,7 @@ async fn after_stored(
     message: &InboundMessage,
     stored: &Stored,
     fresh: bool,
+    reads: &automation::CompanyReads,
 ) -> Result<()> {
     let IngestOutcome::Stored {
         ticket,
@@ -290,6 +293,7 @@ async fn after_stored(
             text: &message.body,
             ticket_now: stored.ticket.as_deref().filter(|_| fresh),
             contact_now: stored.contact.as_deref().filter(|_| fresh),
+            reads,
         },
     )
     .await
@@ -316,11 +320,21 @@ async fn automate(
             }
         }
     }
+    // The company-wide values the automation reads, once for the batch.
+    let reads = &automation::CompanyReads::default();
     let runs = groups.iter().map(|(_, members)| async move {
         let mut results = Vec::with_capacity(members.len());
         for (n, &i) in members.iter().enumerate() {
             let fresh = n == 0;
-            let result = after_stored(ports, scope, connection, messages[i], &stored[i], fresh);
+            let result = after_stored(
+                ports,
+                scope,
+                connection,
+                messages[i],
+                &stored[i],
+                fresh,
+                reads,
+            );
             results.push((i, result.await));
         }
         results
