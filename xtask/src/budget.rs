@@ -428,7 +428,7 @@ mod tests {
             .expect_err("above the budget")
             .to_string();
         assert!(
-            error.contains("above the budget of 307200 bytes"),
+            error.contains("above the budget of 312320 bytes"),
             "{error}"
         );
         let report = first.report(FIRST_LOAD_BUDGET);
