@@ -35,6 +35,17 @@ pub(crate) fn placeholders(from: usize, count: usize) -> String {
         .join(", ")
 }
 
+/// `count` rows of a multi-row statement: `row(first)` for each, where `first` is the number of
+/// the row's first parameter (rows of `width` parameters, the first row's starting at `from`).
+pub(crate) fn row_list(
+    count: usize,
+    from: usize,
+    width: usize,
+    row: impl Fn(usize) -> String,
+) -> Vec<String> {
+    (0..count).map(|k| row(from + k * width)).collect()
+}
+
 /// The name a message gives its chat: the chat's display name, else its number.
 pub(crate) fn chat_display_name(message: &InboundMessage) -> String {
     if message.chat_name.trim().is_empty() {
@@ -124,7 +135,7 @@ macro_rules! ingest_pass {
         use sqlx::AssertSqlSafe;
         use $crate::error::db_error;
         use $crate::repo::ingest::{
-            Chat, Planned, ROWS_PER_STATEMENT, chat_display_name, distinct, placeholders,
+            Chat, Planned, ROWS_PER_STATEMENT, chat_display_name, distinct, placeholders, row_list,
             ticket_counters,
         };
         use $crate::repo::tickets::id_list;
@@ -181,16 +192,14 @@ macro_rules! ingest_pass {
             let mut contact_ids: HashMap<String, i64> = HashMap::new();
             let mut created_contacts: HashSet<i64> = HashSet::new();
             for chunk in numbers.chunks(ROWS_PER_STATEMENT) {
-                let mut rows = Vec::with_capacity(chunk.len());
-                for k in 0..chunk.len() {
-                    let p = 5 + k * 4;
-                    rows.push(format!(
+                let rows = row_list(chunk.len(), 5, 4, |p| {
+                    format!(
                         "($1, ${p}, ${}, $2, ${}, $3, ${}, $4, $4)",
                         p + 1,
                         p + 2,
                         p + 3
-                    ));
-                }
+                    )
+                });
                 let sql = format!(
                     "INSERT INTO contacts (company_id, name, number, channel, is_group, \
                      whatsapp_id, search_text, created_at, updated_at) VALUES {} \
@@ -290,6 +299,8 @@ macro_rules! ingest_pass {
             }
             let chat_of: HashMap<&str, usize> =
                 numbers.iter().enumerate().map(|(k, n)| (*n, k)).collect();
+            let chat_by_contact: HashMap<i64, usize> =
+                ids.iter().enumerate().map(|(k, id)| (*id, k)).collect();
 
             // 4. The decisions, in the batch's order; a round ends where a chat waits for the
             // ticket planned for it.
@@ -359,16 +370,14 @@ macro_rules! ingest_pass {
                     // unique index on not-closed tickets, that one is reused.
                     let mut made: HashMap<i64, i64> = HashMap::new();
                     for chunk in creates.chunks(ROWS_PER_STATEMENT) {
-                        let mut rows = Vec::with_capacity(chunk.len());
-                        for k in 0..chunk.len() {
-                            let p = 5 + k * 4;
-                            rows.push(format!(
+                        let rows = row_list(chunk.len(), 5, 4, |p| {
+                            format!(
                                 "($1, ${p}, ${}, ${}, $2, $3, ${}, $4, $4)",
                                 p + 1,
                                 p + 2,
                                 p + 3
-                            ));
-                        }
+                            )
+                        });
                         let sql = format!(
                             "INSERT INTO tickets (company_id, uuid, status, is_group, channel, \
                              whatsapp_id, contact_id, created_at, updated_at) VALUES {} \
@@ -421,16 +430,9 @@ macro_rules! ingest_pass {
                         .flat_map(|(t, logs)| logs.iter().map(move |log| (t, log)))
                         .collect();
                     for chunk in logs.chunks(ROWS_PER_STATEMENT) {
-                        let mut rows = Vec::with_capacity(chunk.len());
-                        for k in 0..chunk.len() {
-                            let p = 3 + k * 4;
-                            rows.push(format!(
-                                "($1, ${p}, ${}, ${}, ${}, $2)",
-                                p + 1,
-                                p + 2,
-                                p + 3
-                            ));
-                        }
+                        let rows = row_list(chunk.len(), 3, 4, |p| {
+                            format!("($1, ${p}, ${}, ${}, ${}, $2)", p + 1, p + 2, p + 3)
+                        });
                         let sql = format!(
                             "INSERT INTO ticket_logs (company_id, ticket_id, type, user_id, \
                              queue_id, created_at) VALUES {}",
@@ -448,9 +450,7 @@ macro_rules! ingest_pass {
                     }
                     let ids: Vec<i64> = made.values().chain(winners.values()).copied().collect();
                     for ticket in $crate::load_tickets!(&mut *conn, scope, &ids)? {
-                        let contact = ticket.contact_id.0;
-                        if let Some(c) = chats.iter().position(|chat| chat.contact.id.0 == contact)
-                        {
+                        if let Some(&c) = chat_by_contact.get(&ticket.contact_id.0) {
                             chats[c].active = Some(ticket);
                         }
                     }
@@ -480,11 +480,9 @@ macro_rules! ingest_pass {
                 .chunks(ROWS_PER_STATEMENT)
                 .zip(kinds.chunks(ROWS_PER_STATEMENT))
             {
-                let mut rows = Vec::with_capacity(chunk.len());
-                for k in 0..chunk.len() {
-                    let p = 4 + k * 12;
+                let rows = row_list(chunk.len(), 4, 12, |p| {
                     let n = |d: usize| p + d;
-                    rows.push(format!(
+                    format!(
                         "($1, ${}, ${}, $2, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, \
                          (SELECT id FROM messages WHERE whatsapp_id = $2 AND external_id = ${}), \
                          ${}, $3, $3)",
@@ -501,8 +499,8 @@ macro_rules! ingest_pass {
                         n(9),
                         n(10),
                         n(11)
-                    ));
-                }
+                    )
+                });
                 let sql = format!(
                     "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
                      external_id, body, search_text, from_me, read, media_type, media_path, \
@@ -576,16 +574,14 @@ macro_rules! ingest_pass {
             // 6. The tickets' counters and last messages: one update.
             let counters = ticket_counters(&planned);
             for chunk in counters.chunks(ROWS_PER_STATEMENT) {
-                let mut rows = Vec::with_capacity(chunk.len());
-                for k in 0..chunk.len() {
-                    let p = 3 + k * 4;
-                    rows.push(format!(
+                let rows = row_list(chunk.len(), 3, 4, |p| {
+                    format!(
                         "SELECT ${p} AS id, ${} AS n, ${} AS lm, ${} AS mid",
                         p + 1,
                         p + 2,
                         p + 3
-                    ));
-                }
+                    )
+                });
                 let sql = format!(
                     "UPDATE tickets SET unread_messages = unread_messages + v.n, \
                      last_message = v.lm, last_message_id = v.mid, updated_at = $2 \
@@ -739,6 +735,14 @@ mod tests {
     fn placeholders_number_from_where_they_start() {
         assert_eq!(placeholders(3, 3), "$3, $4, $5");
         assert_eq!(placeholders(1, 0), "");
+    }
+
+    #[test]
+    fn row_list_numbers_each_rows_parameters_after_the_last() {
+        assert_eq!(
+            row_list(3, 5, 4, |p| format!("(${p}, ${})", p + 3)),
+            ["($5, $8)", "($9, $12)", "($13, $16)"]
+        );
     }
 
     #[test]

@@ -493,22 +493,12 @@ impl MessageRepo for Store {
         // The whole batch in one pass (crate::repo::ingest); when anything in it fails, it is
         // rolled back and the batch goes message by message below, which narrows the failure
         // to its message and commits those before it.
-        let pass: Result<Vec<Stored>> = match self.pool() {
-            crate::DbPool::Sqlite(p) => {
-                let mut tx = p.begin_with("BEGIN IMMEDIATE").await.map_err(db_error)?;
-                match crate::ingest_pass!(self, &mut *tx, scope, connection, messages, decide) {
-                    Ok(outcomes) => tx.commit().await.map_err(db_error).map(|()| outcomes),
-                    Err(e) => Err(e),
-                }
-            }
-            crate::DbPool::Postgres(p) => {
-                let mut tx = p.begin().await.map_err(db_error)?;
-                match crate::ingest_pass!(self, &mut *tx, scope, connection, messages, decide) {
-                    Ok(outcomes) => tx.commit().await.map_err(db_error).map(|()| outcomes),
-                    Err(e) => Err(e),
-                }
-            }
-        };
+        let pass: Result<Vec<Stored>> = async {
+            crate::inbox_write_tx!(self, |tx| {
+                crate::ingest_pass!(self, &mut *tx, scope, connection, messages, decide)
+            })
+        }
+        .await;
         match pass {
             Ok(outcomes) => {
                 return Ok(IngestBatch {

@@ -842,14 +842,19 @@ async fn a_batch_commits_its_messages_together_in_order(store: Store) {
     let events = EventLog::read(&store, a, head_of(&head, a), 100)
         .await
         .expect("read");
-    let created: Vec<String> = events
+    let created = created_bodies(&events);
+    assert_eq!(created, ["oi", "tudo bem?", "olá"]);
+}
+
+/// The bodies of the messages whose `appMessage` events `events` hold, in order.
+fn created_bodies(events: &[chatflow_core::events::StoredEvent]) -> Vec<String> {
+    events
         .iter()
         .filter_map(|e| match &e.event {
             Event::AppMessage { message, .. } => Some(message.body.clone()),
             _ => None,
         })
-        .collect();
-    assert_eq!(created, ["oi", "tudo bem?", "olá"]);
+        .collect()
 }
 
 /// The company's head in `heads` (0 when it has none yet).
@@ -1022,13 +1027,7 @@ async fn a_batch_of_many_chats_is_decided_and_written_in_one_pass(store: Store) 
     let events = EventLog::read(&store, a, head_of(&head, a), 500)
         .await
         .expect("read");
-    let created: Vec<String> = events
-        .iter()
-        .filter_map(|e| match &e.event {
-            Event::AppMessage { message, .. } => Some(message.body.clone()),
-            _ => None,
-        })
-        .collect();
+    let created = created_bodies(&events);
     let mut expected: Vec<String> = (0..30).map(|k| format!("oi {k}")).collect();
     expected.extend(["sou eu de novo".to_owned(), "respondendo".to_owned()]);
     assert_eq!(created, expected);
