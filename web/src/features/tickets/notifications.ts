@@ -4,7 +4,7 @@
  * (the server applies the visibility rules), kept current by the live ticket and message events,
  * and when a new contact message deserves the notification sound. Pure rules, tested apart.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../lib/api';
 import { ticketSchema, ticketsPageSchema, type Ticket } from './types';
 
@@ -48,7 +48,7 @@ export function visibleNotifications(data: UnreadTickets | undefined, openUuid: 
   return { tickets: data.tickets.filter((t) => t !== open), total: Math.max(0, data.total - 1) };
 }
 
-const liveMessageSchema = z.object({ fromMe: z.boolean().catch(false), isPrivate: z.boolean().catch(false) });
+const liveMessageSchema = z.object({ fromMe: z.catch(z.boolean(), false), isPrivate: z.catch(z.boolean(), false) });
 
 export interface SoundContext {
   userId: number;

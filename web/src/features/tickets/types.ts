@@ -3,7 +3,7 @@
  * core/src/inbox/model.rs). Lenient: optional parts fall back to defaults so a newer server
  * does not break the list.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { queueRefSchema, tagSchema } from '../../lib/lookups/refs';
 
 export const TICKET_STATUSES = ['pending', 'open', 'closed', 'group', 'lgpd', 'nps'] as const;
@@ -15,43 +15,43 @@ export type TicketUser = z.infer<typeof ticketUserSchema>;
 export const ticketContactSchema = z.object({
   id: z.number(),
   name: z.string(),
-  number: z.string().catch(''),
-  urlPicture: z.string().nullish(),
-  channel: z.string().catch('whatsapp'),
-  isGroup: z.boolean().catch(false),
-  active: z.boolean().catch(true),
-  tags: z.array(tagSchema).catch([]),
+  number: z.catch(z.string(), ''),
+  urlPicture: z.nullish(z.string()),
+  channel: z.catch(z.string(), 'whatsapp'),
+  isGroup: z.catch(z.boolean(), false),
+  active: z.catch(z.boolean(), true),
+  tags: z.catch(z.array(tagSchema), []),
 });
 export type TicketContact = z.infer<typeof ticketContactSchema>;
 
 export const ticketSchema = z.object({
   id: z.number(),
   uuid: z.string(),
-  companyId: z.number().nullish(),
+  companyId: z.nullish(z.number()),
   status: z.enum(TICKET_STATUSES),
-  unreadMessages: z.number().catch(0),
-  lastMessage: z.string().nullish(),
+  unreadMessages: z.catch(z.number(), 0),
+  lastMessage: z.nullish(z.string()),
   /** The message the ticket shows as its last one was deleted (docs/api.md "Tickets"). */
-  lastMessageDeleted: z.boolean().catch(false),
+  lastMessageDeleted: z.catch(z.boolean(), false),
   /** That message was the company side's (for "deleted" wording). */
-  lastMessageFromMe: z.boolean().catch(false),
+  lastMessageFromMe: z.catch(z.boolean(), false),
   /** The last message's media kind when the preview is only its placeholder (a file without a caption). */
-  lastMessageMedia: z.string().nullish().catch(null),
-  isGroup: z.boolean().catch(false),
-  isBot: z.boolean().catch(false),
-  channel: z.string().catch('whatsapp'),
-  userId: z.number().nullish(),
-  queueId: z.number().nullish(),
-  whatsappId: z.number().nullish(),
+  lastMessageMedia: z.catch(z.nullish(z.string()), null),
+  isGroup: z.catch(z.boolean(), false),
+  isBot: z.catch(z.boolean(), false),
+  channel: z.catch(z.string(), 'whatsapp'),
+  userId: z.nullish(z.number()),
+  queueId: z.nullish(z.number()),
+  whatsappId: z.nullish(z.number()),
   contactId: z.number(),
-  useIntegration: z.boolean().catch(false),
-  isTransfered: z.boolean().catch(false),
+  useIntegration: z.catch(z.boolean(), false),
+  isTransfered: z.catch(z.boolean(), false),
   contact: ticketContactSchema,
-  queue: queueRefSchema.nullish(),
-  user: ticketUserSchema.nullish(),
-  whatsapp: z.object({ id: z.number(), name: z.string(), channel: z.string().nullish(), groupAsTicket: z.boolean().nullish() }).nullish(),
-  tags: z.array(tagSchema).catch([]),
-  userRating: z.object({ rate: z.number() }).nullish(),
+  queue: z.nullish(queueRefSchema),
+  user: z.nullish(ticketUserSchema),
+  whatsapp: z.nullish(z.object({ id: z.number(), name: z.string(), channel: z.nullish(z.string()), groupAsTicket: z.nullish(z.boolean()) })),
+  tags: z.catch(z.array(tagSchema), []),
+  userRating: z.nullish(z.object({ rate: z.number() })),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -59,9 +59,9 @@ export type Ticket = z.infer<typeof ticketSchema>;
 
 export const ticketsPageSchema = z.object({
   tickets: z.array(ticketSchema),
-  hasMore: z.boolean().catch(false),
-  count: z.number().nullish(),
-  nextCursor: z.string().nullish(),
+  hasMore: z.catch(z.boolean(), false),
+  count: z.nullish(z.number()),
+  nextCursor: z.nullish(z.string()),
 });
 export type TicketsPage = z.infer<typeof ticketsPageSchema>;
 
@@ -72,8 +72,8 @@ export type TicketTab = (typeof TICKET_TABS)[number];
 export const ticketLogEntrySchema = z.object({
   id: z.number(),
   type: z.string(),
-  user: ticketUserSchema.nullish(),
-  queue: queueRefSchema.nullish(),
+  user: z.nullish(ticketUserSchema),
+  queue: z.nullish(queueRefSchema),
   createdAt: z.string(),
 });
 export type TicketLogEntry = z.infer<typeof ticketLogEntrySchema>;
@@ -81,7 +81,7 @@ export type TicketLogEntry = z.infer<typeof ticketLogEntrySchema>;
 export const ticketNoteSchema = z.object({
   id: z.number(),
   note: z.string(),
-  user: ticketUserSchema.nullish(),
+  user: z.nullish(ticketUserSchema),
   ticketId: z.number(),
   contactId: z.number(),
   createdAt: z.string(),
@@ -92,8 +92,8 @@ export type TicketNote = z.infer<typeof ticketNoteSchema>;
 export const otherOpenTicketSchema = z.object({
   id: z.number(),
   uuid: z.string(),
-  userId: z.number().nullish(),
-  user: ticketUserSchema.nullish(),
-  queue: queueRefSchema.nullish(),
+  userId: z.nullish(z.number()),
+  user: z.nullish(ticketUserSchema),
+  queue: z.nullish(queueRefSchema),
 });
 export type OtherOpenTicket = z.infer<typeof otherOpenTicketSchema>;

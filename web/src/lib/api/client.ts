@@ -8,7 +8,7 @@
  *   A 402 signals that the subscription expired (the session then leads to /financeiro-aberto).
  * - `publicApi`: no cookies, no token, no refresh; for public calls.
  */
-import type { z } from 'zod';
+import { parse, type z } from 'zod/mini';
 import { ApiError, apiErrorFrom } from './errors';
 import { createEmitter } from './events';
 import { clearToken, getToken, setToken } from './token';
@@ -24,21 +24,25 @@ export const refreshSignal = createEmitter<{ token: string; body: unknown }>();
 
 type Params = Record<string, string | number | boolean | null | undefined>;
 
-export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
+/**
+ * `schema` is any zod 4 schema, classic or `zod/mini` (the first load's are mini, to keep classic
+ * zod out of it), so the answer is parsed through the core's `parse`, which both share.
+ */
+export interface RequestOptions<S extends z.core.$ZodType | undefined = undefined> {
   body?: unknown;
   params?: Params;
   schema?: S;
   signal?: AbortSignal;
 }
 
-type Result<S> = S extends z.ZodType ? z.output<S> : unknown;
+type Result<S> = S extends z.core.$ZodType ? z.output<S> : unknown;
 
 export interface ApiClient {
-  request<S extends z.ZodType | undefined = undefined>(method: string, path: string, options?: RequestOptions<S>): Promise<Result<S>>;
-  get<S extends z.ZodType | undefined = undefined>(path: string, options?: RequestOptions<S>): Promise<Result<S>>;
-  post<S extends z.ZodType | undefined = undefined>(path: string, body?: unknown, options?: RequestOptions<S>): Promise<Result<S>>;
-  put<S extends z.ZodType | undefined = undefined>(path: string, body?: unknown, options?: RequestOptions<S>): Promise<Result<S>>;
-  delete<S extends z.ZodType | undefined = undefined>(path: string, options?: RequestOptions<S>): Promise<Result<S>>;
+  request<S extends z.core.$ZodType | undefined = undefined>(method: string, path: string, options?: RequestOptions<S>): Promise<Result<S>>;
+  get<S extends z.core.$ZodType | undefined = undefined>(path: string, options?: RequestOptions<S>): Promise<Result<S>>;
+  post<S extends z.core.$ZodType | undefined = undefined>(path: string, body?: unknown, options?: RequestOptions<S>): Promise<Result<S>>;
+  put<S extends z.core.$ZodType | undefined = undefined>(path: string, body?: unknown, options?: RequestOptions<S>): Promise<Result<S>>;
+  delete<S extends z.core.$ZodType | undefined = undefined>(path: string, options?: RequestOptions<S>): Promise<Result<S>>;
   /** `GET` of a binary resource (an image...), with the same token, refresh and error handling. */
   blob(path: string, options?: Pick<RequestOptions, 'params' | 'signal'>): Promise<Blob>;
 }
@@ -141,7 +145,7 @@ export function createApiClient({ baseUrl, authenticated }: ClientConfig): ApiCl
   }
 
   /** Sends the request, refreshing once on an expired token; throws an ApiError unless 2xx. */
-  async function exchange(method: string, path: string, options: RequestOptions<z.ZodType | undefined>, accept: string): Promise<Response> {
+  async function exchange(method: string, path: string, options: RequestOptions<z.core.$ZodType | undefined>, accept: string): Promise<Response> {
     const url = buildUrl(baseUrl, path, options.params);
     let response = await send(method, url, options.body, options.signal, accept);
 
@@ -164,14 +168,14 @@ export function createApiClient({ baseUrl, authenticated }: ClientConfig): ApiCl
     return response;
   }
 
-  async function request<S extends z.ZodType | undefined = undefined>(
+  async function request<S extends z.core.$ZodType | undefined = undefined>(
     method: string,
     path: string,
     options: RequestOptions<S> = {},
   ): Promise<Result<S>> {
     const response = await exchange(method, path, options, 'application/json');
     const data = await readBody(response);
-    if (options.schema) return options.schema.parse(data) as Result<S>;
+    if (options.schema) return parse(options.schema, data) as Result<S>;
     return data as Result<S>;
   }
 

@@ -4,9 +4,14 @@
  * the inbox keeps working against a server that does not serve one of them yet.
  */
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../api';
 import { tagSchema, type Tag } from './refs';
+
+/** The lists keep the fields they do not name (classic zod's `.loose()`). */
+function loose<T extends z.ZodMiniObject>(schema: T) {
+  return z.catchall(schema, z.unknown());
+}
 
 async function orEmpty<T>(load: () => Promise<T[]>): Promise<T[]> {
   try {
@@ -29,7 +34,7 @@ export type UserOption = z.infer<typeof userOptionSchema>;
 
 export const userOptionsQuery = queryOptions({
   queryKey: ['tickets', 'options', 'users'],
-  queryFn: () => orEmpty<UserOption>(() => api.get('/users/list', { schema: z.array(userOptionSchema.loose()) })),
+  queryFn: () => orEmpty<UserOption>(() => api.get('/users/list', { schema: z.array(loose(userOptionSchema)) })),
   staleTime: 60_000,
 });
 
@@ -37,19 +42,19 @@ export function useUserOptions(enabled = true) {
   return useQuery({ ...userOptionsQuery, enabled });
 }
 
-export const connectionOptionSchema = z.object({ id: z.number(), name: z.string(), channel: z.string().nullish(), status: z.string().nullish() });
+export const connectionOptionSchema = z.object({ id: z.number(), name: z.string(), channel: z.nullish(z.string()), status: z.nullish(z.string()) });
 export type ConnectionOption = z.infer<typeof connectionOptionSchema>;
 
 export function useConnectionOptions() {
   return useQuery({
     queryKey: ['tickets', 'options', 'connections'],
     queryFn: () =>
-      orEmpty<ConnectionOption>(() => api.get('/whatsapp', { params: { session: 0 }, schema: z.array(connectionOptionSchema.loose()) })),
+      orEmpty<ConnectionOption>(() => api.get('/whatsapp', { params: { session: 0 }, schema: z.array(loose(connectionOptionSchema)) })),
     staleTime: 60_000,
   });
 }
 
-export const contactOptionSchema = z.object({ id: z.number(), name: z.string(), number: z.string().nullish() });
+export const contactOptionSchema = z.object({ id: z.number(), name: z.string(), number: z.nullish(z.string()) });
 export type ContactOption = z.infer<typeof contactOptionSchema>;
 
 /** `GET /contacts/list?searchParam=`: only from 3 characters (spec 1 §5). */
@@ -60,7 +65,13 @@ export function useContactSearch(search: string) {
     queryFn: ({ signal }) =>
       api.get('/contacts/list', {
         params: { searchParam: term },
-        schema: z.union([z.array(contactOptionSchema.loose()), z.object({ contacts: z.array(contactOptionSchema.loose()) }).transform((r) => r.contacts)]),
+        schema: z.union([
+          z.array(loose(contactOptionSchema)),
+          z.pipe(
+            z.object({ contacts: z.array(loose(contactOptionSchema)) }),
+            z.transform((r) => r.contacts),
+          ),
+        ]),
         signal,
       }),
     enabled: term.length >= 3,

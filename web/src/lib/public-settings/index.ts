@@ -3,7 +3,7 @@
  * client without credentials. A failed read yields null so callers use their defaults.
  */
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { isApiError, publicApi } from '../api';
 
 export const PUBLIC_SETTING_KEYS = [
@@ -18,8 +18,8 @@ export const PUBLIC_SETTING_KEYS = [
 export type PublicSettingKey = (typeof PUBLIC_SETTING_KEYS)[number];
 
 export const publicSettingSchema = z.object({
-  key: z.string().optional(),
-  value: z.string().nullish(),
+  key: z.optional(z.string()),
+  value: z.nullish(z.string()),
 });
 
 export async function getPublicSetting(key: PublicSettingKey): Promise<string | null> {

@@ -4,7 +4,7 @@
  * transitions), delete and the log.
  */
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { ticketLogEntrySchema, ticketSchema, ticketsPageSchema, type Ticket, type TicketTab, type TicketsPage } from '../types';
 
@@ -162,7 +162,7 @@ export function useCloseAllTickets() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: { status: string; selectedQueueIds: number[] }) =>
-      api.post('/tickets/closeAll', body, { schema: z.object({ closed: z.number().catch(0) }).catch({ closed: 0 }) }),
+      api.post('/tickets/closeAll', body, { schema: z.catch(z.object({ closed: z.catch(z.number(), 0) }), { closed: 0 }) }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ticketsKeys.lists() }),
   });
 }

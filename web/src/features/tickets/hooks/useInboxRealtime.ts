@@ -8,7 +8,7 @@
  */
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { getSocket, onSocketChange, useCompanyEvent } from '../../../lib/socket';
 import { sessionStore, useSession } from '../../../lib/session';
 import { withRules, type Rules } from '../../../lib/wasm/rules';

@@ -1,48 +1,48 @@
 /** Wire shape of a message (docs/api.md "Messages"; `Message` in core/src/inbox/model.rs). */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 export const MEDIA_TYPES = ['chat', 'image', 'audio', 'video', 'application', 'locationMessage', 'contactMessage', 'reactionMessage', 'call_log'] as const;
 
 export const quotedMessageSchema = z.object({
   id: z.number(),
-  body: z.string().catch(''),
-  fromMe: z.boolean().catch(false),
-  mediaType: z.string().catch('chat'),
-  isDeleted: z.boolean().catch(false),
+  body: z.catch(z.string(), ''),
+  fromMe: z.catch(z.boolean(), false),
+  mediaType: z.catch(z.string(), 'chat'),
+  isDeleted: z.catch(z.boolean(), false),
 });
 export type QuotedMessage = z.infer<typeof quotedMessageSchema>;
 
 export const messageSchema = z.object({
   id: z.number(),
   ticketId: z.number(),
-  contactId: z.number().nullish(),
-  body: z.string().catch(''),
-  fromMe: z.boolean().catch(false),
-  read: z.boolean().catch(false),
-  isPrivate: z.boolean().catch(false),
-  isDeleted: z.boolean().catch(false),
-  isEdited: z.boolean().catch(false),
-  isForwarded: z.boolean().catch(false),
-  mediaType: z.string().catch('chat'),
-  mediaUrl: z.string().nullish(),
-  mediaName: z.string().nullish(),
-  quotedMsg: quotedMessageSchema.nullish(),
-  ack: z.number().catch(0),
-  reactions: z.array(z.object({ emoji: z.string(), fromMe: z.boolean().catch(false) })).catch([]),
-  userId: z.number().nullish(),
-  participant: z.string().nullish(),
+  contactId: z.nullish(z.number()),
+  body: z.catch(z.string(), ''),
+  fromMe: z.catch(z.boolean(), false),
+  read: z.catch(z.boolean(), false),
+  isPrivate: z.catch(z.boolean(), false),
+  isDeleted: z.catch(z.boolean(), false),
+  isEdited: z.catch(z.boolean(), false),
+  isForwarded: z.catch(z.boolean(), false),
+  mediaType: z.catch(z.string(), 'chat'),
+  mediaUrl: z.nullish(z.string()),
+  mediaName: z.nullish(z.string()),
+  quotedMsg: z.nullish(quotedMessageSchema),
+  ack: z.catch(z.number(), 0),
+  reactions: z.catch(z.array(z.object({ emoji: z.string(), fromMe: z.catch(z.boolean(), false) })), []),
+  userId: z.nullish(z.number()),
+  participant: z.nullish(z.string()),
   createdAt: z.string(),
-  updatedAt: z.string().nullish(),
+  updatedAt: z.nullish(z.string()),
 });
 export type Message = z.infer<typeof messageSchema>;
 
 export const messagesPageSchema = z.object({
   messages: z.array(messageSchema),
-  hasMore: z.boolean().catch(false),
-  nextCursor: z.string().nullish(),
-  count: z.number().nullish(),
+  hasMore: z.catch(z.boolean(), false),
+  nextCursor: z.nullish(z.string()),
+  count: z.nullish(z.number()),
   /** The ticket, as the tickets feature reads it. */
-  ticket: z.unknown().optional(),
+  ticket: z.optional(z.unknown()),
 });
 export type MessagesPage = z.infer<typeof messagesPageSchema>;
 

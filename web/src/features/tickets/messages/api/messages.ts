@@ -6,7 +6,7 @@
 import { useInfiniteQuery, useMutation, useQuery, type InfiniteData } from '@tanstack/react-query';
 import { api } from '../../../../lib/api';
 import { messageSchema, messagesPageSchema, type Message, type MessagesPage } from '../types';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 export const messagesKeys = {
   all: ['messages'] as const,
