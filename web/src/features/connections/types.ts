@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { scheduleRowSchema } from '../../lib/business-hours/week';
 
 /** Session statuses (spec 2 §4), as on the wire. */
@@ -10,58 +10,53 @@ export function needsAttention(status: ConnectionStatus): boolean {
   return status !== 'CONNECTED';
 }
 
-const text = z.string().nullish().transform((v) => v ?? '');
-const int = (fallback: number) => z.number().nullish().transform((v) => v ?? fallback);
+const text = z.pipe(z.nullish(z.string()), z.transform((v) => v ?? ''));
+const int = (fallback: number) => z.pipe(z.nullish(z.number()), z.transform((v) => v ?? fallback));
 
 /** A connection, `whatsapp` on the wire (core/src/inbox/model.rs `Connection`). */
-export const connectionSchema = z
-  .object({
-    id: z.number(),
-    name: z.string(),
-    number: text,
-    channel: z.string().nullish().transform((v) => v ?? 'whatsapp'),
-    provider: z.string().nullish(),
-    status: z.enum(CONNECTION_STATUSES).catch('DISCONNECTED'),
-    qrcode: text,
-    retries: int(0),
-    isDefault: z.boolean().nullish().transform((v) => !!v),
-    token: text,
-    greetingMessage: text,
-    complationMessage: text,
-    outOfHoursMessage: text,
-    ratingMessage: text,
-    allowGroup: z.boolean().nullish().transform((v) => !!v),
-    groupAsTicket: z.boolean().nullish().transform((v) => !!v),
-    maxUseBotQueues: int(3),
-    timeUseBotQueues: int(0),
-    timeSendQueue: int(0),
-    sendIdQueue: z.number().nullish(),
-    expiresTicket: int(0),
-    expiresInactiveMessage: text,
-    timeCreateNewTicket: int(0),
-    maxUseBotQueuesNPS: int(3),
-    expiresTicketNPS: int(0),
-    /** Flow started on a new conversation, or null. */
-    flowIdWelcome: z.number().nullish().transform((v) => v ?? null),
-    /** Flow started when no phrase campaign matches, or null. */
-    flowIdNotPhrase: z.number().nullish().transform((v) => v ?? null),
-    /** Collective vacation, `YYYY-MM-DD` both or neither. */
-    collectiveVacationStart: z.string().nullish().transform((v) => v ?? null),
-    collectiveVacationEnd: z.string().nullish().transform((v) => v ?? null),
-    collectiveVacationMessage: text,
-    /** The connection's hours (read when `scheduleType` is `connection`); empty when never set. */
-    schedules: z
-      .array(scheduleRowSchema)
-      .nullish()
-      .transform((v) => v ?? []),
-    timeInactiveMessage: int(0),
-    inactiveMessage: text,
-    whenExpiresTicket: int(0),
-    queueIds: z.array(z.number()).nullish(),
-    queues: z.array(z.object({ id: z.number(), name: z.string(), color: z.string().nullish() })).nullish(),
-    updatedAt: z.string().nullish(),
-  })
-  .loose();
+export const connectionSchema = z.looseObject({
+  id: z.number(),
+  name: z.string(),
+  number: text,
+  channel: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? 'whatsapp')),
+  provider: z.nullish(z.string()),
+  status: z.catch(z.enum(CONNECTION_STATUSES), 'DISCONNECTED'),
+  qrcode: text,
+  retries: int(0),
+  isDefault: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+  token: text,
+  greetingMessage: text,
+  complationMessage: text,
+  outOfHoursMessage: text,
+  ratingMessage: text,
+  allowGroup: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+  groupAsTicket: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+  maxUseBotQueues: int(3),
+  timeUseBotQueues: int(0),
+  timeSendQueue: int(0),
+  sendIdQueue: z.nullish(z.number()),
+  expiresTicket: int(0),
+  expiresInactiveMessage: text,
+  timeCreateNewTicket: int(0),
+  maxUseBotQueuesNPS: int(3),
+  expiresTicketNPS: int(0),
+  /** Flow started on a new conversation, or null. */
+  flowIdWelcome: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  /** Flow started when no phrase campaign matches, or null. */
+  flowIdNotPhrase: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  /** Collective vacation, `YYYY-MM-DD` both or neither. */
+  collectiveVacationStart: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null)),
+  collectiveVacationEnd: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null)),
+  collectiveVacationMessage: text,
+  /** The connection's hours (read when `scheduleType` is `connection`); empty when never set. */
+  schedules: z.pipe(z.nullish(z.array(scheduleRowSchema)), z.transform((v) => v ?? [])),
+  timeInactiveMessage: int(0),
+  inactiveMessage: text,
+  whenExpiresTicket: int(0),
+  queueIds: z.nullish(z.array(z.number())),
+  queues: z.nullish(z.array(z.object({ id: z.number(), name: z.string(), color: z.nullish(z.string()) }))),
+  updatedAt: z.nullish(z.string()),
+});
 export type Connection = z.infer<typeof connectionSchema>;
 
 /** Ids of a connection's queues, from either wire form. */

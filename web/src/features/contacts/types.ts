@@ -1,29 +1,27 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { tagSchema } from './tags/types';
 
-export const extraInfoSchema = z.object({ id: z.number().nullish(), name: z.string(), value: z.string() });
+export const extraInfoSchema = z.object({ id: z.nullish(z.number()), name: z.string(), value: z.string() });
 
 /** A contact (core/src/inbox/model.rs `Contact`). */
-export const contactSchema = z
-  .object({
-    id: z.number(),
-    name: z.string(),
-    number: z.string().nullish().transform((v) => v ?? ''),
-    email: z.string().nullish().transform((v) => v ?? ''),
-    active: z.boolean().nullish().transform((v) => v !== false),
-    disableBot: z.boolean().nullish(),
-    acceptAudioMessage: z.boolean().nullish(),
-    urlPicture: z.string().nullish(),
-    profilePicUrl: z.string().nullish(),
-    channel: z.string().nullish().transform((v) => v ?? 'whatsapp'),
-    isGroup: z.boolean().nullish().transform((v) => !!v),
-    whatsappId: z.number().nullish(),
-    whatsappName: z.string().nullish(),
-    whatsapp: z.object({ id: z.number(), name: z.string() }).loose().nullish(),
-    extraInfo: z.array(extraInfoSchema).nullish().transform((v) => v ?? []),
-    tags: z.array(tagSchema).nullish().transform((v) => v ?? []),
-  })
-  .loose();
+export const contactSchema = z.looseObject({
+  id: z.number(),
+  name: z.string(),
+  number: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  email: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  active: z.pipe(z.nullish(z.boolean()), z.transform((v) => v !== false)),
+  disableBot: z.nullish(z.boolean()),
+  acceptAudioMessage: z.nullish(z.boolean()),
+  urlPicture: z.nullish(z.string()),
+  profilePicUrl: z.nullish(z.string()),
+  channel: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? 'whatsapp')),
+  isGroup: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+  whatsappId: z.nullish(z.number()),
+  whatsappName: z.nullish(z.string()),
+  whatsapp: z.nullish(z.looseObject({ id: z.number(), name: z.string() })),
+  extraInfo: z.pipe(z.nullish(z.array(extraInfoSchema)), z.transform((v) => v ?? [])),
+  tags: z.pipe(z.nullish(z.array(tagSchema)), z.transform((v) => v ?? [])),
+});
 export type Contact = z.infer<typeof contactSchema>;
 
 /** The connection name shown in the table. */

@@ -3,20 +3,18 @@
  * editor's graph (`chatflow_core::flow::Flow`), validation issues and phrase campaigns. The graph's
  * node types are the core's, generated from its Rust definitions (`lib/core-types/generated.ts`).
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import type { FlowGraph as CoreFlowGraph, FlowNode as CoreFlowNode, FlowNodeData } from '../../lib/core-types/generated';
 
 /** A row of the flow list: `GET /flowbuilder`. */
-export const flowSummarySchema = z
-  .object({
-    id: z.number(),
-    name: z.string(),
-    active: z.boolean().nullish().transform((v) => v !== false),
-    updatedAt: z.string().nullish(),
-    publishedVersion: z.number().nullish().transform((v) => v ?? null),
-    hasDraft: z.boolean().nullish().transform((v) => !!v),
-  })
-  .loose();
+export const flowSummarySchema = z.looseObject({
+  id: z.number(),
+  name: z.string(),
+  active: z.pipe(z.nullish(z.boolean()), z.transform((v) => v !== false)),
+  updatedAt: z.nullish(z.string()),
+  publishedVersion: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  hasDraft: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+});
 export type FlowSummary = z.infer<typeof flowSummarySchema>;
 
 /** A node's type on the wire: one of the core's node kinds (`chatflow_core::flow::NodeData::KINDS`). */
@@ -61,88 +59,80 @@ export type FlowGraph = CoreFlowGraph;
  * A node of the wire graph. Parsed loosely (unknown fields kept); the server answers only graphs
  * the core parsed and wrote again, so each node's `data` is its type's ({@link FlowNode}).
  */
-export const flowNodeSchema = z
-  .object({
+export const flowNodeSchema = z.pipe(
+  z.looseObject({
     id: z.string(),
     type: z.string(),
-    position: z.object({ x: z.number(), y: z.number() }).catch({ x: 0, y: 0 }),
-    data: z.record(z.string(), z.unknown()).nullish().transform((v) => v ?? {}),
-    style: z.record(z.string(), z.unknown()).nullish(),
-  })
-  .loose()
-  .transform((node) => node as FlowNode);
+    position: z.catch(z.object({ x: z.number(), y: z.number() }), { x: 0, y: 0 }),
+    data: z.pipe(z.nullish(z.record(z.string(), z.unknown())), z.transform((v) => v ?? {})),
+    style: z.nullish(z.record(z.string(), z.unknown())),
+  }),
+  z.transform((node) => node as FlowNode),
+);
 
-export const flowConnectionSchema = z
-  .object({
-    id: z.string().nullish(),
-    source: z.string(),
-    target: z.string(),
-    sourceHandle: z.string().nullish(),
-    targetHandle: z.string().nullish(),
-  })
-  .loose();
+export const flowConnectionSchema = z.looseObject({
+  id: z.nullish(z.string()),
+  source: z.string(),
+  target: z.string(),
+  sourceHandle: z.nullish(z.string()),
+  targetHandle: z.nullish(z.string()),
+});
 
 /** The editor's graph. */
 export const flowGraphSchema = z.object({
-  nodes: z.array(flowNodeSchema).catch([]),
-  connections: z.array(flowConnectionSchema).catch([]),
+  nodes: z.catch(z.array(flowNodeSchema), []),
+  connections: z.catch(z.array(flowConnectionSchema), []),
 });
 
 /** `GET /flowbuilder/flow/{id}`'s `flow`: the draft when there is one, else the published graph. */
-export const flowSchema = z
-  .object({
-    id: z.number(),
-    name: z.string(),
-    active: z.boolean().nullish().transform((v) => v !== false),
-    flow: flowGraphSchema.nullish().transform((v) => v ?? null),
-    version: z.number().nullish().transform((v) => v ?? null),
-    draft: z.boolean().nullish().transform((v) => !!v),
-  })
-  .loose();
+export const flowSchema = z.looseObject({
+  id: z.number(),
+  name: z.string(),
+  active: z.pipe(z.nullish(z.boolean()), z.transform((v) => v !== false)),
+  flow: z.pipe(z.nullish(flowGraphSchema), z.transform((v) => v ?? null)),
+  version: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  draft: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+});
 export type Flow = z.infer<typeof flowSchema>;
 
 /** A validation issue the core found on save or publish. */
-export const flowIssueSchema = z
-  .object({
-    nodeId: z.string().nullish().transform((v) => v ?? null),
-    code: z.string(),
-    message: z.string().nullish().transform((v) => v ?? ''),
-  })
-  .loose();
+export const flowIssueSchema = z.looseObject({
+  nodeId: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null)),
+  code: z.string(),
+  message: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+});
 export type FlowIssue = z.infer<typeof flowIssueSchema>;
+/** The issues a refused save or publish carries in its error body. */
+export const flowIssuesSchema = z.array(flowIssueSchema);
 
-export const flowVersionSchema = z
-  .object({
-    version: z.number(),
-    publishedAt: z.string(),
-    publishedBy: z.object({ id: z.number(), name: z.string() }).nullish(),
-  })
-  .loose();
+export const flowVersionSchema = z.looseObject({
+  version: z.number(),
+  publishedAt: z.string(),
+  publishedBy: z.nullish(z.object({ id: z.number(), name: z.string() })),
+});
 export type FlowVersion = z.infer<typeof flowVersionSchema>;
 
 export const flowStatsSchema = z.object({
-  version: z.number().nullish(),
-  nodes: z.record(z.string(), z.object({ entered: z.number(), stopped: z.number() })).catch({}),
+  version: z.nullish(z.number()),
+  nodes: z.catch(z.record(z.string(), z.object({ entered: z.number(), stopped: z.number() })), {}),
 });
 export type FlowStats = z.infer<typeof flowStatsSchema>;
 
 /** A phrase campaign (spec 3 §2.14). */
-export const flowCampaignSchema = z
-  .object({
-    id: z.number(),
-    name: z.string(),
-    flowId: z.number().nullish().transform((v) => v ?? null),
-    whatsappId: z.number().nullish().transform((v) => v ?? null),
-    phrase: z.string().nullish().transform((v) => v ?? ''),
-    status: z.boolean().nullish().transform((v) => v !== false),
-  })
-  .loose();
+export const flowCampaignSchema = z.looseObject({
+  id: z.number(),
+  name: z.string(),
+  flowId: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  whatsappId: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  phrase: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  status: z.pipe(z.nullish(z.boolean()), z.transform((v) => v !== false)),
+});
 export type FlowCampaign = z.infer<typeof flowCampaignSchema>;
 
 /** A connection as the phrase dialog lists it (`GET /whatsapp`). */
-export const connectionOptionSchema = z.object({ id: z.number(), name: z.string(), status: z.string().nullish() }).loose();
+export const connectionOptionSchema = z.looseObject({ id: z.number(), name: z.string(), status: z.nullish(z.string()) });
 export type ConnectionOption = z.infer<typeof connectionOptionSchema>;
 
 /** A queue for the ticket node (`GET /queue`). */
-export const queueOptionSchema = z.object({ id: z.number(), name: z.string(), color: z.string().nullish() }).loose();
+export const queueOptionSchema = z.looseObject({ id: z.number(), name: z.string(), color: z.nullish(z.string()) });
 export type QueueOption = z.infer<typeof queueOptionSchema>;

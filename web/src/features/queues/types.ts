@@ -2,7 +2,7 @@
  * Queues and chatbot options as the server sends them (spec 2 §3 "Queue", "Chatbot option";
  * core/src/queue.rs). Schedule rows are in lib/business-hours.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { scheduleRowSchema, type ScheduleRow } from '../../lib/business-hours/week';
 
 /** The option types of spec 2 §9 ("attendent" is the wire spelling). */
@@ -26,21 +26,18 @@ export interface ChatbotOption {
   options: ChatbotOption[];
 }
 
-export const chatbotOptionSchema: z.ZodType<ChatbotOption, unknown> = z.lazy(() =>
+export const chatbotOptionSchema: z.ZodMiniType<ChatbotOption, unknown> = z.lazy(() =>
   z.object({
-    id: z.number().nullish().transform((v) => v ?? null),
-    name: z.string().nullish().transform((v) => v ?? ''),
-    greetingMessage: z.string().nullish().transform((v) => v ?? ''),
-    queueType: z.enum(QUEUE_TYPES).catch('text'),
-    optQueueId: z.number().nullish().transform((v) => v ?? null),
-    optUserId: z.number().nullish().transform((v) => v ?? null),
-    optIntegrationId: z.number().nullish().transform((v) => v ?? null),
-    optFileId: z.number().nullish().transform((v) => v ?? null),
-    closeTicket: z.boolean().nullish().transform((v) => v ?? false),
-    options: z
-      .array(chatbotOptionSchema)
-      .nullish()
-      .transform((v) => v ?? []),
+    id: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+    name: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+    greetingMessage: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+    queueType: z.catch(z.enum(QUEUE_TYPES), 'text'),
+    optQueueId: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+    optUserId: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+    optIntegrationId: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+    optFileId: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+    closeTicket: z.pipe(z.nullish(z.boolean()), z.transform((v) => v ?? false)),
+    options: z.pipe(z.nullish(z.array(chatbotOptionSchema)), z.transform((v) => v ?? [])),
   }),
 );
 
@@ -48,23 +45,17 @@ export const chatbotOptionSchema: z.ZodType<ChatbotOption, unknown> = z.lazy(() 
 export const queueSchema = z.object({
   id: z.number(),
   name: z.string(),
-  color: z.string().nullish().transform((v) => v ?? ''),
-  orderQueue: z.number().nullish().transform((v) => v ?? null),
-  greetingMessage: z.string().nullish().transform((v) => v ?? ''),
-  outOfHoursMessage: z.string().nullish().transform((v) => v ?? ''),
-  closeTicket: z.boolean().nullish().transform((v) => v ?? false),
-  ativarRoteador: z.boolean().nullish().transform((v) => v ?? false),
-  tempoRoteador: z.number().nullish().transform((v) => v ?? 0),
-  integrationId: z.number().nullish().transform((v) => v ?? null),
-  fileListId: z.number().nullish().transform((v) => v ?? null),
-  schedules: z
-    .array(scheduleRowSchema)
-    .nullish()
-    .transform((v) => v ?? []),
-  chatbots: z
-    .array(chatbotOptionSchema)
-    .nullish()
-    .transform((v) => v ?? []),
+  color: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  orderQueue: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  greetingMessage: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  outOfHoursMessage: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  closeTicket: z.pipe(z.nullish(z.boolean()), z.transform((v) => v ?? false)),
+  ativarRoteador: z.pipe(z.nullish(z.boolean()), z.transform((v) => v ?? false)),
+  tempoRoteador: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? 0)),
+  integrationId: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  fileListId: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  schedules: z.pipe(z.nullish(z.array(scheduleRowSchema)), z.transform((v) => v ?? [])),
+  chatbots: z.pipe(z.nullish(z.array(chatbotOptionSchema)), z.transform((v) => v ?? [])),
 });
 export type Queue = z.infer<typeof queueSchema>;
 

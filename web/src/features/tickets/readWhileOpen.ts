@@ -3,12 +3,12 @@
  * message there, on a visible and focused page, marks it read on the server
  * (`POST /tickets/{id}/read`), once per burst. Pure rules, tested apart from the hook.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 /** A burst of messages within this window makes one call. */
 export const READ_DEBOUNCE_MS = 1000;
 
-const liveMessageSchema = z.object({ fromMe: z.boolean().catch(false), ticketId: z.number().nullish() });
+const liveMessageSchema = z.object({ fromMe: z.catch(z.boolean(), false), ticketId: z.nullish(z.number()) });
 const liveTicketSchema = z.object({ id: z.number() });
 
 /** The payload of `appMessage` is a new message from the contact (not ours) in ticket `ticketId`. */

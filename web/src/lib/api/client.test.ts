@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { z as mini } from 'zod/mini';
 import { createApiClient, logoutSignal, refreshSignal, subscriptionExpiredSignal } from './client';
 import { ApiError } from './errors';
 import { getToken, setToken } from './token';
@@ -55,6 +56,12 @@ describe('api client', () => {
   });
 
   it('parses the response with the given schema', async () => {
+    mockFetch(() => json(200, { version: '1.2.3', extra: 1 }));
+    const data = await client.get('/version', { schema: mini.object({ version: mini.string() }) });
+    expect(data).toEqual({ version: '1.2.3' });
+  });
+
+  it('takes a classic zod schema as well', async () => {
     mockFetch(() => json(200, { version: '1.2.3', extra: 1 }));
     const data = await client.get('/version', { schema: z.object({ version: z.string() }) });
     expect(data).toEqual({ version: '1.2.3' });

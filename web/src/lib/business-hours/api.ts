@@ -4,16 +4,13 @@
  * itself, read from the settings the settings page uses.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../api';
 import { useSettings } from '../settings/get-settings';
 import { SCHEDULE_TYPES, completeWeek, scheduleRowSchema, type ScheduleRow, type ScheduleType } from './week';
 
 const companySchedulesSchema = z.object({
-  schedules: z
-    .array(scheduleRowSchema)
-    .nullish()
-    .transform((v) => v ?? []),
+  schedules: z.pipe(z.nullish(z.array(scheduleRowSchema)), z.transform((v) => v ?? [])),
 });
 
 export const companySchedulesKey = (companyId: number) => ['companies', companyId, 'schedules'] as const;

@@ -2,7 +2,7 @@
  * Checks of a week of working hours (spec 2 §3 "Schedule row"): each time is `HH:MM` or empty; a
  * shift is either closed (both empty) or open with its end after its start.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { SHIFT_FIELDS, type ScheduleRow, type ShiftField } from './week';
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -46,12 +46,14 @@ export const scheduleRowsSchema = z
       endTimeB: z.string(),
     }),
   )
-  .superRefine((rows, ctx) => {
-    rows.forEach((row, index) => {
-      const errors = scheduleRowErrors(row);
-      for (const field of SHIFT_FIELDS) {
-        const message = errors[field];
-        if (message) ctx.addIssue({ code: 'custom', path: [index, field], message });
-      }
-    });
-  });
+  .check(
+    z.superRefine((rows, ctx) => {
+      rows.forEach((row, index) => {
+        const errors = scheduleRowErrors(row);
+        for (const field of SHIFT_FIELDS) {
+          const message = errors[field];
+          if (message) ctx.addIssue({ code: 'custom', path: [index, field], message });
+        }
+      });
+    }),
+  );

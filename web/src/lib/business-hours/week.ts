@@ -2,7 +2,7 @@
  * Working hours as the server sends them (spec 2 §3 "Schedule row"; core/src/queue.rs): kept per
  * queue, per connection or per company, as the `scheduleType` setting says.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 /** Where working hours are kept (the `scheduleType` setting). */
 export const SCHEDULE_TYPES = ['disabled', 'queue', 'company', 'connection'] as const;
@@ -27,10 +27,10 @@ export const DEFAULT_SHIFT_B = { start: '13:00', end: '18:00' } as const;
 export const scheduleRowSchema = z.object({
   weekday: z.string(),
   weekdayEn: z.string(),
-  startTimeA: z.string().nullish().transform((v) => v ?? ''),
-  endTimeA: z.string().nullish().transform((v) => v ?? ''),
-  startTimeB: z.string().nullish().transform((v) => v ?? ''),
-  endTimeB: z.string().nullish().transform((v) => v ?? ''),
+  startTimeA: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  endTimeA: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  startTimeB: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  endTimeB: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
 });
 export type ScheduleRow = z.infer<typeof scheduleRowSchema>;
 export type ShiftField = 'startTimeA' | 'endTimeA' | 'startTimeB' | 'endTimeB';

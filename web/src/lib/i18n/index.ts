@@ -10,6 +10,7 @@
  */
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
+import { z } from 'zod/mini';
 import pt, { type Catalogue } from './locales/pt';
 
 export const LANGUAGES = ['pt', 'en', 'es', 'tr'] as const;
@@ -92,6 +93,10 @@ void i18n.use(initReactI18next).init({
 });
 
 if (typeof document !== 'undefined') document.documentElement.lang = LOCALE_TAGS[storedLanguage()];
+
+// zod's own issue messages (a check that words none of its own, e.g. a form's whole-number check)
+// stay English, as classic zod set them by itself: zod/mini leaves the locale to the app.
+z.config(z.locales.en());
 
 /** Resolves once the stored language's catalogue is loaded and active (pt at once). */
 export const i18nReady: Promise<void> = (async () => {

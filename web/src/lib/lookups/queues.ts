@@ -4,12 +4,12 @@
  * serve the list) and for the user and connection modals ([`useQueues`], empty on failure).
  */
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api, isApiError } from '../api';
 import { useSession } from '../session';
 import { queueRefSchema, type QueueRef } from './refs';
 
-const queuesSchema = z.union([z.array(queueRefSchema), z.object({ queues: z.array(queueRefSchema) }).transform((r) => r.queues)]);
+const queuesSchema = z.union([z.array(queueRefSchema), z.pipe(z.object({ queues: z.array(queueRefSchema) }), z.transform((r) => r.queues))]);
 
 export function useCompanyQueues(enabled: boolean): QueueRef[] {
   const session = useSession();

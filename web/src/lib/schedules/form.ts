@@ -4,7 +4,7 @@
  * schedules page and the ticket view (components/ScheduleDialog.tsx).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../api';
 import { acceptOf, hasExtension } from '../files';
 import type { ScheduleLimits } from '../wasm/rules';
@@ -32,21 +32,25 @@ export function defaultSendAt(now = new Date()): string {
   return localInputValue(new Date(now.getTime() + 60 * 60 * 1000));
 }
 
-const count = (max: number) => z.coerce.number().int().min(1, 'OUT_OF_RANGE').max(max, 'OUT_OF_RANGE');
+const count = (max: number) => z.coerce.number().check(z.int(), z.minimum(1, 'OUT_OF_RANGE'), z.maximum(max, 'OUT_OF_RANGE'));
 
 /** The dialog's form, held to the core's bounds. */
 export function scheduleFormSchema(limits: ScheduleLimits) {
   return z.object({
-    body: z.string().trim().min(1, 'REQUIRED').min(limits.bodyMinChars, 'schedules.tooShort').max(limits.bodyMaxChars, 'TOO_LONG'),
+    body: z
+      .string()
+      .check(z.trim(), z.minLength(1, 'REQUIRED'), z.minLength(limits.bodyMinChars, 'schedules.tooShort'), z.maxLength(limits.bodyMaxChars, 'TOO_LONG')),
     sendAt: z
       .string()
-      .min(1, 'REQUIRED')
-      .refine((value) => !Number.isNaN(new Date(value).getTime()), 'INVALID_FORMAT')
-      .refine((value) => new Date(value).getTime() >= Date.now() - limits.pastGraceSeconds * 1000, 'schedules.inThePast'),
-    intervalo: z.coerce.number().int().min(1).max(4),
+      .check(
+        z.minLength(1, 'REQUIRED'),
+        z.refine((value) => !Number.isNaN(new Date(value).getTime()), 'INVALID_FORMAT'),
+        z.refine((value) => new Date(value).getTime() >= Date.now() - limits.pastGraceSeconds * 1000, 'schedules.inThePast'),
+      ),
+    intervalo: z.coerce.number().check(z.int(), z.minimum(1), z.maximum(4)),
     valorIntervalo: count(limits.maxEvery),
     enviarQuantasVezes: count(limits.maxSends),
-    tipoDias: z.coerce.number().int().min(4).max(6),
+    tipoDias: z.coerce.number().check(z.int(), z.minimum(4), z.maximum(6)),
     openTicket: z.boolean(),
     ticketUserId: z.union([z.number(), z.literal('')]),
     queueId: z.union([z.number(), z.literal('')]),

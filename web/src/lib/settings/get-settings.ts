@@ -1,9 +1,9 @@
 /** `GET /settings` → `[{key, value}]` of the caller's company (plus platform keys for the super user). */
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../api';
 
-export const settingSchema = z.object({ key: z.string(), value: z.string().nullish() });
+export const settingSchema = z.object({ key: z.string(), value: z.nullish(z.string()) });
 export type Setting = z.infer<typeof settingSchema>;
 
 export const settingsSchema = z.array(settingSchema);

@@ -3,28 +3,30 @@
  * `POST /resetpasswords/{email}/{token}/{newPassword}`.
  */
 import { useMutation } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { publicApi } from '../../../lib/api';
 import { checkedByCore } from '../../../lib/wasm/forms';
 
 export const requestCodeSchema = z.object({
-  email: z.string().trim().min(1, 'REQUIRED').email('INVALID_EMAIL'),
+  email: z.string().check(z.trim(), z.minLength(1, 'REQUIRED'), z.email('INVALID_EMAIL')),
 });
 export type RequestCodeInput = z.infer<typeof requestCodeSchema>;
 
 /** The new password by the core's rule (`validate_new_password`), the same the server applies. */
 export const resetPasswordSchema = checkedByCore(
   z.object({
-    code: z.string().trim().min(1, 'REQUIRED'),
+    code: z.string().check(z.trim(), z.minLength(1, 'REQUIRED')),
     newPassword: z.string(),
-    confirmPassword: z.string().min(1, 'REQUIRED'),
+    confirmPassword: z.string().check(z.minLength(1, 'REQUIRED')),
   }),
   (v) => ({ form: 'newPassword', newPassword: v.newPassword }),
   { newPassword: { INVALID_FORMAT: 'forgotPassword.passwordRule' } },
-).refine((value) => value.newPassword === value.confirmPassword, {
+).check(
+  z.refine((value) => value.newPassword === value.confirmPassword, {
     path: ['confirmPassword'],
     message: 'forgotPassword.mismatch',
-  });
+  }),
+);
 export type ResetPasswordInput = z.infer<typeof resetPasswordSchema>;
 
 export function requestResetCode(email: string) {

@@ -1,12 +1,12 @@
 /** `POST /auth/login` `{email, password}` → `{token, user, permissions, subscription}`. */
 import { useMutation } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { authResponseSchema, type AuthResponse } from '../../../lib/session';
 
 export const loginInputSchema = z.object({
-  email: z.string().trim().min(1, 'REQUIRED').email('INVALID_EMAIL'),
-  password: z.string().min(1, 'REQUIRED'),
+  email: z.string().check(z.trim(), z.minLength(1, 'REQUIRED'), z.email('INVALID_EMAIL')),
+  password: z.string().check(z.minLength(1, 'REQUIRED')),
   remember: z.boolean(),
 });
 export type LoginInput = z.infer<typeof loginInputSchema>;

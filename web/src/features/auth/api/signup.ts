@@ -1,6 +1,6 @@
 /** `POST /auth/signup` `{companyName, name, email, password, phone, planId}` → 201 `{companyId}`. */
 import { useMutation } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { publicApi } from '../../../lib/api';
 import { checkedByCore } from '../../../lib/wasm/forms';
 
@@ -20,7 +20,7 @@ export const signupInputSchema = checkedByCore(
 export type SignupFormValues = z.input<typeof signupInputSchema>;
 export type SignupInput = z.output<typeof signupInputSchema>;
 
-export const signupResponseSchema = z.object({ companyId: z.number().nullish() }).nullish();
+export const signupResponseSchema = z.nullish(z.object({ companyId: z.nullish(z.number()) }));
 
 export function signup(input: SignupInput) {
   return publicApi.post(

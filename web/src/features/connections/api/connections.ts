@@ -4,7 +4,7 @@
  * `/whatsappsession/{id}` and `POST /whatsapp-restart/`.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { SHIFT_FIELDS, completeWeek, defaultSchedules, type ScheduleRow, type ScheduleType } from '../../../lib/business-hours/week';
 import { scheduleRowErrors } from '../../../lib/business-hours/rows';
@@ -17,7 +17,7 @@ export const connectionsKeys = {
   detail: (id: number) => [...connectionsKeys.all, 'detail', id] as const,
 };
 
-const listSchema = z.union([z.array(connectionSchema), z.object({ whatsapps: z.array(connectionSchema) }).transform((r) => r.whatsapps)]);
+const listSchema = z.union([z.array(connectionSchema), z.pipe(z.object({ whatsapps: z.array(connectionSchema) }), z.transform((r) => r.whatsapps))]);
 
 export function getConnections(signal?: AbortSignal): Promise<Connection[]> {
   return api.get('/whatsapp', { params: { session: 0 }, schema: listSchema, signal });
@@ -39,7 +39,7 @@ export function useConnection(id: number | null) {
 
 const COUNT = /^\d*$/;
 /** A whole number of minutes or times, typed as text (empty counts as 0). */
-const count = z.string().trim().regex(COUNT, 'INVALID_FORMAT');
+const count = z.string().check(z.trim(), z.regex(COUNT, 'INVALID_FORMAT'));
 /** An optional choice in a select: an id, or '' for none. */
 const optionalId = z.union([z.number(), z.literal('')]);
 
@@ -122,23 +122,25 @@ export function tabOfField(path: string): ConnectionTab {
  */
 export function connectionFormSchema(scheduleType: ScheduleType | undefined) {
   // The name by the core's rule (`validate_connection_name`), the same the server applies.
-  return checkedByCore(connectionFormBase, (v) => ({ form: 'connection', name: v.name })).superRefine((value, ctx) => {
-    const start = value.collectiveVacationStart;
-    const end = value.collectiveVacationEnd;
-    if (start && !end) ctx.addIssue({ code: 'custom', path: ['collectiveVacationEnd'], message: CONNECTION_ERRORS.vacationIncomplete });
-    if (!start && end) ctx.addIssue({ code: 'custom', path: ['collectiveVacationStart'], message: CONNECTION_ERRORS.vacationIncomplete });
-    if (start && end && end < start) ctx.addIssue({ code: 'custom', path: ['collectiveVacationEnd'], message: CONNECTION_ERRORS.vacationOrder });
-    if (Number(value.timeSendQueue || 0) !== 0 && value.sendIdQueue === '') ctx.addIssue({ code: 'custom', path: ['sendIdQueue'], message: 'REQUIRED' });
-    if (scheduleType === 'connection') {
-      value.schedules.forEach((row, index) => {
-        const errors = scheduleRowErrors(row);
-        for (const field of SHIFT_FIELDS) {
-          const message = errors[field];
-          if (message) ctx.addIssue({ code: 'custom', path: ['schedules', index, field], message });
-        }
-      });
-    }
-  });
+  return checkedByCore(connectionFormBase, (v) => ({ form: 'connection', name: v.name })).check(
+    z.superRefine((value, ctx) => {
+      const start = value.collectiveVacationStart;
+      const end = value.collectiveVacationEnd;
+      if (start && !end) ctx.addIssue({ code: 'custom', path: ['collectiveVacationEnd'], message: CONNECTION_ERRORS.vacationIncomplete });
+      if (!start && end) ctx.addIssue({ code: 'custom', path: ['collectiveVacationStart'], message: CONNECTION_ERRORS.vacationIncomplete });
+      if (start && end && end < start) ctx.addIssue({ code: 'custom', path: ['collectiveVacationEnd'], message: CONNECTION_ERRORS.vacationOrder });
+      if (Number(value.timeSendQueue || 0) !== 0 && value.sendIdQueue === '') ctx.addIssue({ code: 'custom', path: ['sendIdQueue'], message: 'REQUIRED' });
+      if (scheduleType === 'connection') {
+        value.schedules.forEach((row, index) => {
+          const errors = scheduleRowErrors(row);
+          for (const field of SHIFT_FIELDS) {
+            const message = errors[field];
+            if (message) ctx.addIssue({ code: 'custom', path: ['schedules', index, field], message });
+          }
+        });
+      }
+    }),
+  );
 }
 
 export function emptyConnectionForm(): ConnectionFormValues {
@@ -269,7 +271,7 @@ export function useDeleteConnection() {
   });
 }
 
-const tokenSchema = z.union([z.string(), z.object({ token: z.string() }).loose().transform((r) => r.token)]);
+const tokenSchema = z.union([z.string(), z.pipe(z.looseObject({ token: z.string() }), z.transform((r) => r.token))]);
 
 /** `POST /whatsapp/{id}/token` → the new token (a string, `{token}` or the connection). */
 export function useRegenerateToken() {
@@ -304,8 +306,8 @@ export function useRestartAll() {
 }
 
 const flowChoicesPageSchema = z.object({
-  flows: z.array(z.object({ id: z.number(), name: z.string() }).loose()),
-  hasMore: z.boolean().catch(false),
+  flows: z.array(z.looseObject({ id: z.number(), name: z.string() })),
+  hasMore: z.catch(z.boolean(), false),
 });
 export type FlowChoice = { id: number; name: string };
 

@@ -4,20 +4,18 @@
  * `POST /inbound-failures/{id}/retry`, `DELETE /inbound-failures/{id}`. Admins only.
  */
 import { infiniteQueryOptions, useInfiniteQuery, useMutation, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 
 /** The kept event (core/src/inbox/channel.rs `InboundEvent`, tagged by `type`); only what the list shows is read. */
-export const inboundEventSchema = z
-  .object({
-    type: z.string(),
-    chat: z.string().nullish(),
-    chatName: z.string().nullish(),
-    body: z.string().nullish(),
-    emoji: z.string().nullish(),
-    media: z.object({ fileName: z.string().nullish() }).loose().nullish(),
-  })
-  .loose();
+export const inboundEventSchema = z.looseObject({
+  type: z.string(),
+  chat: z.nullish(z.string()),
+  chatName: z.nullish(z.string()),
+  body: z.nullish(z.string()),
+  emoji: z.nullish(z.string()),
+  media: z.nullish(z.looseObject({ fileName: z.nullish(z.string()) })),
+});
 export type InboundEvent = z.infer<typeof inboundEventSchema>;
 
 /** One failure (core/src/inbox/inbound.rs `InboundFailure`). */
@@ -27,7 +25,7 @@ export const inboundFailureSchema = z.object({
   event: inboundEventSchema,
   /** The catalogue code (`ERR_VALIDATION`, `ERR_INTERNAL`...). */
   error: z.string(),
-  detail: z.string().nullish().transform((v) => v ?? ''),
+  detail: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
   attempts: z.number(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -37,13 +35,13 @@ export type InboundFailure = z.infer<typeof inboundFailureSchema>;
 export const inboundFailurePageSchema = z.object({
   failures: z.array(inboundFailureSchema),
   count: z.number(),
-  hasMore: z.boolean().catch(false),
+  hasMore: z.catch(z.boolean(), false),
 });
 export type InboundFailurePage = z.infer<typeof inboundFailurePageSchema>;
 
 export const retryOutcomeSchema = z.object({
   delivered: z.boolean(),
-  failure: inboundFailureSchema.nullish().transform((v) => v ?? null),
+  failure: z.pipe(z.nullish(inboundFailureSchema), z.transform((v) => v ?? null)),
 });
 export type RetryOutcome = z.infer<typeof retryOutcomeSchema>;
 

@@ -4,7 +4,7 @@
  * `GET /contacts/export`, and `POST /tickets` to open a ticket with a contact.
  */
 import { infiniteQueryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { nextPageParam, type PageParam } from '../../../lib/api/pages';
 import { checkedByCore } from '../../../lib/wasm/forms';
@@ -12,9 +12,9 @@ import { contactSchema, type Contact } from '../types';
 
 export const contactsPageSchema = z.object({
   contacts: z.array(contactSchema),
-  count: z.number().nullish(),
-  hasMore: z.boolean().catch(false),
-  nextCursor: z.string().nullish(),
+  count: z.nullish(z.number()),
+  hasMore: z.catch(z.boolean(), false),
+  nextCursor: z.nullish(z.string()),
 });
 export type ContactsPage = z.infer<typeof contactsPageSchema>;
 
@@ -57,9 +57,9 @@ export const contactFormSchema = checkedByCore(
     email: z.string(),
     extraInfo: z.array(
       z.object({
-        id: z.number().nullish(),
-        name: z.string().trim().min(1, 'REQUIRED'),
-        value: z.string().trim().min(1, 'REQUIRED'),
+        id: z.nullish(z.number()),
+        name: z.string().check(z.trim(), z.minLength(1, 'REQUIRED')),
+        value: z.string().check(z.trim(), z.minLength(1, 'REQUIRED')),
       }),
     ),
   }),
@@ -113,7 +113,7 @@ export function useBlockContact() {
   });
 }
 
-const ticketRefSchema = z.object({ id: z.number(), uuid: z.string() }).loose();
+const ticketRefSchema = z.looseObject({ id: z.number(), uuid: z.string() });
 
 /** `POST /tickets` for a contact, as the current user, open. */
 export function openTicket(contact: Contact, userId: number): Promise<z.infer<typeof ticketRefSchema>> {
@@ -125,19 +125,15 @@ export function openTicket(contact: Contact, userId: number): Promise<z.infer<ty
 }
 
 /** The existing ticket a 409 `ERR_OTHER_OPEN_TICKET` carries. */
-export const otherTicketSchema = z
-  .object({
-    ticket: z
-      .object({
-        id: z.number().nullish(),
-        uuid: z.string(),
-        userId: z.number().nullish(),
-        user: z.object({ name: z.string() }).loose().nullish(),
-        queue: z.object({ name: z.string() }).loose().nullish(),
-      })
-      .loose(),
-  })
-  .loose();
+export const otherTicketSchema = z.looseObject({
+  ticket: z.looseObject({
+    id: z.nullish(z.number()),
+    uuid: z.string(),
+    userId: z.nullish(z.number()),
+    user: z.nullish(z.looseObject({ name: z.string() })),
+    queue: z.nullish(z.looseObject({ name: z.string() })),
+  }),
+});
 export type OtherTicket = z.infer<typeof otherTicketSchema>['ticket'];
 
 /** Downloads `GET /contacts/export` as a file. */

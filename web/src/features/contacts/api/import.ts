@@ -2,7 +2,7 @@
  * Contact import (spec 1 §5, §9): `POST /contacts/upload` (multipart `file`) → preview and a
  * token, then `POST /contactsImport` `{token, mapping}` → the counts.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { hasExtension } from '../../../lib/files';
 
@@ -18,12 +18,12 @@ export function isAcceptedFile(fileName: string): boolean {
   return hasExtension(fileName, ACCEPTED_EXTENSIONS);
 }
 
-const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]).transform((v) => (v === null ? '' : String(v)));
+const cell = z.pipe(z.union([z.string(), z.number(), z.boolean(), z.null()]), z.transform((v) => (v === null ? '' : String(v))));
 
 export const uploadSchema = z.object({
   columns: z.array(z.string()),
   rows: z.array(z.union([z.array(cell), z.record(z.string(), cell)])),
-  total: z.number().nullish(),
+  total: z.nullish(z.number()),
   token: z.string(),
 });
 export type UploadResult = z.infer<typeof uploadSchema>;
@@ -37,7 +37,7 @@ export const importResultSchema = z.object({
   imported: z.number(),
   ignored: z.number(),
   failed: z.number(),
-  errors: z.array(z.object({ row: z.number(), error: z.string() })).nullish(),
+  errors: z.nullish(z.array(z.object({ row: z.number(), error: z.string() }))),
 });
 export type ImportResult = z.infer<typeof importResultSchema>;
 

@@ -4,7 +4,7 @@
  * publish, versions, restore), per-node stats and media uploads.
  */
 import { infiniteQueryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import {
   flowIssueSchema,
@@ -18,8 +18,8 @@ import {
 
 export const flowsPageSchema = z.object({
   flows: z.array(flowSummarySchema),
-  hasMore: z.boolean().catch(false),
-  count: z.number().nullish(),
+  hasMore: z.catch(z.boolean(), false),
+  count: z.nullish(z.number()),
 });
 
 export const flowsKeys = {
@@ -52,7 +52,9 @@ export function useFlows(search: string) {
 
 /** The flow name rule (spec 3 §5): required, 2 to 50 characters. */
 export const flowNameSchema = z.object({
-  name: z.string().trim().min(1, 'flows.validation.nameRequired').min(2, 'flows.validation.nameShort').max(50, 'flows.validation.nameLong'),
+  name: z
+    .string()
+    .check(z.trim(), z.minLength(1, 'flows.validation.nameRequired'), z.minLength(2, 'flows.validation.nameShort'), z.maxLength(50, 'flows.validation.nameLong')),
 });
 export type FlowNameValues = z.infer<typeof flowNameSchema>;
 
@@ -106,7 +108,7 @@ export async function exportFlow(id: number, name: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-const flowResponseSchema = z.object({ flow: flowSchema }).transform((r) => r.flow);
+const flowResponseSchema = z.pipe(z.object({ flow: flowSchema }), z.transform((r) => r.flow));
 
 /** The flow and its graph (draft first). */
 export function useFlow(id: number, enabled = true) {
@@ -122,8 +124,8 @@ export function useFlow(id: number, enabled = true) {
 }
 
 export const saveFlowResponseSchema = z.object({
-  flow: flowSummarySchema.nullish(),
-  issues: z.array(flowIssueSchema).catch([]),
+  flow: z.nullish(flowSummarySchema),
+  issues: z.catch(z.array(flowIssueSchema), []),
 });
 
 /** Saves the draft: `POST /flowbuilder/flow {idFlow, nodes, connections}` → `{flow, issues}`. */
@@ -138,7 +140,7 @@ export function useSaveFlowGraph(id: number) {
 export function usePublishFlow(id: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => api.post(`/flowbuilder/${id}/publish`, undefined, { schema: z.object({ version: z.number(), publishedAt: z.string().nullish() }) }),
+    mutationFn: () => api.post(`/flowbuilder/${id}/publish`, undefined, { schema: z.object({ version: z.number(), publishedAt: z.nullish(z.string()) }) }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: flowsKeys.versions(id) });
       void queryClient.invalidateQueries({ queryKey: flowsKeys.stats(id) });
@@ -176,17 +178,18 @@ export function useFlowStats(id: number, enabled: boolean) {
 export function useQueueOptions(enabled = true) {
   return useQuery({
     queryKey: flowsKeys.queues(),
-    queryFn: ({ signal }) => api.get('/queue', { schema: z.array(queueOptionSchema).catch([]), signal }),
+    queryFn: ({ signal }) => api.get('/queue', { schema: z.catch(z.array(queueOptionSchema), []), signal }),
     enabled,
     staleTime: 30_000,
   });
 }
 
-const integrationSchema = z.object({ id: z.number(), name: z.string(), type: z.string().nullish() }).loose();
+const integrationSchema = z.looseObject({ id: z.number(), name: z.string(), type: z.nullish(z.string()) });
 export type IntegrationOption = z.infer<typeof integrationSchema>;
-const integrationsSchema = z
-  .union([z.array(integrationSchema), z.object({ queueIntegrations: z.array(integrationSchema) }).transform((r) => r.queueIntegrations)])
-  .catch([]);
+const integrationsSchema = z.catch(
+  z.union([z.array(integrationSchema), z.pipe(z.object({ queueIntegrations: z.array(integrationSchema) }), z.transform((r) => r.queueIntegrations))]),
+  [],
+);
 
 /** Typebot integrations for the typebot node (`GET /queueIntegration/`). */
 export function useTypebotIntegrations(enabled = true) {

@@ -4,7 +4,7 @@
  * (`GET /flowbuilder?searchParam=`) the dialog chooses from.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { connectionOptionSchema, flowCampaignSchema, flowSummarySchema } from '../types';
 
@@ -15,7 +15,7 @@ export const flowCampaignsKeys = {
   flowOptions: (search: string) => [...flowCampaignsKeys.all, 'flows', search] as const,
 };
 
-const listSchema = z.object({ flow: z.array(flowCampaignSchema) }).transform((r) => r.flow);
+const listSchema = z.pipe(z.object({ flow: z.array(flowCampaignSchema) }), z.transform((r) => r.flow));
 
 export function useFlowCampaigns() {
   return useQuery({
@@ -48,10 +48,14 @@ export function useFlowOptions(search: string, enabled = true) {
  * missing connection is flagged but does not block saving.
  */
 export const phraseCampaignFormSchema = z.object({
-  name: z.string().refine((v) => v.trim().length > 0, 'phraseLists.required'),
-  flowId: z.number().nullable().refine((v) => v !== null, 'phraseLists.required'),
+  name: z.string().check(z.refine((v) => v.trim().length > 0, 'phraseLists.required')),
+  // Past the check the flow is set: the output is the number, as classic zod's `refine` narrowed it.
+  flowId: z.pipe(
+    z.nullable(z.number()).check(z.refine((v) => v !== null, 'phraseLists.required')),
+    z.transform((v) => v as number),
+  ),
   whatsappId: z.union([z.number(), z.literal('')]),
-  phrase: z.string().refine((v) => v.trim().length > 0, 'phraseLists.required'),
+  phrase: z.string().check(z.refine((v) => v.trim().length > 0, 'phraseLists.required')),
   status: z.boolean(),
 });
 export type PhraseCampaignFormValues = z.input<typeof phraseCampaignFormSchema>;

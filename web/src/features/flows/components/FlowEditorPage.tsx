@@ -57,7 +57,7 @@ import { formatDateTime } from '../utils/format';
 import { toast } from '../../../lib/toast';
 import { toastFlowError } from '../utils/errors';
 import { useFlow, useFlowStats, useFlowVersions, usePublishFlow, useRestoreFlowVersion, useSaveFlowGraph } from '../api/flows';
-import { flowIssueSchema, type Flow, type FlowIssue, type NodeKind, type NodeType } from '../types';
+import { flowIssuesSchema, type Flow, type FlowIssue, type NodeKind, type NodeType } from '../types';
 import {
   addNode,
   deleteElements,
@@ -129,7 +129,7 @@ type DialogState = { mode: 'create'; target: DialogTarget } | { mode: 'edit'; id
 
 function issuesFrom(error: unknown): FlowIssue[] | null {
   if (!isApiError(error) || !error.body || typeof error.body !== 'object') return null;
-  const parsed = flowIssueSchema.array().safeParse((error.body as { issues?: unknown }).issues);
+  const parsed = flowIssuesSchema.safeParse((error.body as { issues?: unknown }).issues);
   return parsed.success ? parsed.data : null;
 }
 

@@ -2,7 +2,7 @@
  * Node data defaults, summaries and the dialogs' validation (spec 3 §3, §5, §9). Messages are
  * translation keys under `flows.validation`; the Portuguese texts are the spec's.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { acceptOf, hasExtension } from '../../../lib/files';
 import type { JsonValue, OpenAiData, OpenAiSettings, QuestionData, StartData, TicketData } from '../../../lib/core-types/generated';
 import type { FlowLimits } from '../../../lib/wasm/rules';
@@ -31,21 +31,25 @@ export function startData(): StartData {
 const required = 'flows.validation.required';
 const emptyMessage = 'flows.validation.emptyMessage';
 
-export const messageFormSchema = z.object({ label: z.string().refine((v) => v.trim().length > 0, emptyMessage) });
+export const messageFormSchema = z.object({ label: z.string().check(z.refine((v) => v.trim().length > 0, emptyMessage)) });
 
 /** The interval dialog's form, held to the core's longest interval. */
 export function intervalFormSchema(limits: FlowLimits) {
   return z.object({
     sec: z.coerce
       .number<string | number>({ error: 'flows.validation.intervalMissing' })
-      .refine((v) => Number.isFinite(v) && v > 0, 'flows.validation.intervalMissing')
-      .refine((v) => v <= limits.maxIntervalSeconds, 'flows.validation.intervalMax'),
+      .check(
+        z.refine((v) => Number.isFinite(v) && v > 0, 'flows.validation.intervalMissing'),
+        z.refine((v) => v <= limits.maxIntervalSeconds, 'flows.validation.intervalMax'),
+      ),
   });
 }
 
 export const menuFormSchema = z.object({
-  message: z.string().refine((v) => v.trim().length > 0, emptyMessage),
-  arrayOption: z.array(z.object({ number: z.number(), value: z.string().refine((v) => v.trim().length > 0, emptyMessage) })).min(1, 'flows.validation.menuOptions'),
+  message: z.string().check(z.refine((v) => v.trim().length > 0, emptyMessage)),
+  arrayOption: z
+    .array(z.object({ number: z.number(), value: z.string().check(z.refine((v) => v.trim().length > 0, emptyMessage)) }))
+    .check(z.minLength(1, 'flows.validation.menuOptions')),
 });
 
 /**
@@ -65,14 +69,16 @@ export function renumberMenu(
   return { arrayOption, handles };
 }
 
-export const randomizerFormSchema = z.object({ percent: z.number().min(0).max(100) });
+export const randomizerFormSchema = z.object({ percent: z.number().check(z.minimum(0), z.maximum(100)) });
 
 export const questionFormSchema = z.object({
-  message: z.string().refine((v) => v.trim().length > 0, required),
-  answerKey: z.string().refine((v) => v.trim().length > 0, required),
+  message: z.string().check(z.refine((v) => v.trim().length > 0, required)),
+  answerKey: z.string().check(z.refine((v) => v.trim().length > 0, required)),
 });
 
-export const ticketFormSchema = z.object({ queueId: z.union([z.number(), z.literal('')]).refine((v) => typeof v === 'number' && v > 0, 'flows.validation.queueRequired') });
+export const ticketFormSchema = z.object({
+  queueId: z.union([z.number(), z.literal('')]).check(z.refine((v) => typeof v === 'number' && v > 0, 'flows.validation.queueRequired')),
+});
 
 /** An http(s) URL with a host. */
 function isHttpUrl(value: string): boolean {
@@ -85,39 +91,41 @@ function isHttpUrl(value: string): boolean {
 }
 
 /** A whole number ≥ 0 typed in a field (text or number), as a number. */
-const wholeNumber = z
-  .union([z.number(), z.string()])
-  .refine((v) => String(v).trim() !== '' && Number.isInteger(Number(v)) && Number(v) >= 0, 'flows.validation.wholeNumber')
-  .transform(Number);
+const wholeNumber = z.pipe(
+  z
+    .union([z.number(), z.string()])
+    .check(z.refine((v) => String(v).trim() !== '' && Number.isInteger(Number(v)) && Number(v) >= 0, 'flows.validation.wholeNumber')),
+  z.transform(Number),
+);
 
 /** A typebot node's settings (spec 3 "Queue integration"), read by the server as `typebotIntegration`. */
 export const typebotFormSchema = z.object({
-  name: z.string().trim().min(1, required),
-  urlN8N: z.string().trim().min(1, { error: required, abort: true }).refine(isHttpUrl, 'flows.validation.httpUrl'),
-  typebotSlug: z.string().trim().min(1, required),
+  name: z.string().check(z.trim(), z.minLength(1, required)),
+  urlN8N: z.string().check(z.trim(), z.minLength(1, { error: required, abort: true }), z.refine(isHttpUrl, 'flows.validation.httpUrl')),
+  typebotSlug: z.string().check(z.trim(), z.minLength(1, required)),
   typebotExpires: wholeNumber,
   typebotDelayMessage: wholeNumber,
-  typebotKeywordFinish: z.string().trim(),
-  typebotKeywordRestart: z.string().trim(),
-  typebotUnknownMessage: z.string().trim(),
-  typebotRestartMessage: z.string().trim(),
+  typebotKeywordFinish: z.string().check(z.trim()),
+  typebotKeywordRestart: z.string().check(z.trim()),
+  typebotUnknownMessage: z.string().check(z.trim()),
+  typebotRestartMessage: z.string().check(z.trim()),
 });
 
 export const openaiFormSchema = z.object({
-  name: z.string().trim().min(1, required),
-  prompt: z.string().trim().min(1, required),
-  apiKey: z.string().trim().min(1, required),
+  name: z.string().check(z.trim(), z.minLength(1, required)),
+  prompt: z.string().check(z.trim(), z.minLength(1, required)),
+  apiKey: z.string().check(z.trim(), z.minLength(1, required)),
   voice: z.string(),
-  maxTokens: z.coerce.number<string | number>().int().min(1, 'OUT_OF_RANGE'),
-  temperature: z.coerce.number<string | number>().min(0, 'OUT_OF_RANGE').max(2, 'OUT_OF_RANGE'),
-  maxMessages: z.coerce.number<string | number>().int().min(1, 'OUT_OF_RANGE'),
+  maxTokens: z.coerce.number<string | number>().check(z.int(), z.minimum(1, 'OUT_OF_RANGE')),
+  temperature: z.coerce.number<string | number>().check(z.minimum(0, 'OUT_OF_RANGE'), z.maximum(2, 'OUT_OF_RANGE')),
+  maxMessages: z.coerce.number<string | number>().check(z.int(), z.minimum(1, 'OUT_OF_RANGE')),
   /** The queue the ticket moves to when the assistant hands over to a person; '' for none. */
-  queueId: z.union([z.number(), z.literal('')]).transform((v) => (v === '' ? null : v)),
+  queueId: z.pipe(z.union([z.number(), z.literal('')]), z.transform((v) => (v === '' ? null : v))),
 });
 
 export const conditionFormSchema = z
-  .object({ key: z.string().trim().min(1, required), condition: z.string().min(1, required), value: z.string() })
-  .refine((v) => v.condition === 'empty' || v.condition === 'not_empty' || v.value.trim().length > 0, { path: ['value'], message: required });
+  .object({ key: z.string().check(z.trim(), z.minLength(1, required)), condition: z.string().check(z.minLength(1, required)), value: z.string() })
+  .check(z.refine((v) => v.condition === 'empty' || v.condition === 'not_empty' || v.value.trim().length > 0, { path: ['value'], message: required }));
 
 /** A content element as the dialog edits it (spec 3 §3): the core's, its type one of the five it runs. */
 export interface ContentElement {

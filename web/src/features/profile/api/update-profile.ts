@@ -3,14 +3,14 @@
  * "Users": a plain user may update only these, the menu and the farewell message).
  */
 import { useMutation } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { userSchema, type User } from '../../../lib/session';
 
 export const profileInputSchema = z.object({
-  name: z.string().trim().min(1, 'REQUIRED').min(2, 'TOO_SHORT').max(50, 'TOO_LONG'),
-  email: z.string().trim().min(1, 'REQUIRED').email('INVALID_EMAIL'),
-  password: z.union([z.literal(''), z.string().min(5, 'TOO_SHORT').max(50, 'TOO_LONG')]),
+  name: z.string().check(z.trim(), z.minLength(1, 'REQUIRED'), z.minLength(2, 'TOO_SHORT'), z.maxLength(50, 'TOO_LONG')),
+  email: z.string().check(z.trim(), z.minLength(1, 'REQUIRED'), z.email('INVALID_EMAIL')),
+  password: z.union([z.literal(''), z.string().check(z.minLength(5, 'TOO_SHORT'), z.maxLength(50, 'TOO_LONG'))]),
   defaultTheme: z.enum(['light', 'dark']),
 });
 export type ProfileInput = z.infer<typeof profileInputSchema>;

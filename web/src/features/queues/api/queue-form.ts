@@ -6,7 +6,7 @@
  *   its message (the text shown before the next level);
  * - the out-of-hours message is required when the company's hours are kept per queue.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { QUEUE_TYPES, ROTATION_MINUTES, type ChatbotOption, type Queue, type QueueInput, type QueueType } from '../types';
 import { completeWeek, defaultSchedules, type ScheduleRow, type ScheduleType } from '../../../lib/business-hours/week';
 import { scheduleRowsSchema } from '../../../lib/business-hours/rows';
@@ -37,41 +37,46 @@ export const OPTION_ERRORS = {
 
 const DIGITS = /^\d*$/;
 
-export const chatbotOptionFormSchema: z.ZodType<ChatbotOptionForm, ChatbotOptionForm> = z.lazy(() =>
+export const chatbotOptionFormSchema: z.ZodMiniType<ChatbotOptionForm, ChatbotOptionForm> = z.lazy(() =>
   z
     .object({
-      optionId: z.number().nullable(),
-      name: z.string().refine((v) => v.trim().length > 0, 'REQUIRED').refine((v) => v.trim().length === 0 || v.trim().length >= 4, OPTION_ERRORS.nameTooShort),
+      optionId: z.nullable(z.number()),
+      name: z.string().check(
+        z.refine((v) => v.trim().length > 0, 'REQUIRED'),
+        z.refine((v) => v.trim().length === 0 || v.trim().length >= 4, OPTION_ERRORS.nameTooShort),
+      ),
       greetingMessage: z.string(),
       queueType: z.enum(QUEUE_TYPES),
-      optQueueId: z.number().nullable(),
-      optUserId: z.number().nullable(),
-      optIntegrationId: z.string().regex(DIGITS, 'INVALID_FORMAT'),
-      optFileId: z.string().regex(DIGITS, 'INVALID_FORMAT'),
+      optQueueId: z.nullable(z.number()),
+      optUserId: z.nullable(z.number()),
+      optIntegrationId: z.string().check(z.regex(DIGITS, 'INVALID_FORMAT')),
+      optFileId: z.string().check(z.regex(DIGITS, 'INVALID_FORMAT')),
       closeTicket: z.boolean(),
       options: z.array(chatbotOptionFormSchema),
     })
-    .superRefine((option, ctx) => {
-      if (option.options.length > 0 && !option.greetingMessage.trim()) {
-        ctx.addIssue({ code: 'custom', path: ['greetingMessage'], message: OPTION_ERRORS.messageRequired });
-      }
-      // Each type needs its target.
-      if (option.queueType === 'queue' && option.optQueueId === null) ctx.addIssue({ code: 'custom', path: ['optQueueId'], message: 'REQUIRED' });
-      if (option.queueType === 'attendent' && option.optUserId === null) ctx.addIssue({ code: 'custom', path: ['optUserId'], message: 'REQUIRED' });
-      if (option.queueType === 'integration' && !option.optIntegrationId) ctx.addIssue({ code: 'custom', path: ['optIntegrationId'], message: 'REQUIRED' });
-      if (option.queueType === 'file' && !option.optFileId) ctx.addIssue({ code: 'custom', path: ['optFileId'], message: 'REQUIRED' });
-    }),
+    .check(
+      z.superRefine((option, ctx) => {
+        if (option.options.length > 0 && !option.greetingMessage.trim()) {
+          ctx.addIssue({ code: 'custom', path: ['greetingMessage'], message: OPTION_ERRORS.messageRequired });
+        }
+        // Each type needs its target.
+        if (option.queueType === 'queue' && option.optQueueId === null) ctx.addIssue({ code: 'custom', path: ['optQueueId'], message: 'REQUIRED' });
+        if (option.queueType === 'attendent' && option.optUserId === null) ctx.addIssue({ code: 'custom', path: ['optUserId'], message: 'REQUIRED' });
+        if (option.queueType === 'integration' && !option.optIntegrationId) ctx.addIssue({ code: 'custom', path: ['optIntegrationId'], message: 'REQUIRED' });
+        if (option.queueType === 'file' && !option.optFileId) ctx.addIssue({ code: 'custom', path: ['optFileId'], message: 'REQUIRED' });
+      }),
+    ),
 );
 
 const queueFormBase = z.object({
   name: z.string(),
   color: z.string(),
-  orderQueue: z.string().trim().regex(DIGITS, 'INVALID_FORMAT'),
+  orderQueue: z.string().check(z.trim(), z.regex(DIGITS, 'INVALID_FORMAT')),
   greetingMessage: z.string(),
   outOfHoursMessage: z.string(),
   closeTicket: z.boolean(),
   ativarRoteador: z.boolean(),
-  tempoRoteador: z.number().refine((v) => (ROTATION_MINUTES as readonly number[]).includes(v), 'OUT_OF_RANGE'),
+  tempoRoteador: z.number().check(z.refine((v) => (ROTATION_MINUTES as readonly number[]).includes(v), 'OUT_OF_RANGE')),
   schedules: scheduleRowsSchema,
   chatbots: z.array(chatbotOptionFormSchema),
 });
@@ -88,14 +93,16 @@ export const QUEUE_FORM_FIELDS = Object.keys(queueFormBase.shape) as (keyof Queu
  */
 export function queueFormSchema(scheduleType: ScheduleType | undefined, hasOtherQueues = false) {
   // Name and colour by the core's rule (`validate_queue`), the same the server applies.
-  return checkedByCore(queueFormBase, (v) => ({ form: 'queue', name: v.name, color: v.color })).superRefine((value, ctx) => {
-    if (scheduleType === 'queue' && !value.outOfHoursMessage.trim()) {
-      ctx.addIssue({ code: 'custom', path: ['outOfHoursMessage'], message: OPTION_ERRORS.outOfHoursRequired });
-    }
-    if (hasOtherQueues && !value.greetingMessage.trim()) {
-      ctx.addIssue({ code: 'custom', path: ['greetingMessage'], message: OPTION_ERRORS.greetingRequired });
-    }
-  });
+  return checkedByCore(queueFormBase, (v) => ({ form: 'queue', name: v.name, color: v.color })).check(
+    z.superRefine((value, ctx) => {
+      if (scheduleType === 'queue' && !value.outOfHoursMessage.trim()) {
+        ctx.addIssue({ code: 'custom', path: ['outOfHoursMessage'], message: OPTION_ERRORS.outOfHoursRequired });
+      }
+      if (hasOtherQueues && !value.greetingMessage.trim()) {
+        ctx.addIssue({ code: 'custom', path: ['greetingMessage'], message: OPTION_ERRORS.greetingRequired });
+      }
+    }),
+  );
 }
 
 export const DEFAULT_QUEUE_COLOR = '#5c59a0';

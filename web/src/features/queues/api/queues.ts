@@ -4,11 +4,11 @@
  * sent with it), `DELETE /queue/{id}`.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { queueSchema, type Queue, type QueueInput } from '../types';
 
-const queueListSchema = z.union([z.array(queueSchema), z.object({ queues: z.array(queueSchema) }).transform((r) => r.queues)]);
+const queueListSchema = z.union([z.array(queueSchema), z.pipe(z.object({ queues: z.array(queueSchema) }), z.transform((r) => r.queues))]);
 
 export const queuesKeys = {
   /** Every queue query of the app, the users' and the inbox's summaries included. */
@@ -68,9 +68,9 @@ export function useDeleteQueue() {
   });
 }
 
-const userOptionSchema = z.object({ id: z.number(), name: z.string() }).loose();
+const userOptionSchema = z.looseObject({ id: z.number(), name: z.string() });
 export type UserOption = z.infer<typeof userOptionSchema>;
-const userOptionsSchema = z.union([z.array(userOptionSchema), z.object({ users: z.array(userOptionSchema) }).transform((r) => r.users)]);
+const userOptionsSchema = z.union([z.array(userOptionSchema), z.pipe(z.object({ users: z.array(userOptionSchema) }), z.transform((r) => r.users))]);
 
 /** `GET /users/list`: the attendants an "attendent" option may hand the ticket to. */
 export function useUserOptions(enabled: boolean) {

@@ -4,14 +4,14 @@
  * `POST`/`DELETE /quick-messages/{id}/media-upload`.
  */
 import { infiniteQueryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { quickMessageSchema } from '../types';
 
 export const quickMessagesPageSchema = z.object({
   records: z.array(quickMessageSchema),
-  count: z.number().nullish(),
-  hasMore: z.boolean().catch(false),
+  count: z.nullish(z.number()),
+  hasMore: z.catch(z.boolean(), false),
 });
 
 export const quickMessagesKeys = {
@@ -29,8 +29,8 @@ export const quickMessagesInfiniteQuery = (search: string) =>
   });
 
 export const quickMessageFormSchema = z.object({
-  shortcode: z.string().trim().min(1, 'REQUIRED').max(100, 'TOO_LONG'),
-  message: z.string().max(10000, 'TOO_LONG'),
+  shortcode: z.string().check(z.trim(), z.minLength(1, 'REQUIRED'), z.maxLength(100, 'TOO_LONG')),
+  message: z.string().check(z.maxLength(10000, 'TOO_LONG')),
   geral: z.boolean(),
 });
 export type QuickMessageFormValues = z.infer<typeof quickMessageFormSchema>;

@@ -3,14 +3,14 @@
  * and `DELETE /schedules/{id}`. Creating and editing one is `lib/schedules/form.ts`.
  */
 import { infiniteQueryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { scheduleSchema, schedulesKeys } from '../../../lib/schedules/schedule';
 
 export const schedulesPageSchema = z.object({
   schedules: z.array(scheduleSchema),
-  count: z.number().nullish(),
-  hasMore: z.boolean().catch(false),
+  count: z.nullish(z.number()),
+  hasMore: z.catch(z.boolean(), false),
 });
 
 /** `GET /schedules?searchParam=&pageNumber=`, 20 a page, by next send time. */

@@ -1,6 +1,6 @@
 /** Ticket notes (docs/api.md "Tickets"): list, add, delete. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { ticketNoteSchema } from '../types';
 

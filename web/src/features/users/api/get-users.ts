@@ -1,14 +1,14 @@
 /** `GET /users/?searchParam=&pageNumber=` → `{users, count, hasMore}` (pages of 20, from 1). */
 import { infiniteQueryOptions } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { userRecordSchema } from '../types';
 import { usersKeys } from './keys';
 
 export const usersPageSchema = z.object({
   users: z.array(userRecordSchema),
-  count: z.number().nullish(),
-  hasMore: z.boolean().catch(false),
+  count: z.nullish(z.number()),
+  hasMore: z.catch(z.boolean(), false),
 });
 export type UsersPage = z.infer<typeof usersPageSchema>;
 

@@ -3,7 +3,7 @@
  * `user-modal:editProfile` send only what a plain user may change.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { checkedByCore } from '../../../lib/wasm/forms';
 import { userRecordSchema, type UserRecord } from '../types';

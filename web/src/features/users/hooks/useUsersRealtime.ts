@@ -7,7 +7,7 @@
  * what the event carries, and the lists refetch in the background for the rest (e-mail, hours...).
  */
 import { useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { removePageRow, upsertPageRow } from '../../../lib/api/pages';
 import { useCompanyEvent } from '../../../lib/socket';
 import { usersKeys, type UsersPage } from '../api/get-users';
@@ -24,11 +24,11 @@ type UsersData = InfiniteData<UsersPage, number>;
 /** What any user event carries about a user. */
 const userPatchSchema = z.object({
   id: z.number(),
-  name: z.string().optional(),
-  email: z.string().optional(),
-  profile: z.enum(['admin', 'user']).optional(),
-  online: z.boolean().nullish(),
-  profileImage: z.string().nullish(),
+  name: z.optional(z.string()),
+  email: z.optional(z.string()),
+  profile: z.optional(z.enum(['admin', 'user'])),
+  online: z.nullish(z.boolean()),
+  profileImage: z.nullish(z.string()),
 });
 type UserPatch = z.infer<typeof userPatchSchema>;
 

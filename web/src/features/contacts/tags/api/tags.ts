@@ -4,7 +4,7 @@
  * `GET /contactTags/{contactId}`.
  */
 import { infiniteQueryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../../lib/api';
 import { nextPageParam, type PageParam } from '../../../../lib/api/pages';
 import { checkedByCore } from '../../../../lib/wasm/forms';
@@ -12,9 +12,9 @@ import { tagSchema, type Tag } from '../types';
 
 export const tagsPageSchema = z.object({
   tags: z.array(tagSchema),
-  count: z.number().nullish(),
-  hasMore: z.boolean().catch(false),
-  nextCursor: z.string().nullish(),
+  count: z.nullish(z.number()),
+  hasMore: z.catch(z.boolean(), false),
+  nextCursor: z.nullish(z.string()),
 });
 export type TagsPage = z.infer<typeof tagsPageSchema>;
 
@@ -34,7 +34,7 @@ export const tagsInfiniteQuery = (search: string) =>
     getNextPageParam: (last, _all, lastParam) => nextPageParam(last, lastParam),
   });
 
-const tagListSchema = z.union([z.array(tagSchema), z.object({ tags: z.array(tagSchema) }).transform((r) => r.tags)]);
+const tagListSchema = z.union([z.array(tagSchema), z.pipe(z.object({ tags: z.array(tagSchema) }), z.transform((r) => r.tags))]);
 
 /** Every tag of the company (filters, the contact modal). */
 export function useTagOptions(enabled = true) {
@@ -50,7 +50,7 @@ export function useTagOptions(enabled = true) {
 export const tagFormSchema = checkedByCore(
   z.object({
     name: z.string(),
-    color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'INVALID_FORMAT'),
+    color: z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/, 'INVALID_FORMAT')),
     kanban: z.boolean(),
   }),
   (v) => ({ form: 'tag', name: v.name }),

@@ -4,7 +4,7 @@ import { Alert, Button, IconButton, Stack, Tooltip } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
 import { useTranslation } from 'react-i18next';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { FormTextField } from '../../../../components/ui';
 import { menuFormSchema, renumberMenu } from '../../utils/nodes';
 import { FormDialog, type NodeDialogProps } from './shell';

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { MenuItem, Stack, TextField } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { FormTextField } from '../../../../components/ui';
 import { useTypebotIntegrations } from '../../api/flows';
 import { typebotFormSchema, typebotFormValues } from '../../utils/nodes';

@@ -4,7 +4,7 @@ import { useForm, type DefaultValues, type FieldValues } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Dialog, DialogActions, DialogContent, DialogTitle, Stack } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { Form } from '../../../../components/ui';
 import type { FlowLimits } from '../../../../lib/wasm/rules';
 import type { NodeDataOf, NodeType } from '../../types';
@@ -57,7 +57,7 @@ export function DialogShell({ type, editing, onClose, children, busy, title, onC
 }
 
 /** A dialog around a react-hook-form + zod form. */
-export function FormDialog<S extends z.ZodType<FieldValues, FieldValues>>({
+export function FormDialog<S extends z.ZodMiniType<FieldValues, FieldValues>>({
   schema,
   defaults,
   onValues,

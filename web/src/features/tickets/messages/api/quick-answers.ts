@@ -5,19 +5,17 @@
  * `File` (docs/quick-messages.md).
  */
 import { useQuery } from '@tanstack/react-query';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { api } from '../../../../lib/api';
 
-export const quickAnswerSchema = z
-  .object({
-    id: z.number(),
-    shortcode: z.string(),
-    message: z.string().nullish().transform((v) => v ?? ''),
-    mediaPath: z.string().nullish(),
-    mediaName: z.string().nullish(),
-    isMedia: z.boolean().catch(false),
-  })
-  .loose();
+export const quickAnswerSchema = z.looseObject({
+  id: z.number(),
+  shortcode: z.string(),
+  message: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? '')),
+  mediaPath: z.nullish(z.string()),
+  mediaName: z.nullish(z.string()),
+  isMedia: z.catch(z.boolean(), false),
+});
 export type QuickAnswer = z.infer<typeof quickAnswerSchema>;
 
 /** The preview's length in the list (spec 1 "Quick-answer preview 90 characters"). */
