@@ -1,7 +1,4 @@
-/**
- * Wire shapes of the session (docs/api.md "Auth"). Lenient: unknown values fall back to defaults.
- * `zod/mini`, as every schema the first load parses: classic zod would add its ~25 KB gzipped.
- */
+/** Wire shapes of the session (docs/api.md "Auth"). Lenient: unknown values fall back to defaults. */
 import { z } from 'zod/mini';
 
 const toggle = z.catch(z.enum(['enabled', 'disabled']), 'disabled');
