@@ -196,8 +196,13 @@ async fn run(weak: Weak<Inner>) {
             return;
         };
         inner.tick_pairing().await;
-        inner.drain_inbound().await;
+        let more = inner.drain_inbound().await;
         inner.prune_inbound().await;
+        if more {
+            // A connection's backlog (after a reconnect, say) drains batch after batch without
+            // waiting for the next poll.
+            continue;
+        }
         let pause = inner.config.poll_interval;
         let woken = async {
             let notified = inner.wake.notified();
@@ -367,18 +372,20 @@ impl Inner {
     /// wait with it while other connections go on. The sink sets aside what can never be
     /// stored (or failed [`MAX_INBOUND_ATTEMPTS`](chatflow_core::inbox::inbound::MAX_INBOUND_ATTEMPTS)
     /// times) and answers Ok, so such a row is marked delivered and stops holding its
-    /// connection up.
-    async fn drain_inbound(&self) {
+    /// connection up. Answers whether a connection may have more rows ready: it had a full
+    /// round and all of it was delivered.
+    async fn drain_inbound(&self) -> bool {
         let Ok(sink) = self.sink() else {
-            return;
+            return false;
         };
         let pending = match self.repo.undelivered(DRAIN_PER_CONNECTION).await {
             Ok(pending) => pending,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot read the sandbox's inbound messages");
-                return;
+                return false;
             }
         };
+        let mut more = false;
         // Each connection's rows in order, up to the first that waits for its retry time.
         let now = self.clock.now();
         let mut waiting: Vec<WhatsappId> = Vec::new();
@@ -412,7 +419,11 @@ impl Inner {
         for (scope, connection, ids, events) in batches {
             let attempts: Vec<u32> = events.iter().map(|queued| queued.attempts).collect();
             let done = sink.deliver_batch(scope, connection, events).await;
-            if let Err(e) = self.repo.mark_delivered(scope, &ids[..done.handled]).await {
+            let marked = self.repo.mark_delivered(scope, &ids[..done.handled]).await;
+            more |= marked.is_ok()
+                && done.failed.is_none()
+                && ids.len() >= DRAIN_PER_CONNECTION as usize;
+            if let Err(e) = marked {
                 // They come again and are recognised as duplicates.
                 tracing::warn!(
                     company = scope.company_id().0,
@@ -442,6 +453,7 @@ impl Inner {
                 tracing::warn!(row, error = %e, "cannot record a failed sandbox delivery");
             }
         }
+        more
     }
 
     /// Forgets delivered inbound rows older than [`INBOUND_RETENTION_DAYS`] (at most once an

@@ -567,6 +567,59 @@ async fn inbound_is_acknowledged_only_after_the_sink_accepted_it() {
 }
 
 #[tokio::test]
+async fn a_backlog_drains_round_after_round_without_waiting_for_the_poll() {
+    // A poll so slow that only draining again at once can empty the queue within the test.
+    let (sandbox, repo, sink) = provider(SandboxConfig {
+        poll_interval: Duration::from_secs(3600),
+        ..fast()
+    });
+    let total = 3 * chatflow_sandbox::DRAIN_PER_CONNECTION as usize + 7;
+    for n in 0..total {
+        let message = PhoneMessage {
+            from: format!("55119{:08}", n),
+            name: format!("Cliente {n}"),
+            body: format!("mensagem {n}"),
+            ..PhoneMessage::default()
+        };
+        sandbox
+            .phone_send(scope(), CONNECTION, &message)
+            .await
+            .expect("queued");
+    }
+    // The phones wrote while the connection was down (a backlog); it comes back.
+    *repo.connected.lock().expect("lock") = true;
+    let task = sandbox.spawn();
+    sandbox.wake();
+    let delivered = || {
+        sink.events
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter(|e| matches!(e, InboundEvent::Message(_)))
+            .count()
+    };
+    for _ in 0..500 {
+        if delivered() == total {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    task.abort();
+    assert_eq!(
+        delivered(),
+        total,
+        "every round after a full one starts at once"
+    );
+    assert!(
+        repo.inbound
+            .lock()
+            .expect("lock")
+            .iter()
+            .all(|r| r.delivered_at.is_some())
+    );
+}
+
+#[tokio::test]
 async fn phones_change_only_their_own_messages() {
     let (sandbox, repo, sink) = provider(fast());
     *repo.connected.lock().expect("lock") = true;
