@@ -155,6 +155,14 @@ pub struct RunUpdate<'a> {
     pub timer: Option<RunTimer>,
 }
 
+/// What [`FlowRepo::runs_of_tickets`] found: the runs that have not ended, and every ticket
+/// (of those asked about) that ever had a run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TicketRuns {
+    pub active: Vec<FlowRun>,
+    pub had_run: Vec<crate::ids::TicketId>,
+}
+
 /// A run of a flow on a ticket, as the flow runtime reads and writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlowRun {
@@ -236,6 +244,13 @@ pub trait FlowRepo: Send + Sync {
     ) -> Result<Option<FlowRun>>;
     /// One run by id (any status); `None` when it is not the company's.
     async fn run(&self, scope: TenantScope, id: i64) -> Result<Option<FlowRun>>;
+    /// For each of `tickets` (an inbound batch's) that is the company's: its run that has not
+    /// ended, if any, and whether any flow ever ran on it; two reads for the whole list.
+    async fn runs_of_tickets(
+        &self,
+        scope: TenantScope,
+        tickets: &[crate::ids::TicketId],
+    ) -> Result<TicketRuns>;
     /// Whether any flow ever ran on the ticket (ended runs included).
     async fn ticket_had_run(
         &self,

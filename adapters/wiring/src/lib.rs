@@ -262,7 +262,8 @@ mod tests {
 
     /// Five new phones' messages delivered as one batch: one ingestion, and the automation of
     /// the five new tickets reads the company's settings, queues, working hours and flow
-    /// campaigns once for the batch, not once per message.
+    /// campaigns once for the batch, and the tickets' bot memories and flow runs together, not
+    /// once per message.
     #[tokio::test]
     async fn a_batch_reads_the_company_once_for_its_automation() {
         use chatflow_core::inbox::channel::{InboundEvent, InboundMessage, Queued};
@@ -314,8 +315,17 @@ mod tests {
         let seen = spans.0.lock().expect("spans").clone();
         let count = |name: &str| seen.iter().filter(|(n, ..)| n == name).count();
         assert_eq!(count("MessageRepo::ingest_batch"), 1, "{seen:?}");
-        // Each new ticket's automation ran: its bot memory was read once per message.
-        assert_eq!(count("TicketRepo::bot_memory"), 5, "{seen:?}");
+        // What the automation reads of each ticket (bot memory, flow runs) was read for the five
+        // tickets at once, and not again per ticket.
+        assert_eq!(count("TicketRepo::bot_memories"), 1, "{seen:?}");
+        assert_eq!(count("FlowRepo::runs_of_tickets"), 1, "{seen:?}");
+        for per_ticket in [
+            "TicketRepo::bot_memory",
+            "FlowRepo::active_run",
+            "FlowRepo::ticket_had_run",
+        ] {
+            assert_eq!(count(per_ticket), 0, "{per_ticket}: {seen:?}");
+        }
         for shared in [
             "SettingsRepo::company_settings",
             "QueueRepo::list_queues",

@@ -272,6 +272,13 @@ pub trait TicketRepo: Send + Sync {
     async fn delete_note(&self, scope: TenantScope, id: i64) -> Result<bool>;
     /// The bot's memory on the ticket; `None` when the ticket is not the company's.
     async fn bot_memory(&self, scope: TenantScope, id: TicketId) -> Result<Option<BotMemory>>;
+    /// The bot's memory on each of `ids` that is the company's, in one read (an inbound
+    /// batch's tickets); tickets that are not the company's are left out.
+    async fn bot_memories(
+        &self,
+        scope: TenantScope,
+        ids: &[TicketId],
+    ) -> Result<Vec<(TicketId, BotMemory)>>;
     /// Stores the bot's memory (and `amountUsedBotQueues` is left alone); appends a ticket
     /// `update` event when `is_bot` or `use_integration` changed (the inbox shows them). False
     /// when the ticket is not the company's.

@@ -56,6 +56,55 @@ pub struct StoredInbound<'a> {
     pub contact_now: Option<&'a Contact>,
     /// The company-wide values the automation reads, shared by the messages of one batch.
     pub reads: &'a CompanyReads,
+    /// The ticket's bot memory and flow runs as the batch read them, when nothing changed
+    /// them since (read otherwise).
+    pub ticket_reads: Option<&'a TicketReads>,
+}
+
+/// What the automation reads of one ticket (its bot memory and flow runs), read for all the
+/// tickets of an inbound batch at once ([`TicketReads::of_batch`]) and used for each ticket's
+/// first message of the batch: the automation may change them before the next.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TicketReads {
+    pub memory: BotMemory,
+    pub active_run: Option<FlowRun>,
+    pub had_run: bool,
+}
+
+impl TicketReads {
+    /// The reads of each of `tickets` that is the company's: three statements for the batch.
+    pub async fn of_batch(
+        ports: &Ports,
+        scope: TenantScope,
+        tickets: &[TicketId],
+    ) -> Result<std::collections::HashMap<TicketId, TicketReads>> {
+        let mut reads: std::collections::HashMap<TicketId, TicketReads> = ports
+            .tickets
+            .bot_memories(scope, tickets)
+            .await?
+            .into_iter()
+            .map(|(id, memory)| {
+                let read = TicketReads {
+                    memory,
+                    ..TicketReads::default()
+                };
+                (id, read)
+            })
+            .collect();
+        let runs = ports.flows.runs_of_tickets(scope, tickets).await?;
+        for ticket in runs.had_run {
+            if let Some(read) = reads.get_mut(&ticket) {
+                read.had_run = true;
+            }
+        }
+        for run in runs.active {
+            if let Some(read) = reads.get_mut(&run.ticket_id) {
+                read.had_run = true;
+                read.active_run = Some(run);
+            }
+        }
+        Ok(reads)
+    }
 }
 
 /// The company-wide values the automation reads (settings, queues, working hours, flow
@@ -162,17 +211,28 @@ pub async fn on_inbound(
         None => ports.contacts.get(scope, ticket.contact.id).await?,
     };
     let disable_bot = contact.as_ref().is_some_and(|c| c.disable_bot);
-    let memory = ports
-        .tickets
-        .bot_memory(scope, ticket.id)
-        .await?
-        .unwrap_or_default();
+    let (memory, active, had_run) = match inbound.ticket_reads {
+        Some(read) => (
+            read.memory.clone(),
+            read.active_run.clone(),
+            Some(read.had_run),
+        ),
+        None => (
+            ports
+                .tickets
+                .bot_memory(scope, ticket.id)
+                .await?
+                .unwrap_or_default(),
+            ports.flows.active_run(scope, ticket.id).await?,
+            None,
+        ),
+    };
     let campaigns = inbound.reads.campaigns(ports, scope).await?;
-    let active = ports.flows.active_run(scope, ticket.id).await?;
-    let flow_ran = match &active {
-        Some(_) => true,
-        None if inbound.ticket_created => false,
-        None => ports.flows.ticket_had_run(scope, ticket.id).await?,
+    let flow_ran = match (&active, had_run) {
+        (Some(_), _) => true,
+        (None, _) if inbound.ticket_created => false,
+        (None, Some(had_run)) => had_run,
+        (None, None) => ports.flows.ticket_had_run(scope, ticket.id).await?,
     };
     let facts = InboundFacts {
         from_me: inbound.from_me,

@@ -16,7 +16,7 @@ use chatflow_core::flow::Flow;
 use chatflow_core::flow_ports::{
     FlowCampaign, FlowCampaignId, FlowCampaignInput, FlowCampaignRepo, FlowDeleteOutcome, FlowId,
     FlowRecord, FlowRepo, FlowRun, FlowRunRecord, FlowSummary, FlowVersion, NewFlowRun,
-    PublishOutcome, Publisher, RunUpdate,
+    PublishOutcome, Publisher, RunUpdate, TicketRuns,
 };
 use chatflow_core::ids::TicketId;
 use chatflow_core::service::flow_campaigns::{campaign_deleted_event, campaign_event};
@@ -583,6 +583,49 @@ impl FlowRepo for Store {
                 .map_err(db_error)?
         });
         Ok(row.map(FlowRun::from))
+    }
+
+    #[tracing::instrument(level = "debug", name = "FlowRepo::runs_of_tickets", skip_all, fields(company = scope.company_id().0, tickets = tickets.len()))]
+    async fn runs_of_tickets(
+        &self,
+        scope: TenantScope,
+        tickets: &[TicketId],
+    ) -> Result<TicketRuns> {
+        let mut out = TicketRuns::default();
+        for chunk in tickets.chunks(crate::repo::ingest::ROWS_PER_STATEMENT) {
+            let list = crate::repo::ingest::placeholders(2, chunk.len());
+            let active_sql = format!(
+                "SELECT {} FROM flow_runs WHERE company_id = $1 AND ticket_id IN ({list}) \
+                 AND status <> 'ended' ORDER BY id DESC",
+                run_columns!()
+            );
+            let had_sql = format!(
+                "SELECT DISTINCT ticket_id FROM flow_runs WHERE company_id = $1 \
+                 AND ticket_id IN ({list})"
+            );
+            let (active, had): (Vec<FlowRunRow>, Vec<i64>) = crate::on_pool!(self.pool(), |p| {
+                let mut query = sqlx::query_as(sqlx::AssertSqlSafe(active_sql.as_str()))
+                    .bind(scope.company_id().0);
+                for ticket in chunk {
+                    query = query.bind(ticket.0);
+                }
+                let active = query.fetch_all(p).await.map_err(db_error)?;
+                let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(had_sql.as_str()))
+                    .bind(scope.company_id().0);
+                for ticket in chunk {
+                    query = query.bind(ticket.0);
+                }
+                (active, query.fetch_all(p).await.map_err(db_error)?)
+            });
+            // As `active_run`: the newest run that has not ended, one per ticket.
+            for run in active.into_iter().map(FlowRun::from) {
+                if !out.active.iter().any(|r| r.ticket_id == run.ticket_id) {
+                    out.active.push(run);
+                }
+            }
+            out.had_run.extend(had.into_iter().map(TicketId));
+        }
+        Ok(out)
     }
 
     #[tracing::instrument(level = "debug", name = "FlowRepo::ticket_had_run", skip_all, fields(company = scope.company_id().0, ticket = ticket.0))]

@@ -26,6 +26,7 @@ store_tests!(
     automation_bot_memory_round_trips_with_events_on_shown_changes,
     automation_queue_snapshot_counts_the_queue_of_the_company,
     automation_run_timers_commit_with_the_run,
+    automation_a_batch_reads_its_tickets_memories_and_runs_at_once,
 );
 
 /// A contact of `scope`'s company with its own number.
@@ -845,4 +846,91 @@ async fn automation_run_timers_commit_with_the_run(store: Store) {
             .expect("saved")
     );
     assert!(JobQueue::pending(&store, b).await.expect("jobs").is_empty());
+}
+
+/// An inbound batch's automation reads its tickets' bot memories and flow runs in one go: the
+/// same answers as the one-ticket reads, and nothing of another company's tickets.
+async fn automation_a_batch_reads_its_tickets_memories_and_runs_at_once(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let flow = FlowRepo::create(&store, a, "Fluxo", None)
+        .await
+        .expect("created");
+    let other_flow = FlowRepo::create(&store, b, "Fluxo B", None)
+        .await
+        .expect("created");
+    // A ticket whose first run ended when a second began, one whose only run ended, one that
+    // never had one; and company B's ticket with a run of its own.
+    let running = pending(&store, a, "5511900000101").await;
+    let ended = pending(&store, a, "5511900000102").await;
+    let never = pending(&store, a, "5511900000103").await;
+    let theirs = pending(&store, b, "5511900000104").await;
+    for run in [
+        new_run(running, flow.id, "running"),
+        new_run(running, flow.id, "waiting"),
+        new_run(ended, flow.id, "ended"),
+    ] {
+        FlowRepo::insert_run(&store, a, &run)
+            .await
+            .expect("recorded");
+    }
+    FlowRepo::insert_run(&store, b, &new_run(theirs, other_flow.id, "running"))
+        .await
+        .expect("recorded");
+    let memory = BotMemory {
+        bot_state: "{\"stage\":\"menu\",\"path\":[2]}".into(),
+        last_bot_message_at: Some(Utc::now().trunc_subsecs(6)),
+        is_bot: false,
+        use_integration: false,
+        integration: String::new(),
+    };
+    assert!(
+        TicketRepo::set_bot_memory(&store, a, running, &memory)
+            .await
+            .expect("stored")
+    );
+
+    let asked = [running, ended, never, theirs];
+    let runs = FlowRepo::runs_of_tickets(&store, a, &asked)
+        .await
+        .expect("read");
+    let active = FlowRepo::active_run(&store, a, running)
+        .await
+        .expect("read")
+        .expect("the waiting run");
+    assert_eq!(active.status, "waiting");
+    assert_eq!(runs.active, vec![active], "the newest unfinished run, once");
+    let mut had = runs.had_run.clone();
+    had.sort();
+    assert_eq!(had, vec![running, ended]);
+
+    let mut memories = TicketRepo::bot_memories(&store, a, &asked)
+        .await
+        .expect("read");
+    memories.sort_by_key(|(id, _)| *id);
+    let mut expected = Vec::new();
+    for id in [running, ended, never] {
+        let one = TicketRepo::bot_memory(&store, a, id)
+            .await
+            .expect("read")
+            .expect("the company's");
+        expected.push((id, one));
+    }
+    expected.sort_by_key(|(id, _)| *id);
+    assert_eq!(
+        memories, expected,
+        "the one-ticket answers, B's ticket left out"
+    );
+    assert_eq!(
+        memories
+            .iter()
+            .find(|(id, _)| *id == running)
+            .map(|(_, m)| m),
+        Some(&memory)
+    );
+    assert!(
+        TicketRepo::bot_memories(&store, a, &[])
+            .await
+            .expect("nothing to read")
+            .is_empty()
+    );
 }

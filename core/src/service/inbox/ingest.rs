@@ -52,8 +52,17 @@ pub async fn deliver(
         let connection = connection_of(ports, scope, connection_id).await?;
         let stored = store_message(ports, scope, &connection, message).await?;
         let reads = automation::CompanyReads::default();
-        let automation =
-            after_stored(ports, scope, &connection, message, &stored, true, &reads).await;
+        let automation = after_stored(
+            ports,
+            scope,
+            &connection,
+            message,
+            &stored,
+            true,
+            &reads,
+            None,
+        )
+        .await;
         return Ok(Delivery {
             outcome: Some(stored.outcome),
             automation,
@@ -271,6 +280,7 @@ async fn after_stored(
     stored: &Stored,
     fresh: bool,
     reads: &automation::CompanyReads,
+    ticket_reads: Option<&automation::TicketReads>,
 ) -> Result<()> {
     let IngestOutcome::Stored {
         ticket,
@@ -294,6 +304,7 @@ async fn after_stored(
             ticket_now: stored.ticket.as_deref().filter(|_| fresh),
             contact_now: stored.contact.as_deref().filter(|_| fresh),
             reads,
+            ticket_reads: ticket_reads.filter(|_| fresh),
         },
     )
     .await
@@ -320,9 +331,15 @@ async fn automate(
             }
         }
     }
-    // The company-wide values the automation reads, once for the batch.
+    // The company-wide values the automation reads, once for the batch, and what it reads of
+    // each ticket, for all of them at once (each ticket's automation reads its own again
+    // should that fail).
     let reads = &automation::CompanyReads::default();
-    let runs = groups.iter().map(|(_, members)| async move {
+    let tickets: Vec<crate::ids::TicketId> = groups.iter().map(|(ticket, _)| *ticket).collect();
+    let ticket_reads = &automation::TicketReads::of_batch(ports, scope, &tickets)
+        .await
+        .unwrap_or_default();
+    let runs = groups.iter().map(|(ticket, members)| async move {
         let mut results = Vec::with_capacity(members.len());
         for (n, &i) in members.iter().enumerate() {
             let fresh = n == 0;
@@ -334,6 +351,7 @@ async fn automate(
                 &stored[i],
                 fresh,
                 reads,
+                ticket_reads.get(ticket),
             );
             results.push((i, result.await));
         }

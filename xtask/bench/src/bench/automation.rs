@@ -128,6 +128,19 @@ async fn engine(binary: &Path, engine: &str, database: Option<&str>, phones: u64
         },
     );
 
+    let drained = backlog(&api, &heard, phones).await?;
+    println!(
+        "{:<38} c=1   {:>9.0} msg/s   ({} queued while down, {} refused, socket heard {} in {:.2} \
+         s from the scan{})",
+        format!("{engine} inbound, backlog after reconnect"),
+        drained.per_second(),
+        drained.sent,
+        drained.refused,
+        drained.done,
+        drained.elapsed.as_secs_f64(),
+        if drained.complete { "" } else { ": INCOMPLETE" },
+    );
+
     let alone = solo_latencies(&api, welcome).await?;
     println!(
         "{:<38} c=1   {:>9}         p50 {:>7.2} ms   max {:>7.2} ms   ({} phones one after another)",
@@ -268,18 +281,12 @@ fn number(base: u64, i: u64) -> String {
     format!("55119{:08}", base + i)
 }
 
-/// N new phones send "oi" to the plain connection, then "1"; timed until the socket heard all.
-async fn plain_ingestion(
-    api: &Api,
-    connection: i64,
-    heard: &Counters,
-    phones: u64,
-) -> Result<Phase> {
-    let before = heard.inbound.load(Ordering::Relaxed);
+/// N new phones (numbers from `base`) send "oi" to `connection`, then "1", `SENDERS` at a
+/// time; answers how many the server refused.
+async fn send_oi_then_one(api: &Api, connection: i64, base: u64, phones: u64) -> u64 {
     let total = phones * 2;
     let next = Arc::new(AtomicU64::new(0));
     let refused = Arc::new(AtomicU64::new(0));
-    let started = Instant::now();
     let mut senders = Vec::new();
     for _ in 0..SENDERS {
         let (api, next, refused) = (api.clone(), next.clone(), refused.clone());
@@ -296,7 +303,7 @@ async fn plain_ingestion(
                     (i - phones, "1")
                 };
                 if !api
-                    .phone_send(connection, &number(60_000_000, phone), phone, body)
+                    .phone_send(connection, &number(base, phone), phone, body)
                     .await
                 {
                     refused.fetch_add(1, Ordering::Relaxed);
@@ -307,19 +314,66 @@ async fn plain_ingestion(
     for sender in senders {
         let _ = sender.await;
     }
-    let refused = refused.load(Ordering::Relaxed);
-    let expected = total - refused;
+    refused.load(Ordering::Relaxed)
+}
+
+/// Waits (at most [`PHASE_LIMIT`] from `started`) until the socket heard `expected` more
+/// inbound messages than `before`; the phase as it ended.
+async fn until_heard(
+    heard: &Counters,
+    before: u64,
+    sent: u64,
+    refused: u64,
+    started: Instant,
+) -> Phase {
+    let expected = sent - refused;
     let heard_now = || heard.inbound.load(Ordering::Relaxed) - before;
     while heard_now() < expected && started.elapsed() < PHASE_LIMIT {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    Ok(Phase {
-        sent: total,
+    Phase {
+        sent,
         refused,
         done: heard_now(),
         complete: heard_now() >= expected,
         elapsed: started.elapsed(),
-    })
+    }
+}
+
+/// N new phones send "oi" to the plain connection, then "1"; timed until the socket heard all.
+async fn plain_ingestion(
+    api: &Api,
+    connection: i64,
+    heard: &Counters,
+    phones: u64,
+) -> Result<Phase> {
+    let before = heard.inbound.load(Ordering::Relaxed);
+    let started = Instant::now();
+    let refused = send_oi_then_one(api, connection, 60_000_000, phones).await;
+    Ok(until_heard(heard, before, phones * 2, refused, started).await)
+}
+
+/// A connection's backlog after a reconnect: while a new plain connection waits for its QR code
+/// to be scanned, N new phones send "oi" and "1" (queued by the sandbox, nothing delivered);
+/// then it is scanned, and the phase is timed from the scan until the socket heard every
+/// message: the pipeline alone (queue drain, ingestion, events, socket), without the HTTP sends.
+async fn backlog(api: &Api, heard: &Counters, phones: u64) -> Result<Phase> {
+    let id = api
+        .post(
+            "/whatsapp",
+            &json!({"name": "Bench backlog", "channel": "whatsapp", "provider": "sandbox"}),
+        )
+        .await?["id"]
+        .as_i64()
+        .context("connection id")?;
+    api.post(&format!("/whatsappsession/{id}"), &json!({}))
+        .await?;
+    api.status_reached(id, "qrcode").await?;
+    let refused = send_oi_then_one(api, id, 90_000_000, phones).await;
+    let before = heard.inbound.load(Ordering::Relaxed);
+    let started = Instant::now();
+    api.post(&format!("/sandbox/{id}/scan"), &json!({})).await?;
+    Ok(until_heard(heard, before, phones * 2, refused, started).await)
 }
 
 /// N new phones send "oi" to the flow's connection and "1" when their menu is announced; timed

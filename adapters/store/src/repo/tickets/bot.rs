@@ -51,6 +51,40 @@ impl Store {
         Ok(row.map(BotMemory::from))
     }
 
+    pub(super) async fn ticket_bot_memories(
+        &self,
+        scope: TenantScope,
+        ids: &[TicketId],
+    ) -> Result<Vec<(TicketId, BotMemory)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            id: i64,
+            #[sqlx(flatten)]
+            memory: BotMemoryRow,
+        }
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(crate::repo::ingest::ROWS_PER_STATEMENT) {
+            let sql = format!(
+                "SELECT id, bot_state, last_bot_message_at, is_bot, use_integration, \
+                 integration_session FROM tickets WHERE company_id = $1 AND id IN ({})",
+                crate::repo::ingest::placeholders(2, chunk.len())
+            );
+            let rows: Vec<Row> = crate::on_pool!(self.pool(), |p| {
+                let mut query =
+                    sqlx::query_as(sqlx::AssertSqlSafe(sql.as_str())).bind(scope.company_id().0);
+                for id in chunk {
+                    query = query.bind(id.0);
+                }
+                query.fetch_all(p).await.map_err(db_error)?
+            });
+            out.extend(
+                rows.into_iter()
+                    .map(|row| (TicketId(row.id), BotMemory::from(row.memory))),
+            );
+        }
+        Ok(out)
+    }
+
     pub(super) async fn set_ticket_bot_memory(
         &self,
         scope: TenantScope,

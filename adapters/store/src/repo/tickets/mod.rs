@@ -171,6 +171,15 @@ impl TicketRepo for Store {
         self.ticket_bot_memory(scope, id).await
     }
 
+    #[tracing::instrument(level = "debug", name = "TicketRepo::bot_memories", skip_all, fields(company = scope.company_id().0, tickets = ids.len()))]
+    async fn bot_memories(
+        &self,
+        scope: TenantScope,
+        ids: &[TicketId],
+    ) -> Result<Vec<(TicketId, BotMemory)>> {
+        self.ticket_bot_memories(scope, ids).await
+    }
+
     #[tracing::instrument(level = "debug", name = "TicketRepo::set_bot_memory", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
     async fn set_bot_memory(
         &self,
