@@ -134,6 +134,8 @@ impl Wiring {
             quick_messages: store.clone(),
             staged_uploads: store.clone(),
             inbound_failures: store.clone(),
+            session_state: store.clone(),
+            leases: store.clone(),
             assistant: Arc::new(chatflow_integrations::HttpAssistant::new(
                 host.openai_base_url,
                 options(),
