@@ -179,6 +179,14 @@ impl chatflow_core::ports::SecretCipher for LazySecrets {
     fn is_sealed(&self, stored: &str) -> bool {
         stored.starts_with(chatflow_system::secrets::SEALED_PREFIX)
     }
+
+    fn seal_bytes(&self, plain: &[u8], context: &[u8]) -> chatflow_core::Result<Vec<u8>> {
+        self.cipher()?.seal_bytes(plain, context)
+    }
+
+    fn open_bytes(&self, sealed: &[u8], context: &[u8]) -> chatflow_core::Result<Vec<u8>> {
+        self.cipher()?.open_bytes(sealed, context)
+    }
 }
 
 fn today(ports: &Ports) -> NaiveDate {

@@ -138,7 +138,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ERR_CREATING_MESSAGE | ERR_CREATING_TICKET | ERR_INTERNAL => {
             StatusCode::INTERNAL_SERVER_ERROR
         }
-        ERR_MAIL_NOT_CONFIGURED => StatusCode::SERVICE_UNAVAILABLE,
+        ERR_MAIL_NOT_CONFIGURED | ERR_CHANNEL_LEASE_LOST => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 
@@ -203,6 +203,9 @@ pub fn message_of(code: ErrorCode) -> &'static str {
         ERR_FLOW_MEDIA_TOO_LARGE => "The file is too large.",
         ERR_INTEGRATION_UNAVAILABLE => "The integration did not answer; please try again later.",
         ERR_QUICK_MESSAGE_SHORTCODE_EXISTS => "Another quick message already uses this shortcode.",
+        ERR_CHANNEL_LEASE_LOST => {
+            "Another server is serving this connection now; please try again in a moment."
+        }
         ERR_MAIL_NOT_CONFIGURED => {
             "This server cannot send e-mail yet, so no code was sent; please contact the administrator."
         }
@@ -326,6 +329,10 @@ mod tests {
         assert_eq!(
             status_of(ErrorCode::ERR_INTEGRATION_UNAVAILABLE),
             StatusCode::BAD_GATEWAY
+        );
+        assert_eq!(
+            status_of(ErrorCode::ERR_CHANNEL_LEASE_LOST),
+            StatusCode::SERVICE_UNAVAILABLE
         );
     }
 

@@ -156,6 +156,10 @@ catalogue! {
     ERR_INTEGRATION_UNAVAILABLE,
     /// Ours: another quick message the owner sees already uses this shortcode.
     ERR_QUICK_MESSAGE_SHORTCODE_EXISTS,
+    /// Ours: this server process no longer holds the lease on the connection's session (another
+    /// process took it over, or it was released), so its write of the session's state was
+    /// refused; the process holding the lease serves the connection.
+    ERR_CHANNEL_LEASE_LOST,
 }
 
 impl std::fmt::Display for ErrorCode {

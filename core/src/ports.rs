@@ -65,11 +65,13 @@ pub trait PasswordHasher: Send + Sync {
     async fn verify(&self, password: &str, hash: &str) -> bool;
 }
 
-/// Encrypts secrets kept in the database (the access-token key, payment provider keys) with a
-/// key that lives outside it (authenticated encryption in the adapter).
+/// Encrypts secrets kept in the database (the access-token key, payment provider keys, a
+/// channel session's key material) with a key that lives outside it (authenticated encryption
+/// in the adapter).
 ///
-/// A sealed value is text that says it is sealed ([`SecretCipher::is_sealed`]), so values
-/// stored before encryption existed can be told apart and sealed on the next start.
+/// A sealed text is text that says it is sealed ([`SecretCipher::is_sealed`]), so values
+/// stored before encryption existed can be told apart and sealed on the next start. Binary
+/// secrets ([`SecretCipher::seal_bytes`]) are bytes, bound to a context the caller names.
 pub trait SecretCipher: Send + Sync {
     /// The stored form of `plain`: a fresh nonce each time, so equal secrets do not look equal.
     fn seal(&self, plain: &str) -> Result<String>;
@@ -78,6 +80,14 @@ pub trait SecretCipher: Send + Sync {
     fn open(&self, sealed: &str) -> Result<String>;
     /// True when `stored` is in the sealed form (whatever the key).
     fn is_sealed(&self, stored: &str) -> bool;
+    /// The stored form of the bytes `plain` (binary key material), with a fresh nonce each time.
+    /// `context` is authenticated but not stored: the same `context` must be given to open it.
+    /// Naming where the value is kept (the connection, the namespace and the key of a session
+    /// state row) means a sealed value copied to another place does not open there.
+    fn seal_bytes(&self, plain: &[u8], context: &[u8]) -> Result<Vec<u8>>;
+    /// The bytes sealed by [`SecretCipher::seal_bytes`] under `context`; `ERR_INTERNAL` when
+    /// they were sealed with another key or another context, or altered.
+    fn open_bytes(&self, sealed: &[u8], context: &[u8]) -> Result<Vec<u8>>;
 }
 
 /// A plain-text e-mail to one recipient.

@@ -9,6 +9,11 @@
 //! Sealed form: `enc1:` followed by the URL-safe base64 (no padding) of a random 24-byte nonce
 //! and the ciphertext with its 16-byte tag. The 32-byte cipher key is the SHA-256 of the key
 //! text, so any text of at least [`MIN_KEY_CHARS`] characters serves.
+//!
+//! Sealed bytes (binary key material, [`SecretCipher::seal_bytes`]): the version byte
+//! [`SEALED_BYTES_VERSION`], a random 24-byte nonce, then the ciphertext with its tag. The
+//! caller's context is authenticated as associated data, after a label that keeps sealed bytes
+//! and sealed texts apart, so a value opens only where it was sealed.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -16,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chacha20poly1305::aead::{Aead, KeyInit};
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
 use chatflow_core::ports::SecretCipher;
 use chatflow_core::{Error, Result};
@@ -29,6 +34,10 @@ pub const MIN_KEY_CHARS: usize = 32;
 /// The key file's name when none is configured.
 pub const KEY_FILE_NAME: &str = "secret.key";
 const NONCE_BYTES: usize = 24;
+/// The first byte of sealed bytes: the form's version.
+pub const SEALED_BYTES_VERSION: u8 = 1;
+/// What precedes the caller's context in the associated data of sealed bytes.
+const BYTES_LABEL: &[u8] = b"chatflow sealed bytes v1\0";
 
 /// Why the key-encryption key could not be had.
 #[derive(Debug, thiserror::Error)]
@@ -194,6 +203,48 @@ impl SecretCipher for SealedSecrets {
     fn is_sealed(&self, stored: &str) -> bool {
         stored.starts_with(SEALED_PREFIX)
     }
+
+    fn seal_bytes(&self, plain: &[u8], context: &[u8]) -> Result<Vec<u8>> {
+        let nonce_bytes: [u8; NONCE_BYTES] = rand::random();
+        let aad = [BYTES_LABEL, context].concat();
+        let sealed = self
+            .cipher
+            .encrypt(
+                &XNonce::from(nonce_bytes),
+                Payload {
+                    msg: plain,
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| Error::internal("cannot seal secret bytes"))?;
+        let mut bytes = Vec::with_capacity(1 + NONCE_BYTES + sealed.len());
+        bytes.push(SEALED_BYTES_VERSION);
+        bytes.extend_from_slice(&nonce_bytes);
+        bytes.extend_from_slice(&sealed);
+        Ok(bytes)
+    }
+
+    fn open_bytes(&self, sealed: &[u8], context: &[u8]) -> Result<Vec<u8>> {
+        let unreadable = || {
+            Error::internal("stored secret bytes cannot be opened (another secret key or place?)")
+        };
+        let body = match sealed.split_first() {
+            Some((&SEALED_BYTES_VERSION, body)) if body.len() >= NONCE_BYTES => body,
+            _ => return Err(unreadable()),
+        };
+        let (nonce_bytes, ciphertext) = body.split_at(NONCE_BYTES);
+        let nonce_bytes: [u8; NONCE_BYTES] = nonce_bytes.try_into().map_err(|_| unreadable())?;
+        let aad = [BYTES_LABEL, context].concat();
+        self.cipher
+            .decrypt(
+                &XNonce::from(nonce_bytes),
+                Payload {
+                    msg: ciphertext,
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| unreadable())
+    }
 }
 
 #[cfg(test)]
@@ -219,6 +270,81 @@ mod tests {
         assert!(secrets.open(&tampered).is_err());
         assert!(secrets.open("plain text").is_err());
         assert!(!secrets.is_sealed("plain text"));
+    }
+
+    #[test]
+    fn sealed_bytes_round_trip_with_a_fresh_nonce() {
+        let secrets = SealedSecrets::from_key_text(KEY).expect("a key");
+        let plain: Vec<u8> = (0..=255).collect();
+        let context = b"connection 7 / Session / 5511999990000.0";
+        let sealed = secrets.seal_bytes(&plain, context).expect("sealed");
+        assert_eq!(sealed[0], SEALED_BYTES_VERSION);
+        assert_eq!(sealed.len(), 1 + NONCE_BYTES + plain.len() + 16);
+        assert!(
+            !sealed
+                .windows(16)
+                .any(|w| plain.windows(16).any(|p| p == w)),
+            "no run of the plain bytes shows"
+        );
+        assert_ne!(sealed, secrets.seal_bytes(&plain, context).expect("sealed"));
+        assert_eq!(secrets.open_bytes(&sealed, context).expect("opened"), plain);
+        // Empty values and contexts are values like any other.
+        let empty = secrets.seal_bytes(b"", b"").expect("sealed");
+        assert_eq!(secrets.open_bytes(&empty, b"").expect("opened"), b"");
+    }
+
+    #[test]
+    fn sealed_bytes_refuse_tampering() {
+        let secrets = SealedSecrets::from_key_text(KEY).expect("a key");
+        let sealed = secrets.seal_bytes(b"identity key", b"ctx").expect("sealed");
+        // Every single flipped bit (version, nonce, ciphertext, tag) is caught.
+        for at in 0..sealed.len() {
+            let mut tampered = sealed.clone();
+            tampered[at] ^= 0x01;
+            assert!(
+                secrets.open_bytes(&tampered, b"ctx").is_err(),
+                "byte {at} flipped"
+            );
+        }
+        // Cut short, extended, or not sealed at all.
+        assert!(
+            secrets
+                .open_bytes(&sealed[..sealed.len() - 1], b"ctx")
+                .is_err()
+        );
+        assert!(
+            secrets
+                .open_bytes(&[sealed.as_slice(), b"x"].concat(), b"ctx")
+                .is_err()
+        );
+        assert!(secrets.open_bytes(&sealed[..NONCE_BYTES], b"ctx").is_err());
+        assert!(secrets.open_bytes(b"", b"ctx").is_err());
+        assert!(secrets.open_bytes(b"identity key", b"ctx").is_err());
+    }
+
+    #[test]
+    fn sealed_bytes_open_only_with_their_key_and_context() {
+        let secrets = SealedSecrets::from_key_text(KEY).expect("a key");
+        let sealed = secrets
+            .seal_bytes(b"session", b"connection 1")
+            .expect("sealed");
+        let other = SealedSecrets::from_key_text("another key of enough characters!").expect("key");
+        let err = other
+            .open_bytes(&sealed, b"connection 1")
+            .expect_err("another key");
+        assert_eq!(err.code, chatflow_core::ErrorCode::ERR_INTERNAL);
+        assert!(
+            secrets.open_bytes(&sealed, b"connection 2").is_err(),
+            "a value moved to another place does not open"
+        );
+        assert!(secrets.open_bytes(&sealed, b"").is_err());
+        // A sealed text is not sealed bytes, even with its version byte put in front.
+        let text = secrets.seal("session").expect("sealed");
+        let body = URL_SAFE_NO_PAD
+            .decode(text.trim_start_matches(SEALED_PREFIX))
+            .expect("base64");
+        let dressed = [&[SEALED_BYTES_VERSION][..], &body].concat();
+        assert!(secrets.open_bytes(&dressed, b"").is_err());
     }
 
     #[test]

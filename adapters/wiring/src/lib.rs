@@ -134,6 +134,8 @@ impl Wiring {
             quick_messages: store.clone(),
             staged_uploads: store.clone(),
             inbound_failures: store.clone(),
+            session_state: store.clone(),
+            leases: store.clone(),
             assistant: Arc::new(chatflow_integrations::HttpAssistant::new(
                 host.openai_base_url,
                 options(),
@@ -223,6 +225,68 @@ mod tests {
             start + TimeDelta::minutes(5),
             "the store stamps the row with the wiring's clock"
         );
+    }
+
+    /// The channel providers reach the session key state and the leases through the ports:
+    /// a lease taken through `leases` fences the writes through `session_state`.
+    #[tokio::test]
+    async fn the_ports_hold_the_session_state_and_the_leases() {
+        use chatflow_core::inbox::model::ConnectionInput;
+        use chatflow_core::inbox::session_state::{StateNamespace, StateOp};
+
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let ports = ports_in(&dir, &Wiring::new()).await;
+        let company = company(&ports).await;
+        let scope = chatflow_core::TenantScope::new(company.id);
+        let connection = ports
+            .connections
+            .create(
+                scope,
+                &ConnectionInput {
+                    name: "Keys".into(),
+                    ..ConnectionInput::default()
+                },
+                "token",
+                &[],
+            )
+            .await
+            .expect("a connection");
+        let now = ports.clock.now();
+        let token = ports
+            .leases
+            .acquire(connection.id, "this-process", now, TimeDelta::seconds(30))
+            .await
+            .expect("acquired")
+            .expect("free");
+        let written = ports
+            .session_state
+            .apply(
+                connection.id,
+                token,
+                &[StateOp::Put {
+                    ns: StateNamespace::Device,
+                    key: b"device".to_vec(),
+                    value: b"identity".to_vec(),
+                    aux: 0,
+                }],
+            )
+            .await
+            .expect("applied");
+        assert_eq!(written, 1);
+        let row = ports
+            .session_state
+            .get(connection.id, StateNamespace::Device, b"device")
+            .await
+            .expect("read")
+            .expect("stored");
+        assert_eq!(row.value, b"identity");
+        let lease = ports
+            .leases
+            .lease(connection.id)
+            .await
+            .expect("read")
+            .expect("held");
+        assert!(lease.is_held_at(now));
     }
 
     /// A span opened: its name, its parent's name, and its fields as `key=value`.

@@ -17,6 +17,9 @@
 //! - [`contact_rules`]: contact validation and number normalisation.
 //! - [`import`]: contact import rules (column mapping, row outcomes).
 //! - [`sandbox`]: the sandbox channel's persistence port.
+//! - [`session_state`]: a channel session's key state (byte-level, per connection, fenced
+//!   writes), for providers that keep protocol state (WhatsApp Web).
+//! - [`lease`]: one owner process per connection's session: the lease and its fencing token.
 
 pub mod channel;
 pub mod connection_rules;
@@ -24,6 +27,7 @@ pub mod contact_rules;
 pub mod import;
 pub mod inbound;
 pub mod ingest;
+pub mod lease;
 pub mod lgpd;
 pub mod membership;
 pub mod messages;
@@ -31,5 +35,6 @@ pub mod model;
 pub mod ports;
 pub mod sandbox;
 pub mod search;
+pub mod session_state;
 pub mod variables;
 pub mod visibility;

@@ -81,4 +81,9 @@ pub struct Ports {
     pub staged_uploads: Arc<dyn crate::inbox::ports::StagedUploadRepo>,
     /// Inbound events set aside because they could not be stored.
     pub inbound_failures: Arc<dyn crate::inbox::inbound::InboundFailureRepo>,
+    /// Channel sessions' key state, per connection (internal to channel providers; fenced by
+    /// the connection's lease).
+    pub session_state: Arc<dyn crate::inbox::session_state::SessionStateRepo>,
+    /// Leases on connections' channel sessions: one owner process each, with fencing tokens.
+    pub leases: Arc<dyn crate::inbox::lease::ChannelLeaseRepo>,
 }

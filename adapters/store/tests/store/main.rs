@@ -11,6 +11,7 @@ mod support;
 
 mod automation;
 mod bulk;
+mod channel_sessions;
 mod companies;
 mod connections;
 mod contacts;

@@ -69,6 +69,7 @@ export const ERROR_CODES = [
   'ERR_CHANNEL_NOT_SUPPORTED',
   'ERR_INTEGRATION_UNAVAILABLE',
   'ERR_QUICK_MESSAGE_SHORTCODE_EXISTS',
+  'ERR_CHANNEL_LEASE_LOST',
   // client side: the server could not be reached
   'ERR_NETWORK',
 ] as const;

@@ -390,6 +390,7 @@ const en: Catalogue = {
     ERR_CHANNEL_NOT_SUPPORTED: "This connection's channel cannot do that.",
     ERR_INTEGRATION_UNAVAILABLE: 'The integration did not respond. Please try again later.',
     ERR_QUICK_MESSAGE_SHORTCODE_EXISTS: 'Another quick message already uses this shortcode.',
+    ERR_CHANNEL_LEASE_LOST: 'Another server is serving this connection now. Please try again in a moment.',
     ERR_NETWORK: 'Could not reach the server.',
   },
 };

@@ -390,6 +390,7 @@ const es: Catalogue = {
     ERR_CHANNEL_NOT_SUPPORTED: 'El canal de esta conexión no permite esta acción.',
     ERR_INTEGRATION_UNAVAILABLE: 'La integración no respondió. Inténtelo de nuevo más tarde.',
     ERR_QUICK_MESSAGE_SHORTCODE_EXISTS: 'Otra respuesta rápida ya usa este atajo.',
+    ERR_CHANNEL_LEASE_LOST: 'Otro servidor está atendiendo esta conexión ahora. Inténtelo de nuevo en un momento.',
     ERR_NETWORK: 'No se pudo conectar con el servidor.',
   },
 };

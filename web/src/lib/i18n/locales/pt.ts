@@ -257,6 +257,7 @@ const pt = {
     ERR_CHANNEL_NOT_SUPPORTED: 'Este canal de conexão não permite essa ação.',
     ERR_INTEGRATION_UNAVAILABLE: 'A integração não respondeu. Tente novamente mais tarde.',
     ERR_QUICK_MESSAGE_SHORTCODE_EXISTS: 'Outra resposta rápida já usa este atalho.',
+    ERR_CHANNEL_LEASE_LOST: 'Outro servidor está atendendo esta conexão agora. Tente novamente em instantes.',
     ERR_NETWORK: 'Não foi possível conectar ao servidor.',
   },
 };

@@ -390,6 +390,7 @@ const tr: Catalogue = {
     ERR_CHANNEL_NOT_SUPPORTED: 'Bu bağlantının kanalı bu işlemi desteklemiyor.',
     ERR_INTEGRATION_UNAVAILABLE: 'Entegrasyon yanıt vermedi. Lütfen daha sonra tekrar deneyin.',
     ERR_QUICK_MESSAGE_SHORTCODE_EXISTS: 'Başka bir hızlı yanıt bu kısayolu zaten kullanıyor.',
+    ERR_CHANNEL_LEASE_LOST: 'Bu bağlantıya şu anda başka bir sunucu hizmet veriyor. Lütfen birazdan tekrar deneyin.',
     ERR_NETWORK: 'Sunucuya ulaşılamadı.',
   },
 };
