@@ -58,9 +58,11 @@ pub async fn deliver(
             &connection,
             message,
             &stored,
-            true,
-            &reads,
-            None,
+            Known {
+                fresh: true,
+                company: &reads,
+                ticket: None,
+            },
         )
         .await;
         return Ok(Delivery {
@@ -269,19 +271,32 @@ async fn store_messages(
         .await
 }
 
+/// What the automation of one stored message may take as read instead of reading it.
+struct Known<'a> {
+    /// The ticket and contact the ingestion returned are still current (no automation ran on
+    /// that ticket since), so they need not be read again; so are `ticket`'s reads.
+    fresh: bool,
+    /// The company-wide values, shared by the batch.
+    company: &'a automation::CompanyReads,
+    /// The ticket's bot memory and flow runs as the batch read them.
+    ticket: Option<&'a automation::TicketReads>,
+}
+
 /// The automation after a message was stored ([`automation::on_inbound`]); nothing for a
-/// duplicate or an ignored message. `fresh`: the ticket and contact the ingestion returned are
-/// still current (no automation ran on that ticket since), so they need not be read again.
+/// duplicate or an ignored message.
 async fn after_stored(
     ports: &Ports,
     scope: TenantScope,
     connection: &Connection,
     message: &InboundMessage,
     stored: &Stored,
-    fresh: bool,
-    reads: &automation::CompanyReads,
-    ticket_reads: Option<&automation::TicketReads>,
+    known: Known<'_>,
 ) -> Result<()> {
+    let Known {
+        fresh,
+        company: reads,
+        ticket: ticket_reads,
+    } = known;
     let IngestOutcome::Stored {
         ticket,
         ticket_created,
@@ -349,9 +364,11 @@ async fn automate(
                 connection,
                 messages[i],
                 &stored[i],
-                fresh,
-                reads,
-                ticket_reads.get(ticket),
+                Known {
+                    fresh,
+                    company: reads,
+                    ticket: ticket_reads.get(ticket),
+                },
             );
             results.push((i, result.await));
         }
