@@ -460,35 +460,44 @@ async fn welcome_flow(
     let elapsed = started.elapsed();
     answers.abort();
 
-    // What the phones received, read once: greeting and menu per phone, and the menu's arrival.
-    let received = api.get(&format!("/sandbox/{connection}/inbox")).await?;
+    // What the phones received: greeting and menu per phone, and the menu's arrival. A menu is
+    // stored (and announced) before its send job hands it to the phone, so the phones' inboxes
+    // are read until every phone of the phase has both, or the phase's time is up; a phone
+    // counted late would otherwise be left out of the latencies.
     let said_hi = said_hi.lock().map(|s| s.clone()).unwrap_or_default();
-    let mut got: HashMap<&str, (bool, Option<DateTime<Utc>>)> = HashMap::new();
-    for item in received.as_array().into_iter().flatten() {
-        let (Some(to), Some(body)) = (item["to"].as_str(), item["body"].as_str()) else {
-            continue;
-        };
-        let entry = got.entry(to).or_default();
-        if body.ends_with(", bem-vindo!") {
-            entry.0 = true;
-        } else if body.starts_with(MENU) {
-            entry.1 = item["createdAt"]
-                .as_str()
-                .and_then(|at| at.parse::<DateTime<Utc>>().ok());
+    let (greeted, latencies) = loop {
+        let received = api.get(&format!("/sandbox/{connection}/inbox")).await?;
+        let mut got: HashMap<&str, (bool, Option<DateTime<Utc>>)> = HashMap::new();
+        for item in received.as_array().into_iter().flatten() {
+            let (Some(to), Some(body)) = (item["to"].as_str(), item["body"].as_str()) else {
+                continue;
+            };
+            let entry = got.entry(to).or_default();
+            if body.ends_with(", bem-vindo!") {
+                entry.0 = true;
+            } else if body.starts_with(MENU) {
+                entry.1 = item["createdAt"]
+                    .as_str()
+                    .and_then(|at| at.parse::<DateTime<Utc>>().ok());
+            }
         }
-    }
-    let mut greeted = 0;
-    let mut latencies = Vec::new();
-    for (to, (greeting, menu)) in got {
-        // Only this phase's phones (the idle-latency ones share the connection).
-        if greeting && menu.is_some() && said_hi.contains_key(to) {
-            greeted += 1;
+        let mut greeted: u64 = 0;
+        let mut latencies = Vec::new();
+        for (to, (greeting, menu)) in got {
+            // Only this phase's phones (the idle-latency ones share the connection).
+            if greeting && menu.is_some() && said_hi.contains_key(to) {
+                greeted += 1;
+            }
+            if let (Some(menu), Some(hi)) = (menu, said_hi.get(to)) {
+                let hi = DateTime::<Utc>::from(*hi);
+                latencies.push((menu - hi).to_std().unwrap_or_default());
+            }
         }
-        if let (Some(menu), Some(hi)) = (menu, said_hi.get(to)) {
-            let hi = DateTime::<Utc>::from(*hi);
-            latencies.push((menu - hi).to_std().unwrap_or_default());
+        if greeted >= said_hi.len() as u64 || started.elapsed() >= PHASE_LIMIT {
+            break (greeted, latencies);
         }
-    }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     let refused = refused.load(Ordering::Relaxed);
     Ok(Flowed {
         run: Phase {
