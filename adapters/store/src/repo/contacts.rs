@@ -146,23 +146,27 @@ macro_rules! load_contacts {
                 return Ok::<_, chatflow_core::Error>(Vec::new());
             }
             let company = scope.company_id().0;
-            let list = $crate::repo::tickets::id_list(ids);
+            let list = $crate::repo::lists::ints(&*conn, ids);
             let rows: Vec<$crate::repo::contacts::ContactRow> =
                 sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "SELECT {} FROM contacts c LEFT JOIN whatsapps w ON w.id = c.whatsapp_id \
-                     WHERE c.company_id = $1 AND c.id IN ({list}) ORDER BY c.id",
-                    $crate::repo::contacts::CONTACT_COLUMNS
+                     WHERE c.company_id = $1 AND {} ORDER BY c.id",
+                    $crate::repo::contacts::CONTACT_COLUMNS,
+                    $crate::repo::lists::any(&*conn, "c.id", 2)
                 )))
                 .bind(company)
+                .bind(&list)
                 .fetch_all(&mut *conn)
                 .await
                 .map_err($crate::error::db_error)?;
             let extras: Vec<$crate::repo::contacts::ExtraRow> =
                 sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "SELECT id, contact_id, name, value FROM contact_custom_fields \
-                     WHERE company_id = $1 AND contact_id IN ({list}) ORDER BY id"
+                     WHERE company_id = $1 AND {} ORDER BY id",
+                    $crate::repo::lists::any(&*conn, "contact_id", 2)
                 )))
                 .bind(company)
+                .bind(&list)
                 .fetch_all(&mut *conn)
                 .await
                 .map_err($crate::error::db_error)?;
@@ -170,9 +174,11 @@ macro_rules! load_contacts {
                 sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "SELECT ct.contact_id, t.id, t.name, t.color, t.kanban FROM contact_tags ct \
                      JOIN tags t ON t.id = ct.tag_id AND t.company_id = ct.company_id \
-                     WHERE ct.company_id = $1 AND ct.contact_id IN ({list}) ORDER BY t.name, t.id"
+                     WHERE ct.company_id = $1 AND {} ORDER BY t.name, t.id",
+                    $crate::repo::lists::any(&*conn, "ct.contact_id", 2)
                 )))
                 .bind(company)
+                .bind(&list)
                 .fetch_all(&mut *conn)
                 .await
                 .map_err($crate::error::db_error)?;

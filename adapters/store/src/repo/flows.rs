@@ -593,29 +593,28 @@ impl FlowRepo for Store {
     ) -> Result<TicketRuns> {
         let mut out = TicketRuns::default();
         for chunk in tickets.chunks(crate::repo::ingest::ROWS_PER_STATEMENT) {
-            let list = crate::repo::ingest::placeholders(2, chunk.len());
-            let active_sql = format!(
-                "SELECT {} FROM flow_runs WHERE company_id = $1 AND ticket_id IN ({list}) \
-                 AND status <> 'ended' ORDER BY id DESC",
-                run_columns!()
-            );
-            let had_sql = format!(
-                "SELECT DISTINCT ticket_id FROM flow_runs WHERE company_id = $1 \
-                 AND ticket_id IN ({list})"
-            );
+            let ids: Vec<i64> = chunk.iter().map(|t| t.0).collect();
             let (active, had): (Vec<FlowRunRow>, Vec<i64>) = crate::on_pool!(self.pool(), |p| {
-                let mut query = sqlx::query_as(sqlx::AssertSqlSafe(active_sql.as_str()))
-                    .bind(scope.company_id().0);
-                for ticket in chunk {
-                    query = query.bind(ticket.0);
-                }
-                let active = query.fetch_all(p).await.map_err(db_error)?;
-                let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(had_sql.as_str()))
-                    .bind(scope.company_id().0);
-                for ticket in chunk {
-                    query = query.bind(ticket.0);
-                }
-                (active, query.fetch_all(p).await.map_err(db_error)?)
+                let list = crate::repo::lists::any(p, "ticket_id", 2);
+                let active = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT {} FROM flow_runs WHERE company_id = $1 AND {list} \
+                     AND status <> 'ended' ORDER BY id DESC",
+                    run_columns!()
+                )))
+                .bind(scope.company_id().0)
+                .bind(crate::repo::lists::ints(p, &ids))
+                .fetch_all(p)
+                .await
+                .map_err(db_error)?;
+                let had = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "SELECT DISTINCT ticket_id FROM flow_runs WHERE company_id = $1 AND {list}"
+                )))
+                .bind(scope.company_id().0)
+                .bind(crate::repo::lists::ints(p, &ids))
+                .fetch_all(p)
+                .await
+                .map_err(db_error)?;
+                (active, had)
             });
             // As `active_run`: the newest run that has not ended, one per ticket.
             for run in active.into_iter().map(FlowRun::from) {

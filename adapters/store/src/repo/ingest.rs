@@ -27,14 +27,6 @@ use chatflow_core::inbox::model::{Contact, Ticket};
 /// message row has 12).
 pub(crate) const ROWS_PER_STATEMENT: usize = 500;
 
-/// `$from, $from+1, …` for `count` parameters.
-pub(crate) fn placeholders(from: usize, count: usize) -> String {
-    (from..from + count)
-        .map(|n| format!("${n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// `count` rows of a multi-row statement: `row(first)` for each, where `first` is the number of
 /// the row's first parameter (rows of `width` parameters, the first row's starting at `from`).
 pub(crate) fn row_list(
@@ -135,10 +127,9 @@ macro_rules! ingest_pass {
         use sqlx::AssertSqlSafe;
         use $crate::error::db_error;
         use $crate::repo::ingest::{
-            Chat, Planned, ROWS_PER_STATEMENT, chat_display_name, distinct, placeholders, row_list,
+            Chat, Planned, ROWS_PER_STATEMENT, chat_display_name, distinct, row_list,
             ticket_counters,
         };
-        use $crate::repo::tickets::id_list;
 
         let store = $store;
         let conn = $conn;
@@ -159,14 +150,12 @@ macro_rules! ingest_pass {
                 distinct(messages.iter().map(|m| m.message.external_id.as_str()));
             for chunk in external.chunks(ROWS_PER_STATEMENT) {
                 let sql = format!(
-                    "SELECT external_id FROM messages WHERE whatsapp_id = $1 \
-                     AND external_id IN ({})",
-                    placeholders(2, chunk.len())
+                    "SELECT external_id FROM messages WHERE whatsapp_id = $1 AND {}",
+                    $crate::repo::lists::any(&*conn, "external_id", 2)
                 );
-                let mut query = sqlx::query_scalar::<_, String>(AssertSqlSafe(sql)).bind(whatsapp);
-                for id in chunk {
-                    query = query.bind(*id);
-                }
+                let query = sqlx::query_scalar::<_, String>(AssertSqlSafe(sql))
+                    .bind(whatsapp)
+                    .bind($crate::repo::lists::texts(&*conn, chunk));
                 stored_before.extend(query.fetch_all(&mut *conn).await.map_err(db_error)?);
             }
             let mut seen: HashSet<&str> = HashSet::new();
@@ -234,15 +223,13 @@ macro_rules! ingest_pass {
             for chunk in known.chunks(ROWS_PER_STATEMENT) {
                 let sql = format!(
                     "SELECT id, number FROM contacts WHERE company_id = $1 AND channel = $2 \
-                     AND number IN ({})",
-                    placeholders(3, chunk.len())
+                     AND {}",
+                    $crate::repo::lists::any(&*conn, "number", 3)
                 );
-                let mut query = sqlx::query_as::<_, (i64, String)>(AssertSqlSafe(sql))
+                let query = sqlx::query_as::<_, (i64, String)>(AssertSqlSafe(sql))
                     .bind(company)
-                    .bind(&channel);
-                for number in chunk {
-                    query = query.bind(*number);
-                }
+                    .bind(&channel)
+                    .bind($crate::repo::lists::texts(&*conn, chunk));
                 for (id, number) in query.fetch_all(&mut *conn).await.map_err(db_error)? {
                     contact_ids.insert(number, id);
                 }
@@ -268,12 +255,13 @@ macro_rules! ingest_pass {
             } else {
                 sqlx::query_as(AssertSqlSafe(format!(
                     "SELECT contact_id, MAX(id) FROM tickets WHERE company_id = $1 \
-                     AND whatsapp_id = $2 AND status <> 'closed' AND contact_id IN ({}) \
+                     AND whatsapp_id = $2 AND status <> 'closed' AND {} \
                      GROUP BY contact_id",
-                    id_list(&ids)
+                    $crate::repo::lists::any(&*conn, "contact_id", 3)
                 )))
                 .bind(company)
                 .bind(whatsapp)
+                .bind($crate::repo::lists::ints(&*conn, &ids))
                 .fetch_all(&mut *conn)
                 .await
                 .map_err(db_error)?
@@ -411,11 +399,12 @@ macro_rules! ingest_pass {
                     if !lost.is_empty() {
                         let rows: Vec<(i64, i64)> = sqlx::query_as(AssertSqlSafe(format!(
                             "SELECT contact_id, id FROM tickets WHERE company_id = $1 \
-                             AND whatsapp_id = $2 AND status <> 'closed' AND contact_id IN ({})",
-                            id_list(&lost)
+                             AND whatsapp_id = $2 AND status <> 'closed' AND {}",
+                            $crate::repo::lists::any(&*conn, "contact_id", 3)
                         )))
                         .bind(company)
                         .bind(whatsapp)
+                        .bind($crate::repo::lists::ints(&*conn, &lost))
                         .fetch_all(&mut *conn)
                         .await
                         .map_err(db_error)?;
@@ -623,10 +612,11 @@ macro_rules! ingest_pass {
                 .collect();
             if !unused.is_empty() {
                 sqlx::query(AssertSqlSafe(format!(
-                    "DELETE FROM contacts WHERE company_id = $1 AND id IN ({})",
-                    id_list(&unused)
+                    "DELETE FROM contacts WHERE company_id = $1 AND {}",
+                    $crate::repo::lists::any(&*conn, "id", 2)
                 )))
                 .bind(company)
+                .bind($crate::repo::lists::ints(&*conn, &unused))
                 .execute(&mut *conn)
                 .await
                 .map_err(db_error)?;
@@ -729,12 +719,6 @@ mod tests {
                 (9, 1, "olá".to_owned(), 101)
             ]
         );
-    }
-
-    #[test]
-    fn placeholders_number_from_where_they_start() {
-        assert_eq!(placeholders(3, 3), "$3, $4, $5");
-        assert_eq!(placeholders(1, 0), "");
     }
 
     #[test]

@@ -136,22 +136,25 @@ macro_rules! load_messages {
             if ids.is_empty() {
                 return Ok::<_, chatflow_core::Error>(Vec::new());
             }
-            let list = $crate::repo::tickets::id_list(ids);
             let rows: Vec<$crate::repo::messages::MessageRow> =
                 sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                    "SELECT {} WHERE m.company_id = $1 AND m.id IN ({list}) ORDER BY m.id",
-                    $crate::repo::messages::MESSAGE_SELECT
+                    "SELECT {} WHERE m.company_id = $1 AND {} ORDER BY m.id",
+                    $crate::repo::messages::MESSAGE_SELECT,
+                    $crate::repo::lists::any(&*conn, "m.id", 2)
                 )))
                 .bind(scope.company_id().0)
+                .bind($crate::repo::lists::ints(&*conn, ids))
                 .fetch_all(&mut *conn)
                 .await
                 .map_err($crate::error::db_error)?;
             let reactions: Vec<$crate::repo::messages::ReactionRow> =
                 sqlx::query_as(sqlx::AssertSqlSafe(format!(
                     "SELECT message_id, from_me, emoji FROM message_reactions \
-                     WHERE company_id = $1 AND message_id IN ({list}) ORDER BY from_me"
+                     WHERE company_id = $1 AND {} ORDER BY from_me",
+                    $crate::repo::lists::any(&*conn, "message_id", 2)
                 )))
                 .bind(scope.company_id().0)
+                .bind($crate::repo::lists::ints(&*conn, ids))
                 .fetch_all(&mut *conn)
                 .await
                 .map_err($crate::error::db_error)?;

@@ -19,6 +19,7 @@ pub(crate) mod ingest;
 mod jobs;
 mod leases;
 pub(crate) mod list_cache;
+pub(crate) mod lists;
 pub(crate) mod messages;
 mod password_resets;
 mod plans;

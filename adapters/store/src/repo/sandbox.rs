@@ -358,14 +358,15 @@ impl SandboxRepo for Store {
         if ids.is_empty() {
             return Ok(());
         }
-        let list = crate::repo::tickets::id_list(ids);
         crate::on_pool!(self.pool(), |p| {
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "UPDATE sandbox_inbound SET delivered_at = $2 \
-                 WHERE company_id = $1 AND id IN ({list}) AND delivered_at IS NULL"
+                 WHERE company_id = $1 AND {} AND delivered_at IS NULL",
+                crate::repo::lists::any(p, "id", 3)
             )))
             .bind(scope.company_id().0)
             .bind(self.now())
+            .bind(crate::repo::lists::ints(p, ids))
             .execute(p)
             .await
             .map_err(db_error)?

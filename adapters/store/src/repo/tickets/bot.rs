@@ -64,18 +64,18 @@ impl Store {
         }
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(crate::repo::ingest::ROWS_PER_STATEMENT) {
-            let sql = format!(
-                "SELECT id, bot_state, last_bot_message_at, is_bot, use_integration, \
-                 integration_session FROM tickets WHERE company_id = $1 AND id IN ({})",
-                crate::repo::ingest::placeholders(2, chunk.len())
-            );
+            let ids: Vec<i64> = chunk.iter().map(|t| t.0).collect();
             let rows: Vec<Row> = crate::on_pool!(self.pool(), |p| {
-                let mut query =
-                    sqlx::query_as(sqlx::AssertSqlSafe(sql.as_str())).bind(scope.company_id().0);
-                for id in chunk {
-                    query = query.bind(id.0);
-                }
-                query.fetch_all(p).await.map_err(db_error)?
+                sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT id, bot_state, last_bot_message_at, is_bot, use_integration, \
+                     integration_session FROM tickets WHERE company_id = $1 AND {}",
+                    crate::repo::lists::any(p, "id", 2)
+                )))
+                .bind(scope.company_id().0)
+                .bind(crate::repo::lists::ints(p, &ids))
+                .fetch_all(p)
+                .await
+                .map_err(db_error)?
             });
             out.extend(
                 rows.into_iter()

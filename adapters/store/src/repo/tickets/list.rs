@@ -295,11 +295,13 @@ impl Store {
                 };
                 cursor = Some(cursor_at(last.0, last.1, last.2, filter.unread_first));
                 let candidates: Vec<i64> = rows.iter().map(|r| r.0).collect();
+                // The candidates are the last parameter (after the id term's `$3`).
+                let list =
+                    crate::repo::lists::any(&*conn, "t.id", 3 + usize::from(id_term.is_some()));
                 let check = format!(
                     "SELECT t.id FROM tickets t JOIN contacts c ON c.id = t.contact_id \
-                     WHERE t.company_id = $1 AND t.id IN ({}) \
-                     AND (c.search_text LIKE $2 ESCAPE '\\'{by_id}{messages})",
-                    id_list(&candidates)
+                     WHERE t.company_id = $1 AND {list} \
+                     AND (c.search_text LIKE $2 ESCAPE '\\'{by_id}{messages})"
                 );
                 let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(check))
                     .bind(company.0)
@@ -307,6 +309,7 @@ impl Store {
                 if let Some(id) = id_term {
                     query = query.bind(id);
                 }
+                let query = query.bind(crate::repo::lists::ints(&*conn, &candidates));
                 let matched: std::collections::HashSet<i64> = query
                     .fetch_all(&mut *conn)
                     .await

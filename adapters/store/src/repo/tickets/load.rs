@@ -247,16 +247,16 @@ macro_rules! load_tickets {
                 return Ok::<_, chatflow_core::Error>(Vec::new());
             }
             let company = scope.company_id().0;
-            let list = $crate::repo::tickets::id_list(ids);
             let select = $crate::repo::tickets::ticket_select(&*conn);
-            let rows: Vec<$crate::repo::tickets::TicketJoinRow> =
-                sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                    "SELECT {select} WHERE t.company_id = $1 AND t.id IN ({list})"
-                )))
-                .bind(company)
-                .fetch_all(&mut *conn)
-                .await
-                .map_err($crate::error::db_error)?;
+            let any = $crate::repo::lists::any(&*conn, "t.id", 2);
+            let rows: Vec<$crate::repo::tickets::TicketJoinRow> = sqlx::query_as(
+                sqlx::AssertSqlSafe(format!("SELECT {select} WHERE t.company_id = $1 AND {any}")),
+            )
+            .bind(company)
+            .bind($crate::repo::lists::ints(&*conn, ids))
+            .fetch_all(&mut *conn)
+            .await
+            .map_err($crate::error::db_error)?;
             let mut tickets = $crate::repo::tickets::assemble(rows)?;
             tickets.sort_by_key(|t| ids.iter().position(|i| *i == t.id.0));
             Ok(tickets)

@@ -34,7 +34,7 @@ use chatflow_core::{Result, TenantScope};
 use crate::Store;
 
 pub use load::ticket_select;
-pub(crate) use load::{TicketJoinRow, assemble, id_list};
+pub(crate) use load::{TicketJoinRow, assemble};
 pub(crate) use query::Bind;
 
 #[async_trait]
