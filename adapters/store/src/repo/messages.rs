@@ -956,7 +956,10 @@ impl Store {
                     .await
                     .map_err(db_error)?;
                 }
-                let created = message_event!(tx, self.now(), scope, id, MessageAction::Create)?
+                // The message and its ticket as written, read once for both events, which are
+                // appended together (one bump of the company's sequence).
+                let created = crate::load_messages!(&mut *tx, scope, &[id])?
+                    .pop()
                     .ok_or_else(|| Error::internal("message vanished after insert"))?;
                 let ticket = crate::load_ticket!(&mut *tx, scope, message.ticket_id)?
                     .ok_or_else(|| Error::internal("ticket vanished"))?;
@@ -964,9 +967,16 @@ impl Store {
                     &mut *tx,
                     scope,
                     self.now(),
-                    &[Event::TicketUpdate {
-                        ticket: Box::new(ticket)
-                    }]
+                    &[
+                        Event::AppMessage {
+                            action: MessageAction::Create,
+                            message: Box::new(created.clone()),
+                            ticket: Box::new(ticket.clone()),
+                        },
+                        Event::TicketUpdate {
+                            ticket: Box::new(ticket)
+                        }
+                    ]
                 )?;
                 Ok(Some(created))
             }

@@ -79,7 +79,18 @@ async fn engine(binary: &Path, engine: &str, database: Option<&str>, phones: u64
         env.push(("DATABASE_URL", url));
     }
     // Without DATABASE_URL, `start_server` gives the server a fresh SQLite file of its own.
-    let (server, _) = start_server(binary, &env)?;
+    // `CHATFLOW_BENCH_SQL_LOG=DIR` logs every statement of this server (with its time) to
+    // `DIR/{engine}.log`, to read where a phase spends its statements; the numbers printed
+    // then include the logging's cost.
+    let sql_log = std::env::var("CHATFLOW_BENCH_SQL_LOG").ok();
+    let (server, _) = match &sql_log {
+        Some(dir) => {
+            env.push(("RUST_LOG", "warn,sqlx::query=debug"));
+            let path = std::path::Path::new(dir).join(format!("{engine}.log"));
+            xtask::util::start_server_logging(binary, &env, &path)?
+        }
+        None => start_server(binary, &env)?,
+    };
     let api = Api::sign_in(
         format!("http://127.0.0.1:{}", server.port),
         &server.admin_email,
