@@ -59,6 +59,38 @@ async fn conformance(backend: Arc<dyn Backend>) {
     pending_inbound(b).await;
     msg_secrets(b).await;
     device(b).await;
+    tc_token_merges_under_concurrency(backend).await;
+}
+
+/// Concurrent issuers and receivers of one contact's tc-token converge: the sender bucket is
+/// the largest time touched, the token the one received with the largest time.
+async fn tc_token_merges_under_concurrency(backend: Arc<dyn Backend>) {
+    let jid = "950@lid";
+    let tasks: Vec<_> = (1..=16i64)
+        .map(|i| {
+            let backend = backend.clone();
+            tokio::spawn(async move {
+                if i % 2 == 0 {
+                    backend
+                        .touch_tc_token_sender_timestamp(jid, i * 10)
+                        .await
+                        .expect("touch");
+                } else {
+                    backend
+                        .store_received_tc_token(jid, format!("t{i}").as_bytes(), i * 10)
+                        .await
+                        .expect("store");
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("joined");
+    }
+    assert_eq!(
+        token(&backend.get_tc_token(jid).await.expect("get")),
+        Some((b"t15".to_vec(), 150, Some(160)))
+    );
 }
 
 fn arc(s: &str) -> Arc<str> {
@@ -1109,7 +1141,7 @@ engine_tests!(
     connections_do_not_share_state,
 );
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_in_memory_oracle_conforms() {
     conformance(Arc::new(InMemoryBackend::new())).await;
 }
