@@ -1,0 +1,17 @@
+//! The WhatsApp Web channel (provider `beta`) on the `whatsapp-rust` crate (issue 17).
+//!
+//! Built in steps (see `docs/design/whatsapp-web.md`). What is here so far:
+//!
+//! - [`storage::WaBackend`]: the library's storage traits (`wacore::store::traits::Backend`)
+//!   over the core's [`chatflow_core::inbox::session_state::SessionStateRepo`], for one
+//!   connection, with writes fenced by its lease token and key material sealed with the core's
+//!   [`chatflow_core::ports::SecretCipher`].
+//!
+//! The library's types stay in this crate: the core and the store know only namespaces of byte
+//! rows.
+
+pub mod storage;
+
+pub use storage::WaBackend;
+/// The library, re-exported so tests and later steps name one version of it.
+pub use whatsapp_rust;
