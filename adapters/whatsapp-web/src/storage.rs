@@ -55,6 +55,10 @@
 //! backend run under one mutex, which with one lease owner and one backend per client makes
 //! them atomic against each other.
 //!
+//! `tests/crash.rs` checks this on both engines: a row the database refuses in the middle of a
+//! batch leaves the table as it was, and a process SIGKILLed while it writes leaves every batch
+//! whole or absent.
+//!
 //! # Semantics followed (those of the library's `InMemoryBackend`, its trait docs)
 //!
 //! - `mark_prekeys_uploaded` only sets `aux` of existing rows: it never resurrects a consumed
