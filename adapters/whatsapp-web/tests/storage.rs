@@ -1135,7 +1135,6 @@ engine_tests!(
     the_store_backend_conforms,
     every_batch_is_one_fenced_apply,
     a_batch_with_a_stale_lease_token_leaves_nothing,
-    a_batch_failing_midway_leaves_nothing,
     prekey_flags_are_kept_and_never_resurrect_a_row,
     a_sent_message_is_taken_exactly_once_under_concurrency,
     key_material_is_sealed_and_bound_to_its_row,
@@ -1363,87 +1362,6 @@ async fn a_batch_with_a_stale_lease_token_leaves_nothing(f: Fixture) {
             .expect("read"),
         Some(Bytes::from_static(b"new"))
     );
-}
-
-/// A batch whose k-th row the database refuses (a trigger standing in for a full disk or a
-/// crash mid-batch) fails as a whole: no row of it is written, and a row it would have
-/// overwritten keeps its value.
-async fn a_batch_failing_midway_leaves_nothing(f: Fixture) {
-    let b = f.backend();
-    b.put_session("kept@s.whatsapp.net", b"before")
-        .await
-        .expect("written");
-    // The third row of the batch below is refused.
-    let marker = hex("boom@s.whatsapp.net");
-    match f.store.pool() {
-        DbPool::Sqlite(p) => {
-            sqlx::query(sqlx::AssertSqlSafe(format!(
-                "CREATE TRIGGER refuse_marker BEFORE INSERT ON channel_session_state \
-                 WHEN NEW.k = X'{marker}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
-            )))
-            .execute(p)
-            .await
-            .expect("trigger created");
-        }
-        DbPool::Postgres(p) => {
-            sqlx::query(sqlx::AssertSqlSafe(format!(
-                "CREATE FUNCTION refuse_marker() RETURNS trigger AS $$ BEGIN \
-                 IF NEW.k = '\\x{marker}'::bytea THEN RAISE EXCEPTION 'refused by the test'; \
-                 END IF; RETURN NEW; END $$ LANGUAGE plpgsql"
-            )))
-            .execute(p)
-            .await
-            .expect("function created");
-            sqlx::query(
-                "CREATE TRIGGER refuse_marker BEFORE INSERT ON channel_session_state \
-                 FOR EACH ROW EXECUTE FUNCTION refuse_marker()",
-            )
-            .execute(p)
-            .await
-            .expect("trigger created");
-        }
-    }
-    let sessions: Vec<(Arc<str>, Bytes)> = vec![
-        (
-            arc("kept@s.whatsapp.net"),
-            Bytes::from_static(b"overwritten"),
-        ),
-        (arc("first@s.whatsapp.net"), Bytes::from_static(b"1")),
-        (arc("boom@s.whatsapp.net"), Bytes::from_static(b"2")),
-        (arc("last@s.whatsapp.net"), Bytes::from_static(b"3")),
-    ];
-    assert!(b.put_sessions_batch(&sessions).await.is_err());
-    assert_eq!(
-        b.get_session("kept@s.whatsapp.net").await.expect("read"),
-        Some(Bytes::from_static(b"before"))
-    );
-    for address in [
-        "first@s.whatsapp.net",
-        "boom@s.whatsapp.net",
-        "last@s.whatsapp.net",
-    ] {
-        assert_eq!(
-            b.get_session(address).await.expect("read"),
-            None,
-            "{address}"
-        );
-    }
-    // Without the refused row the same kind of batch goes through whole.
-    b.put_sessions_batch(&[
-        sessions[0].clone(),
-        sessions[1].clone(),
-        sessions[3].clone(),
-    ])
-    .await
-    .expect("a batch without the marker is written");
-    assert_eq!(
-        b.get_session("last@s.whatsapp.net").await.expect("read"),
-        Some(Bytes::from_static(b"3"))
-    );
-}
-
-fn hex(text: &str) -> String {
-    text.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
 async fn store_reacquire(f: &Fixture) -> LeaseToken {
