@@ -594,20 +594,6 @@ async fn works_on_postgres_too() {
 }
 
 #[test]
-fn database_urls_are_rewritten_to_the_test_database() {
-    use common::database_url_for;
-    assert_eq!(
-        database_url_for("postgres://u@h:5432/postgres", "t"),
-        "postgres://u@h:5432/t"
-    );
-    assert_eq!(
-        database_url_for("postgres://u@h/postgres?sslmode=disable", "t"),
-        "postgres://u@h/t?sslmode=disable"
-    );
-    assert_eq!(database_url_for("postgres://u@h", "t"), "postgres://u@h/t");
-}
-
-#[test]
 fn a_mail_configuration_the_server_would_refuse_is_refused() {
     let cli = Cli::sqlite();
     cli.ok(&["migrate"]);

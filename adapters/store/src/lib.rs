@@ -39,6 +39,8 @@ pub mod bulk;
 mod db;
 mod error;
 mod repo;
+#[cfg(feature = "test-support")]
+pub mod testing;
 
 pub use db::{Backend, DbPool, Stamps, Store};
 pub use error::{Error, Result};

@@ -22,9 +22,7 @@
 
 use std::future::Future;
 use std::io::{BufRead, BufReader};
-use std::panic::resume_unwind;
 use std::process::{Command, Stdio};
-use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant, SystemTime};
@@ -34,7 +32,7 @@ use chatflow_core::inbox::session_state::{SessionStateRepo, StateNamespace as Ns
 use chatflow_core::ports::{CompanyRepo, NewCompany, NewPlan, PlanRepo, SecretCipher};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
 use chatflow_core::{TenantScope, WhatsappId};
-use chatflow_store::{DbPool, Stamps, Store};
+use chatflow_store::{DbPool, Stamps, Store, testing};
 use chatflow_system::{SealedSecrets, test_engines};
 use chatflow_whatsapp_web::WaBackend;
 use chatflow_whatsapp_web::whatsapp_rust::bytes::Bytes;
@@ -42,7 +40,6 @@ use chatflow_whatsapp_web::whatsapp_rust::wacore::store::traits::{
     LidPnMappingEntry, PendingInboundRow, ProtocolStore, SignalStore,
 };
 use chrono::{TimeDelta, Utc};
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 // =============================================================================================
 // (a) A refused row in a batch
@@ -241,11 +238,8 @@ async fn a_refused_row_in_a_batch_leaves_nothing(f: Fixture) {
 // (b) SIGKILL in the middle of writing
 // =============================================================================================
 
-/// The child's database: a SQLite URL, or the PostgreSQL server's URL (with [`PG_DATABASE_ENV`]).
-/// The child test does nothing without it.
+/// The child's database URL (SQLite or PostgreSQL). The child test does nothing without it.
 const DB_ENV: &str = "CHATFLOW_WA_CRASH_DB";
-/// The child's PostgreSQL database on that server.
-const PG_DATABASE_ENV: &str = "CHATFLOW_WA_CRASH_PG_DATABASE";
 /// The connection the child writes, and its lease token.
 const CONNECTION_ENV: &str = "CHATFLOW_WA_CRASH_CONNECTION";
 const TOKEN_ENV: &str = "CHATFLOW_WA_CRASH_TOKEN";
@@ -352,7 +346,6 @@ async fn writer_child_process() {
     let Ok(db) = std::env::var(DB_ENV) else {
         return;
     };
-    let database = std::env::var(PG_DATABASE_ENV).ok();
     let number = |name: &str| -> i64 {
         std::env::var(name)
             .ok()
@@ -361,7 +354,7 @@ async fn writer_child_process() {
     };
     let connection = WhatsappId(number(CONNECTION_ENV));
     let token = LeaseToken(number(TOKEN_ENV));
-    let store = open(&db, database.as_deref()).await;
+    let store = open(&db).await;
     let b = WaBackend::new(Arc::new(store), cipher(), connection, token);
     let started = Instant::now();
     for round in 0.. {
@@ -375,12 +368,7 @@ async fn writer_child_process() {
 
 /// Runs the child on the database and SIGKILLs it soon after it prints [`KILL_AFTER`]; the
 /// last round it printed.
-fn run_and_kill_child(
-    db: &str,
-    database: Option<&str>,
-    connection: WhatsappId,
-    token: LeaseToken,
-) -> u32 {
+fn run_and_kill_child(db: &str, connection: WhatsappId, token: LeaseToken) -> u32 {
     let mut command = Command::new(std::env::current_exe().expect("the test binary"));
     command
         .args([
@@ -396,10 +384,6 @@ fn run_and_kill_child(
         .env_remove(test_engines::ENGINE_LOG_ENV)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
-    match database {
-        Some(database) => command.env(PG_DATABASE_ENV, database),
-        None => command.env_remove(PG_DATABASE_ENV),
-    };
     let mut child = command.spawn().expect("the child starts");
     let stdout = child.stdout.take().expect("its output");
     let (sender, rounds) = mpsc::channel();
@@ -594,19 +578,17 @@ async fn a_sigkill_while_writing_leaves_every_batch_whole(f: Fixture) {
     // The child gets the database, not this process's pool, which is closed first: the checks
     // run on a store opened after the kill, as a restarted server would open it.
     f.store.close().await;
-    let (db, database) = f.address.clone();
+    let db = f.url.clone();
     let started = Instant::now();
     let printed = {
-        let (db, database) = (db.clone(), database.clone());
+        let db = db.clone();
         let (connection, token) = (f.connection, f.token);
-        tokio::task::spawn_blocking(move || {
-            run_and_kill_child(&db, database.as_deref(), connection, token)
-        })
-        .await
-        .expect("the child ran")
+        tokio::task::spawn_blocking(move || run_and_kill_child(&db, connection, token))
+            .await
+            .expect("the child ran")
     };
     let killed_after = started.elapsed();
-    let store = open(&db, database.as_deref()).await;
+    let store = open(&db).await;
     let committed = check_rounds(&store, &f, printed).await;
     store.close().await;
     eprintln!(
@@ -622,12 +604,12 @@ async fn a_sigkill_while_writing_leaves_every_batch_whole(f: Fixture) {
 // =============================================================================================
 
 /// A store with one company and one connection, leased; and how another process opens the same
-/// database (a SQLite URL, or the PostgreSQL server's URL and the database's name).
+/// database (its URL).
 struct Fixture {
     store: Store,
     connection: WhatsappId,
     token: LeaseToken,
-    address: (String, Option<String>),
+    url: String,
 }
 
 impl Fixture {
@@ -665,23 +647,14 @@ fn mapping(lid: &str, phone: &str, at: i64) -> LidPnMappingEntry {
     }
 }
 
-/// The store over a SQLite URL, or over the database `database` of the PostgreSQL server `db`.
-async fn open(db: &str, database: Option<&str>) -> Store {
-    match database {
-        None => Store::connect(db, stamps()).await.expect("SQLite opens"),
-        Some(database) => {
-            let server = PgConnectOptions::from_str(db).expect("a PostgreSQL URL");
-            let pool = PgPoolOptions::new()
-                .max_connections(4)
-                .connect_with(server.database(database))
-                .await
-                .expect("test database reachable");
-            Store::from_pool(DbPool::Postgres(pool), stamps())
-        }
-    }
+/// Another store over the database at `url`.
+async fn open(url: &str) -> Store {
+    Store::connect(url, stamps())
+        .await
+        .expect("the database opens")
 }
 
-async fn fixture(store: Store, address: (String, Option<String>)) -> Fixture {
+async fn fixture(store: Store, url: String) -> Fixture {
     let plan = PlanRepo::create(
         &store,
         &NewPlan {
@@ -732,69 +705,33 @@ async fn fixture(store: Store, address: (String, Option<String>)) -> Fixture {
         store,
         connection,
         token,
-        address,
+        url,
     }
 }
 
-/// Runs `test` on a migrated store over a new SQLite file.
+/// Runs `test` on a migrated store over a new SQLite file, with the fixture's company and
+/// connection.
 async fn on_sqlite<F, Fut>(test: F)
 where
-    F: FnOnce(Fixture) -> Fut,
+    F: FnOnce(Fixture) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    test_engines::record_sqlite();
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
-    let store = Store::connect(&url, stamps()).await.expect("SQLite opens");
-    store.migrate().await.expect("migrations apply");
-    let fixture = fixture(store.clone(), (url, None)).await;
-    let outcome = tokio::spawn(test(fixture)).await;
-    store.close().await;
-    if let Err(failure) = outcome {
-        resume_unwind(failure.into_panic());
-    }
+    testing::on_sqlite(stamps(), true, |store, url| async move {
+        test(fixture(store, url).await).await;
+    })
+    .await;
 }
 
-/// Runs `test` on a migrated store over a new PostgreSQL database, dropped afterwards; skipped
-/// (or failed) as [`test_engines::postgres_or_skip`] decides.
+/// Runs `test` on a migrated store over a new PostgreSQL database, dropped afterwards.
 async fn on_postgres<F, Fut>(test: F)
 where
-    F: FnOnce(Fixture) -> Fut,
+    F: FnOnce(Fixture) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let Some(server_url) = test_engines::postgres_or_skip() else {
-        return;
-    };
-    let server = PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
-    let admin = PgPoolOptions::new()
-        .max_connections(1)
-        .connect_with(server.clone())
-        .await
-        .expect("the PostgreSQL server answers");
-    let name = format!("chatflow_wa_crash_{}", uuid::Uuid::new_v4().simple());
-    // The name is generated above from hex digits only.
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&admin)
-        .await
-        .expect("test database created");
-    let store = open(&server_url, Some(&name)).await;
-    let outcome = async {
-        store.migrate().await.expect("migrations apply");
-        let fixture = fixture(store.clone(), (server_url.clone(), Some(name.clone()))).await;
-        tokio::spawn(test(fixture)).await
-    }
+    testing::on_postgres(stamps(), true, |store, url| async move {
+        test(fixture(store, url).await).await;
+    })
     .await;
-    store.close().await;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&admin)
-    .await
-    .expect("test database dropped");
-    admin.close().await;
-    if let Err(failure) = outcome {
-        resume_unwind(failure.into_panic());
-    }
 }
 
 /// One test per engine for each listed `async fn(Fixture)`.

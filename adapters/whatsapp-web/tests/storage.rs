@@ -7,8 +7,6 @@
 //! bound to its row.
 
 use std::future::Future;
-use std::panic::resume_unwind;
-use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -20,8 +18,8 @@ use chatflow_core::inbox::session_state::{
 use chatflow_core::ports::{CompanyRepo, NewCompany, NewPlan, PlanRepo, SecretCipher};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
 use chatflow_core::{TenantScope, WhatsappId};
-use chatflow_store::{DbPool, Stamps, Store};
-use chatflow_system::{SealedSecrets, test_engines};
+use chatflow_store::{Stamps, Store, testing};
+use chatflow_system::SealedSecrets;
 use chatflow_whatsapp_web::WaBackend;
 use chatflow_whatsapp_web::whatsapp_rust::bytes::Bytes;
 use chatflow_whatsapp_web::whatsapp_rust::wacore::appstate::hash::HashState;
@@ -33,7 +31,6 @@ use chatflow_whatsapp_web::whatsapp_rust::wacore::store::traits::{
     ProtocolStore, SignalStore, TcTokenEntry,
 };
 use chrono::{TimeDelta, Utc};
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 // =============================================================================================
 // The shared suite
@@ -1043,70 +1040,29 @@ async fn lease(store: &Store, connection: WhatsappId, owner: &str) -> LeaseToken
         .expect("free")
 }
 
-/// Runs `test` on a migrated store over a new SQLite file.
+/// Runs `test` on a migrated store over a new SQLite file, with the fixture's company and
+/// connection.
 async fn on_sqlite<F, Fut>(test: F)
 where
-    F: FnOnce(Fixture) -> Fut,
+    F: FnOnce(Fixture) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    test_engines::record_sqlite();
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("chatflow.db").display());
-    let store = Store::connect(&url, stamps()).await.expect("SQLite opens");
-    store.migrate().await.expect("migrations apply");
-    let fixture = fixture(store.clone()).await;
-    let outcome = tokio::spawn(test(fixture)).await;
-    store.close().await;
-    if let Err(failure) = outcome {
-        resume_unwind(failure.into_panic());
-    }
+    testing::on_sqlite(stamps(), true, |store, _| async move {
+        test(fixture(store).await).await;
+    })
+    .await;
 }
 
-/// Runs `test` on a migrated store over a new PostgreSQL database, dropped afterwards; skipped
-/// (or failed) as [`test_engines::postgres_or_skip`] decides.
+/// Runs `test` on a migrated store over a new PostgreSQL database, dropped afterwards.
 async fn on_postgres<F, Fut>(test: F)
 where
-    F: FnOnce(Fixture) -> Fut,
+    F: FnOnce(Fixture) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let Some(server_url) = test_engines::postgres_or_skip() else {
-        return;
-    };
-    let server = PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
-    let admin = PgPoolOptions::new()
-        .max_connections(1)
-        .connect_with(server.clone())
-        .await
-        .expect("the PostgreSQL server answers");
-    let name = format!("chatflow_wa_test_{}", uuid::Uuid::new_v4().simple());
-    // The name is generated above from hex digits only.
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&admin)
-        .await
-        .expect("test database created");
-    let pool = PgPoolOptions::new()
-        .max_connections(8)
-        .connect_with(server.database(&name))
-        .await
-        .expect("test database reachable");
-    let store = Store::from_pool(DbPool::Postgres(pool), stamps());
-    let outcome = async {
-        store.migrate().await.expect("migrations apply");
-        let fixture = fixture(store.clone()).await;
-        tokio::spawn(test(fixture)).await
-    }
+    testing::on_postgres(stamps(), true, |store, _| async move {
+        test(fixture(store).await).await;
+    })
     .await;
-    store.close().await;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&admin)
-    .await
-    .expect("test database dropped");
-    admin.close().await;
-    if let Err(failure) = outcome {
-        resume_unwind(failure.into_panic());
-    }
 }
 
 /// One test per engine for each listed `async fn(Fixture)`.

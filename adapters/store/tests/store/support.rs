@@ -1,16 +1,12 @@
 //! The harness: runs one test function on SQLite and on PostgreSQL, and shared fixtures.
 
 use std::future::Future;
-use std::panic::resume_unwind;
-use std::str::FromStr;
 
 use chatflow_core::ports::{CompanyRepo, NewCompany, NewPlan, PlanRepo};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
 use chatflow_core::{PlanId, TenantScope};
-use chatflow_store::{DbPool, Stamps, Store};
-use chatflow_system::test_engines;
+use chatflow_store::{Stamps, Store, testing};
 use chrono::NaiveDate;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 /// Declares, for each listed async test function `fn(Store)`, one `#[tokio::test]` on SQLite and
 /// one on PostgreSQL, both on a migrated database.
@@ -67,76 +63,23 @@ pub fn stamps() -> Stamps {
     )
 }
 
-/// Runs `test` on a store over a new SQLite file in a temporary directory (in a sub-directory
-/// that does not exist yet, so connecting must create it).
+/// Runs `test` on a store over a new SQLite file (see [`chatflow_store::testing::on_sqlite`]).
 pub async fn on_sqlite<F, Fut>(migrate: bool, test: F)
 where
     F: FnOnce(Store) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    test_engines::record_sqlite();
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("nested").join("chatflow.db");
-    let url = format!("sqlite://{}", path.display());
-    let store = Store::connect(&url, stamps()).await.expect("SQLite opens");
-    assert!(path.is_file(), "the database file is created");
-    if migrate {
-        store.migrate().await.expect("migrations apply");
-    }
-    let outcome = tokio::spawn(test(store.clone())).await;
-    store.close().await;
-    if let Err(failure) = outcome {
-        resume_unwind(failure.into_panic());
-    }
+    testing::on_sqlite(stamps(), migrate, |store, _| test(store)).await;
 }
 
-/// Runs `test` on a store over a new PostgreSQL database, dropped afterwards (also when the
-/// test fails). Whether it runs, is skipped (no `CHATFLOW_TEST_POSTGRES_URL`) or fails
-/// (`CHATFLOW_REQUIRE_POSTGRES` on and no server) is [`test_engines::postgres_or_skip`]'s call.
+/// Runs `test` on a store over a new PostgreSQL database, dropped afterwards (see
+/// [`chatflow_store::testing::on_postgres`]).
 pub async fn on_postgres<F, Fut>(migrate: bool, test: F)
 where
-    F: FnOnce(Store) -> Fut,
+    F: FnOnce(Store) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let Some(server_url) = test_engines::postgres_or_skip() else {
-        return;
-    };
-    let server = PgConnectOptions::from_str(&server_url).expect("a PostgreSQL URL");
-    let admin = PgPoolOptions::new()
-        .max_connections(1)
-        .connect_with(server.clone())
-        .await
-        .expect("the PostgreSQL server answers");
-    let name = format!("chatflow_test_{}", uuid::Uuid::new_v4().simple());
-    // The name is generated above from hex digits only.
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&admin)
-        .await
-        .expect("test database created");
-    let pool = PgPoolOptions::new()
-        .max_connections(8)
-        .connect_with(server.database(&name))
-        .await
-        .expect("test database reachable");
-    let store = Store::from_pool(DbPool::Postgres(pool), stamps());
-    let outcome = async {
-        if migrate {
-            store.migrate().await.expect("migrations apply");
-        }
-        tokio::spawn(test(store.clone())).await
-    }
-    .await;
-    store.close().await;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-    )))
-    .execute(&admin)
-    .await
-    .expect("test database dropped");
-    admin.close().await;
-    if let Err(failure) = outcome {
-        resume_unwind(failure.into_panic());
-    }
+    testing::on_postgres(stamps(), migrate, |store, _| test(store)).await;
 }
 
 /// A date, for fixtures.
