@@ -399,6 +399,15 @@ impl WaBackend {
         self.apply_locked(ops).await
     }
 
+    /// Writes `rows` of `ns`, keyed by their text (`aux` 0), in one `apply`.
+    async fn put_text_rows<V: AsRef<[u8]>>(&self, ns: Ns, rows: &[(Arc<str>, V)]) -> Result<()> {
+        let ops = rows
+            .iter()
+            .map(|(key, value)| self.put(ns, text_key(key), value.as_ref(), 0))
+            .collect::<Result<Vec<_>>>()?;
+        self.apply(&ops).await.map(drop)
+    }
+
     fn delete(ns: Ns, key: Vec<u8>) -> StateOp {
         StateOp::Delete { ns, key }
     }
@@ -427,11 +436,7 @@ impl SignalStore for WaBackend {
     }
 
     async fn put_identities_batch(&self, identities: &[(Arc<str>, [u8; 32])]) -> Result<()> {
-        let ops = identities
-            .iter()
-            .map(|(address, key)| self.put(Ns::Identity, text_key(address), key, 0))
-            .collect::<Result<Vec<_>>>()?;
-        self.apply(&ops).await.map(drop)
+        self.put_text_rows(Ns::Identity, identities).await
     }
 
     async fn load_identity(&self, address: &str) -> Result<Option<[u8; 32]>> {
@@ -466,11 +471,7 @@ impl SignalStore for WaBackend {
     }
 
     async fn put_sessions_batch(&self, sessions: &[(Arc<str>, Bytes)]) -> Result<()> {
-        let ops = sessions
-            .iter()
-            .map(|(address, session)| self.put(Ns::Session, text_key(address), session, 0))
-            .collect::<Result<Vec<_>>>()?;
-        self.apply(&ops).await.map(drop)
+        self.put_text_rows(Ns::Session, sessions).await
     }
 
     async fn delete_session(&self, address: &str) -> Result<()> {
@@ -579,11 +580,7 @@ impl SignalStore for WaBackend {
     }
 
     async fn put_sender_keys_batch(&self, sender_keys: &[(Arc<str>, Bytes)]) -> Result<()> {
-        let ops = sender_keys
-            .iter()
-            .map(|(address, record)| self.put(Ns::SenderKey, text_key(address), record, 0))
-            .collect::<Result<Vec<_>>>()?;
-        self.apply(&ops).await.map(drop)
+        self.put_text_rows(Ns::SenderKey, sender_keys).await
     }
 
     async fn get_sender_key(&self, address: &str) -> Result<Option<Vec<u8>>> {

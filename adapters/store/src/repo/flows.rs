@@ -592,38 +592,39 @@ impl FlowRepo for Store {
         tickets: &[TicketId],
     ) -> Result<TicketRuns> {
         let mut out = TicketRuns::default();
-        for chunk in tickets.chunks(crate::repo::ingest::ROWS_PER_STATEMENT) {
-            let ids: Vec<i64> = chunk.iter().map(|t| t.0).collect();
-            let (active, had): (Vec<FlowRunRow>, Vec<i64>) = crate::on_pool!(self.pool(), |p| {
-                let list = crate::repo::lists::any(p, "ticket_id", 2);
-                let active = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                    "SELECT {} FROM flow_runs WHERE company_id = $1 AND {list} \
-                     AND status <> 'ended' ORDER BY id DESC",
-                    run_columns!()
-                )))
-                .bind(scope.company_id().0)
-                .bind(crate::repo::lists::ints(p, &ids))
-                .fetch_all(p)
-                .await
-                .map_err(db_error)?;
-                let had = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-                    "SELECT DISTINCT ticket_id FROM flow_runs WHERE company_id = $1 AND {list}"
-                )))
-                .bind(scope.company_id().0)
-                .bind(crate::repo::lists::ints(p, &ids))
-                .fetch_all(p)
-                .await
-                .map_err(db_error)?;
-                (active, had)
-            });
-            // As `active_run`: the newest run that has not ended, one per ticket.
-            for run in active.into_iter().map(FlowRun::from) {
-                if !out.active.iter().any(|r| r.ticket_id == run.ticket_id) {
-                    out.active.push(run);
-                }
-            }
-            out.had_run.extend(had.into_iter().map(TicketId));
+        if tickets.is_empty() {
+            return Ok(out);
         }
+        let ids: Vec<i64> = tickets.iter().map(|t| t.0).collect();
+        let (active, had): (Vec<FlowRunRow>, Vec<i64>) = crate::on_pool!(self.pool(), |p| {
+            let list = crate::repo::lists::any(p, "ticket_id", 2);
+            let active = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT {} FROM flow_runs WHERE company_id = $1 AND {list} \
+                 AND status <> 'ended' ORDER BY id DESC",
+                run_columns!()
+            )))
+            .bind(scope.company_id().0)
+            .bind(crate::repo::lists::ints(p, &ids))
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?;
+            let had = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                "SELECT DISTINCT ticket_id FROM flow_runs WHERE company_id = $1 AND {list}"
+            )))
+            .bind(scope.company_id().0)
+            .bind(crate::repo::lists::ints(p, &ids))
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?;
+            (active, had)
+        });
+        // As `active_run`: the newest run that has not ended, one per ticket.
+        for run in active.into_iter().map(FlowRun::from) {
+            if !out.active.iter().any(|r| r.ticket_id == run.ticket_id) {
+                out.active.push(run);
+            }
+        }
+        out.had_run.extend(had.into_iter().map(TicketId));
         Ok(out)
     }
 

@@ -148,14 +148,14 @@ macro_rules! ingest_pass {
             let mut stored_before: HashSet<String> = HashSet::new();
             let external: Vec<&str> =
                 distinct(messages.iter().map(|m| m.message.external_id.as_str()));
-            for chunk in external.chunks(ROWS_PER_STATEMENT) {
+            if !external.is_empty() {
                 let sql = format!(
                     "SELECT external_id FROM messages WHERE whatsapp_id = $1 AND {}",
                     $crate::repo::lists::any(&*conn, "external_id", 2)
                 );
                 let query = sqlx::query_scalar::<_, String>(AssertSqlSafe(sql))
                     .bind(whatsapp)
-                    .bind($crate::repo::lists::texts(&*conn, chunk));
+                    .bind($crate::repo::lists::texts(&*conn, &external));
                 stored_before.extend(query.fetch_all(&mut *conn).await.map_err(db_error)?);
             }
             let mut seen: HashSet<&str> = HashSet::new();
@@ -220,7 +220,7 @@ macro_rules! ingest_pass {
                 .copied()
                 .filter(|n| !contact_ids.contains_key(*n))
                 .collect();
-            for chunk in known.chunks(ROWS_PER_STATEMENT) {
+            if !known.is_empty() {
                 let sql = format!(
                     "SELECT id, number FROM contacts WHERE company_id = $1 AND channel = $2 \
                      AND {}",
@@ -229,7 +229,7 @@ macro_rules! ingest_pass {
                 let query = sqlx::query_as::<_, (i64, String)>(AssertSqlSafe(sql))
                     .bind(company)
                     .bind(&channel)
-                    .bind($crate::repo::lists::texts(&*conn, chunk));
+                    .bind($crate::repo::lists::texts(&*conn, &known));
                 for (id, number) in query.fetch_all(&mut *conn).await.map_err(db_error)? {
                     contact_ids.insert(number, id);
                 }

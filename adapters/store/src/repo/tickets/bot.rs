@@ -62,26 +62,26 @@ impl Store {
             #[sqlx(flatten)]
             memory: BotMemoryRow,
         }
-        let mut out = Vec::with_capacity(ids.len());
-        for chunk in ids.chunks(crate::repo::ingest::ROWS_PER_STATEMENT) {
-            let ids: Vec<i64> = chunk.iter().map(|t| t.0).collect();
-            let rows: Vec<Row> = crate::on_pool!(self.pool(), |p| {
-                sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                    "SELECT id, bot_state, last_bot_message_at, is_bot, use_integration, \
-                     integration_session FROM tickets WHERE company_id = $1 AND {}",
-                    crate::repo::lists::any(p, "id", 2)
-                )))
-                .bind(scope.company_id().0)
-                .bind(crate::repo::lists::ints(p, &ids))
-                .fetch_all(p)
-                .await
-                .map_err(db_error)?
-            });
-            out.extend(
-                rows.into_iter()
-                    .map(|row| (TicketId(row.id), BotMemory::from(row.memory))),
-            );
+        if ids.is_empty() {
+            return Ok(Vec::new());
         }
+        let ids: Vec<i64> = ids.iter().map(|t| t.0).collect();
+        let rows: Vec<Row> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT id, bot_state, last_bot_message_at, is_bot, use_integration, \
+                 integration_session FROM tickets WHERE company_id = $1 AND {}",
+                crate::repo::lists::any(p, "id", 2)
+            )))
+            .bind(scope.company_id().0)
+            .bind(crate::repo::lists::ints(p, &ids))
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?
+        });
+        let out = rows
+            .into_iter()
+            .map(|row| (TicketId(row.id), BotMemory::from(row.memory)))
+            .collect();
         Ok(out)
     }
 
