@@ -151,6 +151,7 @@ async fn exercise(database_url: String) {
             qrcode: String::new(),
             retries: 0,
             number: None,
+            ..Default::default()
         },
     )
     .await

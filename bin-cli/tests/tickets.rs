@@ -326,6 +326,7 @@ async fn exercise(url: String) {
             qrcode: String::new(),
             retries: 0,
             number: None,
+            ..Default::default()
         },
     )
     .await

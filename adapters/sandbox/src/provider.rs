@@ -247,6 +247,7 @@ impl Inner {
                     qrcode,
                     retries,
                     number,
+                    ..Default::default()
                 }),
             )
             .await

@@ -10,6 +10,8 @@
 //! The library's types stay in this crate: the core and the store know only namespaces of byte
 //! rows.
 
+pub mod client;
+pub mod inbound;
 pub mod storage;
 
 pub use storage::WaBackend;

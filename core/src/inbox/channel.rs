@@ -219,6 +219,29 @@ pub trait ChannelProvider: Send + Sync {
     ) -> Result<Option<ChannelProfile>> {
         Err(not_supported(self.kind(), "look a contact's profile up"))
     }
+    /// Asks to link the connection by phone number instead of a QR code: `phone` is the
+    /// account's number in international form, digits only. The code to type on the phone
+    /// arrives as an [`InboundEvent::Session`] with status `PAIRING` and its `pairing_code`.
+    /// Providers that cannot link by code answer `ERR_CHANNEL_NOT_SUPPORTED`.
+    async fn request_pair_code(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+        _phone: &str,
+    ) -> Result<()> {
+        Err(not_supported(self.kind(), "link by pair code"))
+    }
+    /// Whether `number` has an account on the channel: its canonical number when it has,
+    /// `None` when it has not (`ERR_WAPP_INVALID_CONTACT` for the caller). Providers that cannot
+    /// check numbers answer `ERR_CHANNEL_NOT_SUPPORTED`.
+    async fn check_number(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+        _number: &str,
+    ) -> Result<Option<String>> {
+        Err(not_supported(self.kind(), "check a number"))
+    }
     /// The connection's one-to-one chats (groups excluded), oldest first. Providers that cannot
     /// list chats answer `ERR_CHANNEL_NOT_SUPPORTED`.
     async fn list_chats(

@@ -12,7 +12,7 @@ use crate::ticket::{TicketLogType, TicketStatus};
 // ------------------------------------------------------------------ connections
 
 /// A connection's session status (spec 2 §4), spelled as on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ConnectionStatus {
     /// A QR code is waiting to be scanned.
@@ -23,6 +23,7 @@ pub enum ConnectionStatus {
     Pairing,
     /// No session.
     #[serde(rename = "DISCONNECTED")]
+    #[default]
     Disconnected,
     /// The QR code expired unscanned too many times.
     #[serde(rename = "TIMEOUT")]
@@ -250,7 +251,7 @@ impl Default for ConnectionInput {
 }
 
 /// A session change reported by a provider.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionUpdate {
     pub status: ConnectionStatus,
@@ -259,6 +260,45 @@ pub struct SessionUpdate {
     pub retries: i64,
     /// The account's number, once known.
     pub number: Option<String>,
+    /// The code to type on the phone when linking by phone number (status `PAIRING`).
+    #[serde(default)]
+    pub pairing_code: Option<String>,
+    /// Why the session is in this state, when the status alone does not say (a logout from the
+    /// phone, a ban, a reconnection...).
+    #[serde(default)]
+    pub reason: Option<SessionReason>,
+    /// When what `reason` names ends (a temporary ban).
+    #[serde(default)]
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// Why a session stopped or is waiting, shown on the connection with what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum SessionReason {
+    /// The phone removed this linked device (or the session was logged out): pair again.
+    LoggedOut,
+    /// Another client took the session over (the number was linked elsewhere with these keys).
+    Replaced,
+    /// WhatsApp banned the number for a while (`code` as WhatsApp gives it; see `until`).
+    TemporaryBan { code: i64 },
+    /// WhatsApp refuses this client version.
+    Outdated,
+    /// Every QR code expired unscanned.
+    QrExhausted,
+    /// A pair code was refused; `throttled` when WhatsApp asks to wait before the next one.
+    PairCodeError { throttled: bool, message: String },
+    /// The phone asks for a passkey or a confirmation to finish linking.
+    PasskeyRequired,
+    /// The session looked connected but received nothing; it was restarted.
+    Deaf,
+    /// Another server process took the connection over.
+    LeaseLost,
+    /// The connection dropped and is being re-established.
+    Reconnecting,
+    /// The connection failed for another reason (WhatsApp's message).
+    Failed { message: String },
 }
 
 // --------------------------------------------------------------------- contacts

@@ -279,6 +279,7 @@ async fn sessions_and_tokens_are_recorded(store: Store) {
         qrcode: "data:image/svg+xml;base64,AAA".into(),
         retries: 1,
         number: None,
+        ..Default::default()
     };
     let after = ConnectionRepo::set_session(&store, a, c.id, &qr)
         .await
@@ -292,6 +293,7 @@ async fn sessions_and_tokens_are_recorded(store: Store) {
         qrcode: String::new(),
         retries: 0,
         number: Some("5500000000".into()),
+        ..Default::default()
     };
     let after = ConnectionRepo::set_session(&store, a, c.id, &connected)
         .await
@@ -382,6 +384,7 @@ async fn connections_of_another_company_are_invisible(store: Store) {
         qrcode: String::new(),
         retries: 0,
         number: None,
+        ..Default::default()
     };
     assert!(
         ConnectionRepo::set_session(&store, b, c.id, &update)
@@ -502,6 +505,7 @@ async fn sandbox_pairing_inbound_and_outbound(store: Store) {
             qrcode: String::new(),
             retries: 0,
             number: None,
+            ..Default::default()
         },
     )
     .await
