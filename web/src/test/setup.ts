@@ -16,8 +16,9 @@ await loadPageCatalogues(Object.keys(PAGE_CATALOGUES) as PageCatalogue[]);
 await loadRulesFromBytes(readFileSync(resolve(process.cwd(), 'src/wasm-pkg/chatflow_wasm_bg.wasm')));
 
 // The first render of a lazy page compiles its chunk: on a busy machine that takes more than
-// Testing Library's default second.
-configure({ asyncUtilTimeout: 5000 });
+// Testing Library's default second, and on a machine shared with compilers more than five
+// (two ticket tests timed out at 5 s under a load of 4 on 2 cores).
+configure({ asyncUtilTimeout: 15_000 });
 
 // jsdom has no matchMedia: behave like a wide screen (permanent drawer).
 Object.defineProperty(window, 'matchMedia', {
