@@ -606,6 +606,7 @@ impl ChannelProvider for SandboxProvider {
         connection: WhatsappId,
         _to: &str,
         external_id: &str,
+        _from_me: bool,
         emoji: &str,
     ) -> Result<()> {
         self.require_connected(connection)?;

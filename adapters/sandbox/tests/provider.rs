@@ -471,7 +471,7 @@ async fn sending_needs_a_session_and_acks_climb() {
         .await
         .expect("edited");
     provider
-        .react(scope(), CONNECTION, "5511", &id, "👍")
+        .react(scope(), CONNECTION, "5511", &id, true, "👍")
         .await
         .expect("reacted");
     provider

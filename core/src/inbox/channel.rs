@@ -197,13 +197,15 @@ pub trait ChannelProvider: Send + Sync {
         to: &str,
         external_id: &str,
     ) -> Result<()>;
-    /// Reacts to a message (empty emoji removes).
+    /// Reacts to a message (empty emoji removes); `from_me` says whether the message was sent
+    /// from the connection (channels address a message by its sender and id).
     async fn react(
         &self,
         scope: TenantScope,
         connection: WhatsappId,
         to: &str,
         external_id: &str,
+        from_me: bool,
         emoji: &str,
     ) -> Result<()>;
     /// Marks the chat read on the phone.

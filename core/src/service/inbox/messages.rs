@@ -513,6 +513,7 @@ pub async fn react(ports: &Ports, actor: &Actor, id: MessageId, emoji: &str) -> 
                 connection,
                 &ticket.contact.number,
                 external,
+                message.from_me,
                 emoji,
             )
             .await?;
