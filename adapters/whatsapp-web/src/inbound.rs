@@ -1,15 +1,225 @@
 //! Inbound: the library's decrypted messages and events mapped to the core's
 //! [`chatflow_core::inbox::channel::InboundEvent`]s, and the durability hook that commits them
 //! through the [`chatflow_core::inbox::channel::InboundSink`] before WhatsApp gets its ack.
+//!
+//! # Ack after commit
+//!
+//! The library hands every decrypted user message to [`IngestHook`] and acknowledges it to
+//! WhatsApp only once the hook answered `Ok`; on `Err` WhatsApp delivers it again only on the
+//! *next* connection, not in this one. So [`Ingestor::commit`] answers `Ok` once every message
+//! of the batch is handled (committed, a duplicate of a committed one, or set aside by the sink
+//! after failing too often), retrying in the meantime with the core's
+//! [`chatflow_core::inbox::inbound::retry_delay`] (1 s doubling to 60 s; the sink sets an event
+//! aside at its eighth attempt). It answers `Err` only once the ingestor is
+//! [shut down](Ingestor::shutdown), when the session is stopping anyway. A message that maps to
+//! nothing is acknowledged without a delivery.
+//!
+//! Receipts and missed calls come outside the hook ([`Ingestor::deliver_events`]): the library
+//! acknowledges them itself, so they are at-most-once for us. They are retried a few times and
+//! then dropped with a warning; acks only move forward, so the next receipt corrects a lost one.
+//!
+//! # What is mapped ([`map`])
+//!
+//! - **Messages**: text (plain and extended), photos, videos (and round video notes), audio
+//!   (voice notes too), documents, stickers (as photos), locations (live ones too) and contact
+//!   cards, with the caption as the body, the quoted message's id, the time WhatsApp gave, and
+//!   whether the connected phone sent it. Wrappers (view once, disappearing messages, messages
+//!   sent from the phone) are looked through.
+//!   - A document without a caption shows its file name; a location shows its name, address and
+//!     a map link; a contact card shows the name and the numbers (one a line), the form of the
+//!     cards the inbox sends.
+//!   - The chat is the person's phone number, or the LID when WhatsApp did not tell the number
+//!     ([`address`]); in a group it is the group and the participant is the writer's number.
+//!   - The chat's name is the contact's push name; groups and messages sent from the phone
+//!     leave it empty (the push name is the participant's, or ours).
+//! - **Edits** (the new text) and **deletions for everyone**, by the id of the message they
+//!   change.
+//! - **Reactions** from the contact (an empty emoji removes one).
+//! - **Receipts**: sent 1, delivered 2, read 3, played 4 ([`map::ACK_SENT`]...), and a server
+//!   error as -1 ([`map::ACK_ERROR`]; see below).
+//! - **Missed calls**, by the call's id.
+//!
+//! # Not yet
+//!
+//! - **Media files are not downloaded.** Downloading holds the ack and the chat's lane, so the
+//!   hook must not do it; a later step stores the download parameters with the message and a
+//!   job fetches the file. Until then a media message arrives with its kind and caption (or
+//!   file name) and **no file** (`media: None`): the inbox shows the kind's placeholder.
+//!   [`map::media_of`] already reads the MIME type and file name that step needs; the event
+//!   has no place for them today.
+//! - Reactions made on the connected phone (the event cannot say they are the company's).
+//! - Group names (groups are named by their id until their subject is looked up), polls,
+//!   interactive replies, view-once contents beyond their kind, status updates, newsletters,
+//!   history sync, push-name and picture changes, undecryptable placeholders.
+//! - Receipts count per message, not per group member: the first member's delivery marks a
+//!   group message delivered.
+//! - **Server errors are not shown yet.** A server-error receipt is delivered as ack -1
+//!   ([`map::ACK_ERROR`]), but acks only move forward and a sent message starts at 0, so the
+//!   store never applies it today; it shows once the ack event carries its error (the design's
+//!   `Ack { error }`).
+
+pub mod address;
+pub mod map;
 
 use std::sync::Arc;
 
-use chatflow_core::inbox::channel::InboundSink;
+use async_trait::async_trait;
+use chatflow_core::inbox::channel::{InboundEvent, InboundSink, Queued};
+use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::{TenantScope, WhatsappId};
+use tokio::sync::watch;
+use whatsapp_rust::types::events::InboundMessage;
+use whatsapp_rust::{Client, InboundDurabilityHook};
+
+pub use map::{map_event, map_message};
+
+/// Deliveries of an event from outside the hook (a receipt, a missed call) before it is
+/// dropped.
+pub const EVENT_ATTEMPTS: u32 = 3;
 
 /// Commits batches of decrypted messages of one connection (see the module's documentation).
 pub struct Ingestor {
     pub scope: TenantScope,
     pub connection: WhatsappId,
     pub sink: Arc<dyn InboundSink>,
+    /// `true` once the ingestor is shut down.
+    stopped: watch::Sender<bool>,
+}
+
+/// Why a delivery stopped before every event was handled.
+enum Stopped {
+    /// The ingestor is shut down.
+    ShutDown,
+    /// The event failed its last allowed attempt.
+    GaveUp,
+}
+
+impl Ingestor {
+    /// The ingestor of `connection`, delivering to `sink`.
+    pub fn new(scope: TenantScope, connection: WhatsappId, sink: Arc<dyn InboundSink>) -> Self {
+        Self {
+            scope,
+            connection,
+            sink,
+            stopped: watch::Sender::new(false),
+        }
+    }
+
+    /// Stops the ingestor: commits waiting for a retry answer `Err` at once, and later commits
+    /// deliver nothing and answer `Err` (WhatsApp delivers those messages again on the next
+    /// connection). A delivery under way finishes first.
+    pub fn shutdown(&self) {
+        self.stopped.send_replace(true);
+    }
+
+    /// Whether [`Ingestor::shutdown`] was called.
+    pub fn is_shut_down(&self) -> bool {
+        *self.stopped.borrow()
+    }
+
+    /// Maps `batch` and delivers it to the sink, retrying until every event is handled; `Ok`
+    /// then (and at once for a batch that maps to nothing). `Err` only when the ingestor is
+    /// shut down, so that WhatsApp keeps the messages unacknowledged.
+    pub async fn commit(&self, batch: &[InboundMessage]) -> anyhow::Result<()> {
+        let events: Vec<Queued> = batch
+            .iter()
+            .filter_map(map_message)
+            .map(|event| Queued { event, attempts: 1 })
+            .collect();
+        match self.deliver(events, None).await {
+            Ok(()) => Ok(()),
+            Err(Stopped::ShutDown | Stopped::GaveUp) => Err(anyhow::anyhow!(
+                "the WhatsApp session of connection {} is stopping: its messages are \
+                 delivered again on the next connection",
+                self.connection.0
+            )),
+        }
+    }
+
+    /// Delivers events from outside the hook (receipts, missed calls), in order, at most
+    /// [`EVENT_ATTEMPTS`] times each; an event still failing then is dropped with a warning, and
+    /// so is what follows it once the ingestor is shut down.
+    pub async fn deliver_events(&self, events: Vec<InboundEvent>) {
+        let queued: Vec<Queued> = events
+            .into_iter()
+            .map(|event| Queued { event, attempts: 1 })
+            .collect();
+        let count = queued.len();
+        if let Err(stopped) = self.deliver(queued, Some(EVENT_ATTEMPTS)).await {
+            tracing::warn!(
+                company = self.scope.company_id().0,
+                connection = self.connection.0,
+                events = count,
+                reason = match stopped {
+                    Stopped::ShutDown => "the session is stopping",
+                    Stopped::GaveUp => "an event failed every attempt",
+                },
+                "WhatsApp events dropped (receipts and calls are not delivered again)"
+            );
+        }
+    }
+
+    /// Delivers `pending` in order: after a failure, waits [`retry_delay`] and delivers the
+    /// rest again, the failed event with one more attempt. Gives up when the ingestor is shut
+    /// down, or after `max_attempts` of one event when given.
+    async fn deliver(
+        &self,
+        mut pending: Vec<Queued>,
+        max_attempts: Option<u32>,
+    ) -> Result<(), Stopped> {
+        let mut stopped = self.stopped.subscribe();
+        while !pending.is_empty() {
+            if *stopped.borrow_and_update() {
+                return Err(Stopped::ShutDown);
+            }
+            let done = self
+                .sink
+                .deliver_batch(self.scope, self.connection, pending.clone())
+                .await;
+            let Some(error) = done.failed else {
+                return Ok(());
+            };
+            pending.drain(..done.handled.min(pending.len()));
+            let waiting = pending.len();
+            let Some(failed) = pending.first_mut() else {
+                return Ok(());
+            };
+            let attempts = failed.attempts;
+            tracing::warn!(
+                company = self.scope.company_id().0,
+                connection = self.connection.0,
+                attempts,
+                waiting,
+                error = %error,
+                "a WhatsApp event was not delivered; it will be retried"
+            );
+            if max_attempts.is_some_and(|max| attempts >= max) {
+                return Err(Stopped::GaveUp);
+            }
+            failed.attempts = attempts.saturating_add(1);
+            let delay = retry_delay(attempts)
+                .to_std()
+                .unwrap_or(std::time::Duration::from_secs(60));
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {}
+                _ = stopped.wait_for(|stopped| *stopped) => return Err(Stopped::ShutDown),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The library's inbound durability hook over an [`Ingestor`]: WhatsApp gets the ack of a batch
+/// only after [`Ingestor::commit`] answered `Ok`.
+pub struct IngestHook(pub Arc<Ingestor>);
+
+#[async_trait]
+impl InboundDurabilityHook for IngestHook {
+    async fn on_messages(
+        &self,
+        _client: Arc<Client>,
+        batch: &[InboundMessage],
+    ) -> anyhow::Result<()> {
+        self.0.commit(batch).await
+    }
 }

@@ -6,6 +6,9 @@
 //!   over the core's [`chatflow_core::inbox::session_state::SessionStateRepo`], for one
 //!   connection, with writes fenced by its lease token and key material sealed with the core's
 //!   [`chatflow_core::ports::SecretCipher`].
+//! - [`inbound`]: the library's decrypted messages, receipts and missed calls mapped to the
+//!   core's inbound events, and the durability hook that commits them through the inbound sink
+//!   before WhatsApp gets its ack (media files are not downloaded yet).
 //!
 //! The library's types stay in this crate: the core and the store know only namespaces of byte
 //! rows.
