@@ -1,0 +1,428 @@
+//! What the library's session events mean for a connection's status (design B7), as a small
+//! state machine without I/O: [`Tracker::on_event`] takes an event and answers the
+//! [`SessionUpdate`] to report (if any) and what the run must do about it ([`Effect`]).
+//!
+//! | event | status | reason | run |
+//! |---|---|---|---|
+//! | `PairingQrCode` | `qrcode` (the QR as a data URL) | | |
+//! | `PairingCode` | `PAIRING` with the code | | |
+//! | `PairPasskeyConfirmation` | `PAIRING` with its code | | |
+//! | `PairSuccess` | `PAIRING` (the number learnt) | | |
+//! | `PairPasskeyRequest` | `PAIRING` | `PasskeyRequired` | |
+//! | `Connected` | `CONNECTED` with the number | | the client may send |
+//! | `Disconnected` | `OPENING` | `Reconnecting` | the library reconnects |
+//! | `LoggedOut` | `DISCONNECTED` | `LoggedOut` | ends, keys wiped |
+//! | `StreamReplaced` | `DISCONNECTED` | `Replaced` | ends |
+//! | `TemporaryBan` | `DISCONNECTED`, `until` = now + expire | `TemporaryBan{code}` | ends |
+//! | `ClientOutdated` | `DISCONNECTED` | `Outdated` | ends |
+//! | `PairingQrCodesExhausted` | `TIMEOUT` | `QrExhausted` | ends (see below) |
+//! | `ConnectFailure`, the library reconnects | `OPENING` | `Failed{message}` | |
+//! | `ConnectFailure`, otherwise | `DISCONNECTED` | `Failed{message}` | ends |
+//! | `PairingCodeError` | unchanged | `PairCodeError{throttled}` | |
+//! | `PairingCodeRefresh` | unchanged, no code | `PairCodeError` (the code expired) | |
+//! | `PairError`, `PairPasskeyError`, `QrScannedWithoutMultidevice` | unchanged | `Failed{message}` | |
+//! | `StreamError` | (nothing: the library handles it) | | |
+//!
+//! Every other event is traffic (messages, receipts, calls, history...), for the inbound path.
+//!
+//! When the QR codes run out while a pair code is outstanding, the library keeps the socket up
+//! for the code, so the user typing it is not cut off: no `TIMEOUT` yet. It comes when the code
+//! fails or expires too, or when the run ends unpaired. A pairing clears every ending.
+//!
+//! "Unchanged" repeats the last update (its status, QR code and number) with the new reason,
+//! since the host records every field of an update. An update equal to the last one is not
+//! reported again (a pair code both answered and announced by the library is reported once).
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use chatflow_core::inbox::model::{ConnectionStatus, SessionReason, SessionUpdate};
+use chrono::{DateTime, Utc};
+use whatsapp_rust::types::events::Event;
+
+/// What the run does about an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Effect {
+    /// Nothing more than the report.
+    None,
+    /// The session is logged in and up: its client may send.
+    Connected,
+    /// The socket is down (the library is reconnecting): no sends.
+    Dropped,
+    /// The run is over and no new one is built; `wipe_keys` after a logout.
+    Ends { wipe_keys: bool },
+    /// Not a session event: for the inbound path.
+    Traffic,
+}
+
+/// The answer to one event.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Step {
+    pub report: Option<SessionUpdate>,
+    pub effect: Effect,
+}
+
+impl Step {
+    fn quiet(effect: Effect) -> Step {
+        Step {
+            report: None,
+            effect,
+        }
+    }
+}
+
+/// The status of a connection as its runs reported it (see the module's documentation).
+#[derive(Debug, Clone)]
+pub(crate) struct Tracker {
+    /// The last update reported (or meant to be: the base of "unchanged").
+    last: SessionUpdate,
+    /// Whether `last` was reported already.
+    reported: bool,
+    /// A QR code or a pair code is showing, and the phone has not paired yet.
+    awaiting_link: bool,
+    /// The QR codes ran out while a pair code was outstanding.
+    qr_exhausted: bool,
+    /// The run's ending, once an event ended it.
+    ending: Option<Effect>,
+}
+
+impl Default for Tracker {
+    fn default() -> Self {
+        Tracker::new()
+    }
+}
+
+impl Tracker {
+    pub(crate) fn new() -> Self {
+        Tracker {
+            last: SessionUpdate {
+                status: ConnectionStatus::Opening,
+                ..SessionUpdate::default()
+            },
+            reported: false,
+            awaiting_link: false,
+            qr_exhausted: false,
+            ending: None,
+        }
+    }
+
+    /// A new run starts (a fresh client): its pairing state starts over; the number is kept.
+    pub(crate) fn new_run(&mut self) {
+        self.awaiting_link = false;
+        self.qr_exhausted = false;
+        self.ending = None;
+    }
+
+    /// The last status reported.
+    pub(crate) fn status(&self) -> ConnectionStatus {
+        self.last.status
+    }
+
+    /// Whether a QR code or pair code is showing, the phone not yet paired: a pair code
+    /// request is answered by this run's client.
+    pub(crate) fn awaiting_link(&self) -> bool {
+        self.awaiting_link
+    }
+
+    /// How an event ended the run, if one did.
+    pub(crate) fn ending(&self) -> Option<Effect> {
+        self.ending
+    }
+
+    /// The update to report for `status` with `reason` (no QR code, no pair code).
+    pub(crate) fn set(
+        &mut self,
+        status: ConnectionStatus,
+        reason: Option<SessionReason>,
+        retries: i64,
+    ) -> Option<SessionUpdate> {
+        self.record(SessionUpdate {
+            status,
+            qrcode: String::new(),
+            retries,
+            number: self.last.number.clone(),
+            pairing_code: None,
+            reason,
+            until: None,
+        })
+    }
+
+    /// The session connected; `number` is the account's number when the caller knows it
+    /// (from the device's stored identity), else the one learnt at pairing.
+    pub(crate) fn connected(&mut self, number: Option<String>) -> Option<SessionUpdate> {
+        self.awaiting_link = false;
+        self.qr_exhausted = false;
+        self.ending = None;
+        if number.is_some() {
+            self.last.number = number;
+        }
+        self.set(ConnectionStatus::Connected, None, 0)
+    }
+
+    /// A pair code this run's client answered (the library may announce it as an event too).
+    pub(crate) fn pair_code(&mut self, code: String) -> Option<SessionUpdate> {
+        self.awaiting_link = true;
+        self.record(SessionUpdate {
+            status: ConnectionStatus::Pairing,
+            qrcode: String::new(),
+            retries: 0,
+            number: self.last.number.clone(),
+            pairing_code: Some(code),
+            reason: None,
+            until: None,
+        })
+    }
+
+    /// The run ended before any event ended it: `Some` when that is final (the QR codes had
+    /// run out and the pair code did not pair), with the update to report.
+    pub(crate) fn run_ended(&mut self) -> Option<(Option<SessionUpdate>, Effect)> {
+        if let Some(ending) = self.ending {
+            return Some((None, ending));
+        }
+        if self.qr_exhausted {
+            return Some(self.timeout());
+        }
+        None
+    }
+
+    /// Maps one library event; `now` dates a ban's end.
+    pub(crate) fn on_event(&mut self, event: &Event, now: DateTime<Utc>) -> Step {
+        match event {
+            Event::PairingQrCode(qr) => match qr_data_url(&qr.code) {
+                Ok(url) => {
+                    self.awaiting_link = true;
+                    let update = SessionUpdate {
+                        status: ConnectionStatus::Qrcode,
+                        qrcode: url,
+                        retries: 0,
+                        number: self.last.number.clone(),
+                        pairing_code: None,
+                        reason: None,
+                        until: None,
+                    };
+                    Step {
+                        report: self.record(update),
+                        effect: Effect::None,
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "a QR code that cannot be drawn");
+                    Step::quiet(Effect::None)
+                }
+            },
+            Event::PairingCode(code) => Step {
+                report: self.pair_code(code.code.clone()),
+                effect: Effect::None,
+            },
+            Event::PairPasskeyConfirmation(confirm) => Step {
+                report: self.pair_code(confirm.code.clone()),
+                effect: Effect::None,
+            },
+            Event::PairPasskeyRequest(_) => Step {
+                report: self.set(
+                    ConnectionStatus::Pairing,
+                    Some(SessionReason::PasskeyRequired),
+                    0,
+                ),
+                effect: Effect::None,
+            },
+            Event::PairSuccess(paired) => {
+                self.awaiting_link = false;
+                self.qr_exhausted = false;
+                self.ending = None;
+                self.last.number = Some(paired.id.user.to_string());
+                Step {
+                    report: self.set(ConnectionStatus::Pairing, None, 0),
+                    effect: Effect::None,
+                }
+            }
+            Event::Connected(_) => Step {
+                // The caller reads the number and reports through `connected`.
+                report: None,
+                effect: Effect::Connected,
+            },
+            Event::Disconnected(_) => Step {
+                report: self.set(
+                    ConnectionStatus::Opening,
+                    Some(SessionReason::Reconnecting),
+                    0,
+                ),
+                effect: Effect::Dropped,
+            },
+            Event::LoggedOut(_) => self.ends(
+                ConnectionStatus::Disconnected,
+                SessionReason::LoggedOut,
+                None,
+                true,
+            ),
+            Event::StreamReplaced(_) => self.ends(
+                ConnectionStatus::Disconnected,
+                SessionReason::Replaced,
+                None,
+                false,
+            ),
+            Event::TemporaryBan(ban) => self.ends(
+                ConnectionStatus::Disconnected,
+                SessionReason::TemporaryBan {
+                    code: i64::from(ban.code.code()),
+                },
+                Some(now + ban.expire),
+                false,
+            ),
+            Event::ClientOutdated(_) => self.ends(
+                ConnectionStatus::Disconnected,
+                SessionReason::Outdated,
+                None,
+                false,
+            ),
+            Event::PairingQrCodesExhausted(exhausted) => {
+                if exhausted.disconnected {
+                    let (report, effect) = self.timeout();
+                    Step { report, effect }
+                } else {
+                    self.qr_exhausted = true;
+                    Step::quiet(Effect::None)
+                }
+            }
+            Event::ConnectFailure(failure) => {
+                let message = match &failure.message {
+                    Some(text) => format!("{} ({})", text, failure.reason.code()),
+                    None => format!("connection refused ({})", failure.reason.code()),
+                };
+                if failure.reason.should_reconnect() {
+                    Step {
+                        report: self.set(
+                            ConnectionStatus::Opening,
+                            Some(SessionReason::Failed { message }),
+                            0,
+                        ),
+                        effect: Effect::Dropped,
+                    }
+                } else {
+                    self.ends(
+                        ConnectionStatus::Disconnected,
+                        SessionReason::Failed { message },
+                        None,
+                        false,
+                    )
+                }
+            }
+            Event::PairingCodeError(error) => {
+                if self.qr_exhausted {
+                    let (report, effect) = self.timeout();
+                    return Step { report, effect };
+                }
+                let throttled = error.rejection.is_some_and(|r| r.is_throttled());
+                Step {
+                    report: self.unchanged(SessionReason::PairCodeError {
+                        throttled,
+                        message: error.error.clone(),
+                    }),
+                    effect: Effect::None,
+                }
+            }
+            Event::PairingCodeRefresh(_) => {
+                if self.qr_exhausted {
+                    let (report, effect) = self.timeout();
+                    return Step { report, effect };
+                }
+                Step {
+                    report: self.unchanged(SessionReason::PairCodeError {
+                        throttled: false,
+                        message: "the pair code expired; ask for a new one".to_owned(),
+                    }),
+                    effect: Effect::None,
+                }
+            }
+            Event::PairError(error) => Step {
+                report: self.unchanged(SessionReason::Failed {
+                    message: error.error.clone(),
+                }),
+                effect: Effect::None,
+            },
+            Event::PairPasskeyError(error) => Step {
+                report: self.unchanged(SessionReason::Failed {
+                    message: error.error.clone(),
+                }),
+                effect: Effect::None,
+            },
+            Event::QrScannedWithoutMultidevice(_) => Step {
+                report: self.unchanged(SessionReason::Failed {
+                    message: "the phone scanned the QR code but cannot link devices".to_owned(),
+                }),
+                effect: Effect::None,
+            },
+            Event::StreamError(error) => {
+                tracing::debug!(code = %error.code, "stream error (the library handles it)");
+                Step::quiet(Effect::None)
+            }
+            _ => Step::quiet(Effect::Traffic),
+        }
+    }
+
+    /// A final status: reported, and the run ends.
+    fn ends(
+        &mut self,
+        status: ConnectionStatus,
+        reason: SessionReason,
+        until: Option<DateTime<Utc>>,
+        wipe_keys: bool,
+    ) -> Step {
+        let effect = Effect::Ends { wipe_keys };
+        self.awaiting_link = false;
+        self.ending = Some(effect);
+        let report = self.record(SessionUpdate {
+            status,
+            qrcode: String::new(),
+            retries: 0,
+            number: self.last.number.clone(),
+            pairing_code: None,
+            reason: Some(reason),
+            until,
+        });
+        Step { report, effect }
+    }
+
+    /// TIMEOUT: every QR code expired unscanned.
+    fn timeout(&mut self) -> (Option<SessionUpdate>, Effect) {
+        let step = self.ends(
+            ConnectionStatus::Timeout,
+            SessionReason::QrExhausted,
+            None,
+            false,
+        );
+        (step.report, step.effect)
+    }
+
+    /// The last update with another reason (a pair code cleared: it is no longer valid).
+    fn unchanged(&mut self, reason: SessionReason) -> Option<SessionUpdate> {
+        let mut update = self.last.clone();
+        update.pairing_code = None;
+        update.until = None;
+        update.reason = Some(reason);
+        self.record(update)
+    }
+
+    /// Makes `update` the last one; `None` when it repeats what was reported already.
+    fn record(&mut self, update: SessionUpdate) -> Option<SessionUpdate> {
+        if self.reported && update == self.last {
+            return None;
+        }
+        self.last = update.clone();
+        self.reported = true;
+        Some(update)
+    }
+}
+
+/// The QR code of `text` as a `data:image/svg+xml;base64,...` URL (the same drawing as the
+/// sandbox's pairing codes).
+pub fn qr_data_url(text: &str) -> Result<String, qrcode::types::QrError> {
+    let code = qrcode::QrCode::new(text.as_bytes())?;
+    let svg = code
+        .render::<qrcode::render::svg::Color<'_>>()
+        .min_dimensions(256, 256)
+        .build();
+    Ok(format!(
+        "data:image/svg+xml;base64,{}",
+        STANDARD.encode(svg.as_bytes())
+    ))
+}
