@@ -11,6 +11,8 @@
 //! rows.
 
 pub mod client;
+#[cfg(feature = "fake")]
+pub mod fake;
 pub mod inbound;
 pub mod storage;
 
