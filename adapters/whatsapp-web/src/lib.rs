@@ -15,6 +15,8 @@
 //! rows.
 
 pub mod client;
+#[cfg(feature = "fake")]
+pub mod fake;
 pub mod inbound;
 pub mod storage;
 pub mod supervisor;
