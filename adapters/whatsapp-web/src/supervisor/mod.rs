@@ -371,8 +371,9 @@ impl Supervisor {
     ///
     /// When the session runs here and shows a QR code (or an earlier pair code), its own client
     /// asks ([`WaClient::pair_with_code`]): no new QR codes, and an error (a refused number)
-    /// is answered here. Otherwise the session is (re)started with the number, so the new
-    /// client links by code alongside its QR code (a paired session just connects).
+    /// is answered here. `ERR_BAD_REQUEST` while the session is connected (it is linked
+    /// already). Otherwise (no run here yet, or a run still opening) the session is
+    /// (re)started with the number, so the new client links by code alongside its QR code.
     /// `ERR_WAPP_NOT_INITIALIZED` when another process runs the connection.
     pub async fn request_pair_code(
         &self,

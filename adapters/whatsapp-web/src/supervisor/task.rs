@@ -409,7 +409,16 @@ impl Task {
                 Next::Rebuild(r) => {
                     let delay = self.backoff.next(rand::random::<f64>());
                     let deadline = Instant::now() + delay;
-                    reason = Some(r.unwrap_or(SessionReason::Reconnecting));
+                    // Shown during the wait (the next run's first update repeats it).
+                    let waiting = r.unwrap_or(SessionReason::Reconnecting);
+                    let retries = i64::from(self.backoff.attempts());
+                    if let Some(update) =
+                        self.tracker
+                            .set(ConnectionStatus::Opening, Some(waiting.clone()), retries)
+                    {
+                        self.inner.report(self.scope, self.connection, update).await;
+                    }
+                    reason = Some(waiting);
                     loop {
                         tokio::select! {
                             () = tokio::time::sleep_until(deadline) => break,
@@ -670,6 +679,12 @@ impl Task {
                             }
                         }
                     });
+                    None
+                } else if self.tracker.status() == ConnectionStatus::Connected {
+                    let _ = reply.send(Err(Error::with_detail(
+                        ErrorCode::ERR_BAD_REQUEST,
+                        "the connection is linked already; log out to link another phone",
+                    )));
                     None
                 } else {
                     self.pair_phone = Some(phone);
