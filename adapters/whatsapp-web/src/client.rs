@@ -71,8 +71,21 @@ pub struct SessionStats {
     pub last_data_received_ms: u64,
 }
 
-/// The calls a live session answers. Errors are the library's (`anyhow`); the provider maps
-/// them to the spec's codes.
+/// The error a call answers when the session is not connected or not logged in (the provider
+/// answers `ERR_WAPP_NOT_INITIALIZED` for it). Found with `error.downcast_ref::<NotConnected>()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotConnected;
+
+impl std::fmt::Display for NotConnected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the WhatsApp session is not connected")
+    }
+}
+
+impl std::error::Error for NotConnected {}
+
+/// The calls a live session answers. Errors are the library's (`anyhow`), or [`NotConnected`]
+/// when the session is down; the provider maps them to the spec's codes.
 #[async_trait]
 pub trait WaClient: Send + Sync {
     /// Sends `message` to `to` under our message id `id` and answers the id WhatsApp took (the

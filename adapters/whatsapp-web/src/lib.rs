@@ -10,12 +10,19 @@
 //!   core's inbound events, and the durability hook that commits them through the inbound sink
 //!   before WhatsApp gets its ack (media files are not downloaded yet).
 //!
+//! - [`supervisor::Supervisor`]: the sessions of this process, one task per connection: the
+//!   lease, a fresh client per run, the session events mapped to status updates, rebuilds
+//!   after a backoff, takeover of connections whose owner died, a deaf-session watchdog.
+//!
 //! The library's types stay in this crate: the core and the store know only namespaces of byte
 //! rows.
 
 pub mod client;
+#[cfg(feature = "fake")]
+pub mod fake;
 pub mod inbound;
 pub mod storage;
+pub mod supervisor;
 
 pub use storage::WaBackend;
 /// The library, re-exported so tests and later steps name one version of it.

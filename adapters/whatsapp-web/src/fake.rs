@@ -1,0 +1,637 @@
+//! A scripted stand-in for the library's live session (feature `fake`), so the supervisor, the
+//! provider, the outbound path and the browser tests run without a phone or a network.
+//!
+//! - [`FakeWaClientFactory`] implements [`WaClientFactory`]: each `start` makes a
+//!   [`FakeSession`] and hands the test a [`FakeSessionHandle`] (see
+//!   [`FakeWaClientFactory::sessions`] and [`FakeWaClientFactory::next_session`]).
+//! - Through the handle the test plays the library's part: it emits library [`Event`]s in the
+//!   session's ordered channel, reaches the session's ingestor, ends the run, and reads whether
+//!   the run was shut down or aborted.
+//! - [`FakeWaClient`] implements [`WaClient`]: it records every call ([`FakeCall`]) and answers
+//!   from its script (a failure for the next call of an operation, the numbers on WhatsApp, the
+//!   pair code, connected or not).
+//!
+//! Like the library, the fake's `pair_with_code` also emits `PairingCode` (or
+//! `PairingCodeError`), and its `logout` emits `LoggedOut` and ends the run.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+use chatflow_core::WhatsappId;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::watch;
+use whatsapp_rust::Jid;
+use whatsapp_rust::types::events::{
+    ConnectFailureReason, Connected, Event, LoggedOut, PairingCode, PairingCodeError,
+};
+use whatsapp_rust::waproto::whatsapp as wa;
+
+use crate::client::{
+    MediaKind, NotConnected, NumberCheck, SessionParams, SessionStats, Uploaded, WaClient,
+    WaClientFactory, WaSession,
+};
+use crate::inbound::Ingestor;
+use crate::storage::WaBackend;
+
+/// A call the fake client received, with its arguments, in the order they came.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FakeCall {
+    Send {
+        to: Jid,
+        message: wa::Message,
+        id: String,
+    },
+    Upload {
+        bytes: Vec<u8>,
+        kind: MediaKind,
+    },
+    Download {
+        message: wa::Message,
+    },
+    Edit {
+        to: Jid,
+        original_id: String,
+        message: wa::Message,
+    },
+    Revoke {
+        to: Jid,
+        id: String,
+    },
+    React {
+        chat: Jid,
+        key: wa::MessageKey,
+        emoji: String,
+    },
+    MarkRead {
+        chat: Jid,
+        sender: Option<Jid>,
+        ids: Vec<String>,
+    },
+    IsOnWhatsapp {
+        jids: Vec<Jid>,
+    },
+    ProfilePicture {
+        jid: Jid,
+    },
+    PairWithCode {
+        phone: String,
+    },
+    Logout,
+}
+
+/// An operation of [`WaClient`], to script its next failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FakeOp {
+    Send,
+    Upload,
+    Download,
+    Edit,
+    Revoke,
+    React,
+    MarkRead,
+    IsOnWhatsapp,
+    ProfilePicture,
+    PairWithCode,
+    Logout,
+}
+
+/// How a fake run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FakeEnd {
+    /// The run loop ended on its own ([`FakeSessionHandle::end`], or a logout).
+    Finished,
+    /// [`WaSession::shutdown`] was called.
+    Shutdown,
+    /// [`WaSession::abort`] was called.
+    Aborted,
+}
+
+#[derive(Default)]
+struct ClientState {
+    calls: Vec<FakeCall>,
+    failures: HashMap<FakeOp, VecDeque<String>>,
+    connected: bool,
+    numbers: HashMap<Jid, NumberCheck>,
+    pair_code: String,
+    profile_pictures: HashMap<Jid, String>,
+    downloads: VecDeque<Vec<u8>>,
+    stats: SessionStats,
+}
+
+/// The scripted [`WaClient`]. Made by the factory (not connected until the test says so) or
+/// alone with [`FakeWaClient::new`] (connected, for outbound tests).
+pub struct FakeWaClient {
+    state: Mutex<ClientState>,
+    events: Option<UnboundedSender<Arc<Event>>>,
+    run: Option<Arc<watch::Sender<Option<FakeEnd>>>>,
+}
+
+impl Default for FakeWaClient {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FakeWaClient {
+    /// A connected client outside any session: it emits no events.
+    pub fn new() -> Self {
+        let client = Self {
+            state: Mutex::new(ClientState::default()),
+            events: None,
+            run: None,
+        };
+        client.lock().connected = true;
+        client.lock().pair_code = "FAKE1234".to_owned();
+        client
+    }
+
+    fn in_session(
+        events: UnboundedSender<Arc<Event>>,
+        run: Arc<watch::Sender<Option<FakeEnd>>>,
+    ) -> Self {
+        let client = Self {
+            state: Mutex::new(ClientState::default()),
+            events: Some(events),
+            run: Some(run),
+        };
+        client.lock().pair_code = "FAKE1234".to_owned();
+        client
+    }
+
+    fn lock(&self) -> MutexGuard<'_, ClientState> {
+        // A panicking test thread poisons the lock; the state stays readable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records `call`, then fails when a failure was scripted for `op`.
+    fn record(&self, op: FakeOp, call: FakeCall) -> anyhow::Result<()> {
+        let mut state = self.lock();
+        state.calls.push(call);
+        match state.failures.get_mut(&op).and_then(VecDeque::pop_front) {
+            Some(error) => Err(anyhow::anyhow!(error)),
+            None => Ok(()),
+        }
+    }
+
+    fn emit(&self, event: Event) {
+        if let Some(events) = &self.events {
+            let _ = events.send(Arc::new(event));
+        }
+    }
+
+    /// Every call so far, in order.
+    pub fn calls(&self) -> Vec<FakeCall> {
+        self.lock().calls.clone()
+    }
+
+    /// The sends so far: `(to, message, id)`.
+    pub fn sent(&self) -> Vec<(Jid, wa::Message, String)> {
+        self.lock()
+            .calls
+            .iter()
+            .filter_map(|call| match call {
+                FakeCall::Send { to, message, id } => {
+                    Some((to.clone(), message.clone(), id.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The uploads so far: `(bytes, kind)`.
+    pub fn uploads(&self) -> Vec<(Vec<u8>, MediaKind)> {
+        self.lock()
+            .calls
+            .iter()
+            .filter_map(|call| match call {
+                FakeCall::Upload { bytes, kind } => Some((bytes.clone(), *kind)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The next call of `op` fails with `error` (queued: several calls fail in turn).
+    pub fn fail_next(&self, op: FakeOp, error: &str) {
+        self.lock()
+            .failures
+            .entry(op)
+            .or_default()
+            .push_back(error.to_owned());
+    }
+
+    /// Whether the socket is up and logged in (sends fail while it is not).
+    pub fn set_connected(&self, connected: bool) {
+        self.lock().connected = connected;
+    }
+
+    /// What `is_on_whatsapp` answers for `check.jid`. Numbers not scripted are not registered.
+    pub fn set_number(&self, check: NumberCheck) {
+        self.lock().numbers.insert(check.jid.clone(), check);
+    }
+
+    /// The code `pair_with_code` answers (`FAKE1234` unless set).
+    pub fn set_pair_code(&self, code: &str) {
+        code.clone_into(&mut self.lock().pair_code);
+    }
+
+    /// The profile picture address of `jid` (none unless set).
+    pub fn set_profile_picture(&self, jid: &Jid, url: &str) {
+        self.lock()
+            .profile_pictures
+            .insert(jid.clone(), url.to_owned());
+    }
+
+    /// The bytes the next `download` answers (queued; an empty queue answers an error).
+    pub fn push_download(&self, bytes: Vec<u8>) {
+        self.lock().downloads.push_back(bytes);
+    }
+
+    /// The counters `stats` answers.
+    pub fn set_stats(&self, stats: SessionStats) {
+        self.lock().stats = stats;
+    }
+
+    /// The upload the fake answers for `bytes`: derived from the bytes, so a test can predict it.
+    pub fn uploaded_for(bytes: &[u8], kind: MediaKind) -> Uploaded {
+        let seed = bytes
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+            })
+            .to_be_bytes();
+        let fill = |salt: u8| {
+            let mut out = [0u8; 32];
+            for (i, byte) in out.iter_mut().enumerate() {
+                *byte = seed[i % 8] ^ salt;
+            }
+            out
+        };
+        let name = format!("{kind:?}").to_lowercase();
+        let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
+        Uploaded {
+            url: format!("https://mmg.fake/{name}/{hex}"),
+            direct_path: format!("/v/{name}/{hex}"),
+            media_key: fill(1),
+            file_enc_sha256: fill(2),
+            file_sha256: fill(3),
+            file_length: bytes.len() as u64,
+            media_key_timestamp: 1_700_000_000,
+            streaming_sidecar: None,
+        }
+    }
+}
+
+#[async_trait]
+impl WaClient for FakeWaClient {
+    async fn send(&self, to: &Jid, message: wa::Message, id: &str) -> anyhow::Result<String> {
+        self.record(
+            FakeOp::Send,
+            FakeCall::Send {
+                to: to.clone(),
+                message,
+                id: id.to_owned(),
+            },
+        )?;
+        let mut state = self.lock();
+        if !state.connected {
+            return Err(NotConnected.into());
+        }
+        state.stats.messages_sent += 1;
+        Ok(id.to_owned())
+    }
+
+    async fn upload(&self, bytes: Vec<u8>, kind: MediaKind) -> anyhow::Result<Uploaded> {
+        let uploaded = Self::uploaded_for(&bytes, kind);
+        self.record(FakeOp::Upload, FakeCall::Upload { bytes, kind })?;
+        if !self.lock().connected {
+            return Err(NotConnected.into());
+        }
+        Ok(uploaded)
+    }
+
+    async fn download(&self, message: &wa::Message) -> anyhow::Result<Vec<u8>> {
+        self.record(
+            FakeOp::Download,
+            FakeCall::Download {
+                message: message.clone(),
+            },
+        )?;
+        self.lock()
+            .downloads
+            .pop_front()
+            .ok_or_else(|| anyhow::anyhow!("no media scripted for this download"))
+    }
+
+    async fn edit(&self, to: &Jid, original_id: &str, message: wa::Message) -> anyhow::Result<()> {
+        self.record(
+            FakeOp::Edit,
+            FakeCall::Edit {
+                to: to.clone(),
+                original_id: original_id.to_owned(),
+                message,
+            },
+        )
+    }
+
+    async fn revoke(&self, to: &Jid, id: &str) -> anyhow::Result<()> {
+        self.record(
+            FakeOp::Revoke,
+            FakeCall::Revoke {
+                to: to.clone(),
+                id: id.to_owned(),
+            },
+        )
+    }
+
+    async fn react(&self, chat: &Jid, key: wa::MessageKey, emoji: &str) -> anyhow::Result<()> {
+        self.record(
+            FakeOp::React,
+            FakeCall::React {
+                chat: chat.clone(),
+                key,
+                emoji: emoji.to_owned(),
+            },
+        )
+    }
+
+    async fn mark_read(
+        &self,
+        chat: &Jid,
+        sender: Option<&Jid>,
+        ids: &[String],
+    ) -> anyhow::Result<()> {
+        self.record(
+            FakeOp::MarkRead,
+            FakeCall::MarkRead {
+                chat: chat.clone(),
+                sender: sender.cloned(),
+                ids: ids.to_vec(),
+            },
+        )
+    }
+
+    async fn is_on_whatsapp(&self, jids: &[Jid]) -> anyhow::Result<Vec<NumberCheck>> {
+        self.record(
+            FakeOp::IsOnWhatsapp,
+            FakeCall::IsOnWhatsapp {
+                jids: jids.to_vec(),
+            },
+        )?;
+        let state = self.lock();
+        Ok(jids
+            .iter()
+            .map(|jid| {
+                state.numbers.get(jid).cloned().unwrap_or(NumberCheck {
+                    jid: jid.clone(),
+                    is_registered: false,
+                    lid: None,
+                    pn: None,
+                })
+            })
+            .collect())
+    }
+
+    async fn profile_picture(&self, jid: &Jid) -> anyhow::Result<Option<String>> {
+        self.record(
+            FakeOp::ProfilePicture,
+            FakeCall::ProfilePicture { jid: jid.clone() },
+        )?;
+        Ok(self.lock().profile_pictures.get(jid).cloned())
+    }
+
+    async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String> {
+        let recorded = self.record(
+            FakeOp::PairWithCode,
+            FakeCall::PairWithCode {
+                phone: phone.to_owned(),
+            },
+        );
+        match recorded {
+            Ok(()) => {
+                let code = self.lock().pair_code.clone();
+                self.emit(Event::PairingCode(
+                    PairingCode::builder()
+                        .code(code.clone())
+                        .timeout(std::time::Duration::from_secs(180))
+                        .build(),
+                ));
+                Ok(code)
+            }
+            Err(error) => {
+                self.emit(Event::PairingCodeError(
+                    PairingCodeError::builder().error(error.to_string()).build(),
+                ));
+                Err(error)
+            }
+        }
+    }
+
+    async fn logout(&self) -> anyhow::Result<()> {
+        self.record(FakeOp::Logout, FakeCall::Logout)?;
+        self.lock().connected = false;
+        self.emit(Event::LoggedOut(
+            LoggedOut::builder()
+                .on_connect(false)
+                .reason(ConnectFailureReason::LoggedOut)
+                .build(),
+        ));
+        if let Some(run) = &self.run {
+            end_run(run, FakeEnd::Finished);
+        }
+        Ok(())
+    }
+
+    fn is_connected(&self) -> bool {
+        self.lock().connected
+    }
+
+    fn stats(&self) -> SessionStats {
+        self.lock().stats
+    }
+}
+
+/// One fake run, as the supervisor holds it.
+pub struct FakeSession {
+    client: Arc<FakeWaClient>,
+    run: Arc<watch::Sender<Option<FakeEnd>>>,
+}
+
+/// Marks the run ended with `end` unless it already ended; answers whether it did now.
+fn end_run(run: &watch::Sender<Option<FakeEnd>>, end: FakeEnd) -> bool {
+    run.send_if_modified(|current| {
+        if current.is_some() {
+            return false;
+        }
+        *current = Some(end);
+        true
+    })
+}
+
+#[async_trait]
+impl WaSession for FakeSession {
+    fn client(&self) -> Arc<dyn WaClient> {
+        self.client.clone()
+    }
+
+    async fn finished(&mut self) {
+        let mut ended = self.run.subscribe();
+        // The sender lives in `self`, so the wait ends only when the run does.
+        let _ = ended.wait_for(Option::is_some).await;
+    }
+
+    async fn shutdown(self: Box<Self>) {
+        end_run(&self.run, FakeEnd::Shutdown);
+        self.client.set_connected(false);
+    }
+
+    fn abort(&self) {
+        end_run(&self.run, FakeEnd::Aborted);
+        self.client.set_connected(false);
+    }
+}
+
+/// The test's side of one fake run.
+#[derive(Clone)]
+pub struct FakeSessionHandle {
+    /// The connection the run was started for.
+    pub connection: WhatsappId,
+    /// The number to link by pair code, when the run was started with one.
+    pub pair_phone: Option<String>,
+    /// The key store the run was started with.
+    pub backend: Arc<WaBackend>,
+    /// The ingestor the library's durability hook would commit to.
+    pub ingestor: Arc<Ingestor>,
+    client: Arc<FakeWaClient>,
+    events: UnboundedSender<Arc<Event>>,
+    run: Arc<watch::Sender<Option<FakeEnd>>>,
+}
+
+impl FakeSessionHandle {
+    /// The run's client, to script answers and read the calls.
+    pub fn client(&self) -> Arc<FakeWaClient> {
+        self.client.clone()
+    }
+
+    /// Emits a library event in the run's ordered channel; `false` when nobody listens anymore.
+    pub fn emit(&self, event: Event) -> bool {
+        self.events.send(Arc::new(event)).is_ok()
+    }
+
+    /// The socket is up and logged in: marks the client connected and emits `Connected`.
+    pub fn connect(&self) -> bool {
+        self.client.set_connected(true);
+        self.emit(Event::Connected(Connected::builder().build()))
+    }
+
+    /// Ends the run loop on its own (what the library does after a logout, a ban, a replaced
+    /// stream or the last QR code); the supervisor's `finished()` resolves.
+    pub fn end(&self) -> bool {
+        self.client.set_connected(false);
+        end_run(&self.run, FakeEnd::Finished)
+    }
+
+    /// How the run ended, if it did.
+    pub fn ended(&self) -> Option<FakeEnd> {
+        *self.run.borrow()
+    }
+
+    /// Waits until the run ended and answers how.
+    pub async fn wait_ended(&self) -> FakeEnd {
+        let mut ended = self.run.subscribe();
+        match ended.wait_for(Option::is_some).await {
+            Ok(end) => end.unwrap_or(FakeEnd::Finished),
+            // Unreachable: `self` holds the sender.
+            Err(_) => FakeEnd::Finished,
+        }
+    }
+
+    /// Whether the supervisor stopped the run gracefully.
+    pub fn was_shutdown(&self) -> bool {
+        self.ended() == Some(FakeEnd::Shutdown)
+    }
+
+    /// Whether the supervisor stopped the run at once.
+    pub fn was_aborted(&self) -> bool {
+        self.ended() == Some(FakeEnd::Aborted)
+    }
+}
+
+#[derive(Default)]
+struct FactoryState {
+    sessions: Vec<FakeSessionHandle>,
+    failures: VecDeque<String>,
+}
+
+/// A [`WaClientFactory`] of fake runs (no network). Cheap to clone; clones share the runs.
+#[derive(Clone)]
+pub struct FakeWaClientFactory {
+    state: Arc<Mutex<FactoryState>>,
+    started: UnboundedSender<FakeSessionHandle>,
+    receiver: Arc<tokio::sync::Mutex<UnboundedReceiver<FakeSessionHandle>>>,
+}
+
+impl Default for FakeWaClientFactory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FakeWaClientFactory {
+    pub fn new() -> Self {
+        let (started, receiver) = unbounded_channel();
+        Self {
+            state: Arc::default(),
+            started,
+            receiver: Arc::new(tokio::sync::Mutex::new(receiver)),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, FactoryState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every run started so far, oldest first.
+    pub fn sessions(&self) -> Vec<FakeSessionHandle> {
+        self.lock().sessions.clone()
+    }
+
+    /// Waits for the next run to start (each run is handed out once, in start order).
+    pub async fn next_session(&self) -> FakeSessionHandle {
+        let mut receiver = self.receiver.lock().await;
+        match receiver.recv().await {
+            Some(handle) => handle,
+            // Unreachable: `self` holds the sender.
+            None => std::future::pending().await,
+        }
+    }
+
+    /// The next `start` fails with `error` (queued: several starts fail in turn).
+    pub fn fail_next_start(&self, error: &str) {
+        self.lock().failures.push_back(error.to_owned());
+    }
+}
+
+#[async_trait]
+impl WaClientFactory for FakeWaClientFactory {
+    async fn start(&self, params: SessionParams) -> anyhow::Result<Box<dyn WaSession>> {
+        if let Some(error) = self.lock().failures.pop_front() {
+            anyhow::bail!(error);
+        }
+        let (run, _) = watch::channel(None);
+        let run = Arc::new(run);
+        let client = Arc::new(FakeWaClient::in_session(params.events.clone(), run.clone()));
+        let handle = FakeSessionHandle {
+            connection: params.connection,
+            pair_phone: params.pair_phone,
+            backend: params.backend,
+            ingestor: params.ingestor,
+            client: client.clone(),
+            events: params.events,
+            run: run.clone(),
+        };
+        self.lock().sessions.push(handle.clone());
+        let _ = self.started.send(handle);
+        Ok(Box::new(FakeSession { client, run }))
+    }
+}
