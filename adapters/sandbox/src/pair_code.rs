@@ -2,9 +2,9 @@
 //! of WhatsApp's pair-code alphabet, shown as `XXXX-XXXX`) and [`type_pair_code`], through which
 //! a simulated phone types it (the CLI and the HTTP route both call it).
 
+use chatflow_core::error::FieldCode;
 use chatflow_core::inbox::sandbox::SandboxRepo;
 use chatflow_core::ports::IdGenerator;
-use chatflow_core::error::FieldCode;
 use chatflow_core::{Error, ErrorCode, FieldError, Result, TenantScope, WhatsappId};
 
 /// The characters of a pair code: digits and uppercase letters without `0`, `I`, `O` and `U`
@@ -38,8 +38,8 @@ pub fn normalise_pair_code(typed: &str) -> Option<String> {
         .filter(|c| *c != '-' && !c.is_whitespace())
         .map(|c| c.to_ascii_uppercase())
         .collect();
-    let valid = code.len() == PAIR_CODE_LEN
-        && code.bytes().all(|b| PAIR_CODE_ALPHABET.contains(&b));
+    let valid =
+        code.len() == PAIR_CODE_LEN && code.bytes().all(|b| PAIR_CODE_ALPHABET.contains(&b));
     valid.then_some(code)
 }
 
@@ -105,7 +105,13 @@ mod tests {
         assert_eq!(pair_code_of([0xff; 5]), "ZZZZZZZZ");
         // 00001 00010 00011 ... : each five bits picks a character, most significant first.
         assert_eq!(
-            pair_code_of([0b0000_1000, 0b1000_0110, 0b0100_0010, 0b1001_1000, 0b1110_1000]),
+            pair_code_of([
+                0b0000_1000,
+                0b1000_0110,
+                0b0100_0010,
+                0b1001_1000,
+                0b1110_1000
+            ]),
             "23456789"
         );
     }
@@ -120,7 +126,14 @@ mod tests {
             normalise_pair_code(" 2345 6789 ").as_deref(),
             Some("23456789")
         );
-        for bad in ["ABCD-EFG", "ABCD-EFGHJ", "ABCD-EFG0", "OOOO-IIII", "ABCD_EFGH", "ÀBCD-EFGH"] {
+        for bad in [
+            "ABCD-EFG",
+            "ABCD-EFGHJ",
+            "ABCD-EFG0",
+            "OOOO-IIII",
+            "ABCD_EFGH",
+            "ÀBCD-EFGH",
+        ] {
             assert_eq!(normalise_pair_code(bad), None, "{bad}");
         }
         assert_eq!(display_pair_code("ABCDEFGH"), "ABCD-EFGH");

@@ -37,7 +37,9 @@ enum Phase {
         shown_at: Instant,
     },
     /// Linking by phone number: showing a pair code since `shown_at`.
-    PairCode { shown_at: Instant },
+    PairCode {
+        shown_at: Instant,
+    },
     Connected,
 }
 

@@ -476,7 +476,11 @@ async fn a_typed_pair_code_connects_with_the_number_it_was_asked_for() {
     assert_eq!(last_session(&sink).status, ConnectionStatus::Pairing);
 
     // A wrong code, or something that is no code, is refused and connects nothing.
-    let wrong = if code == "ZZZZZZZZ" { "YYYYYYYY" } else { "ZZZZZZZZ" };
+    let wrong = if code == "ZZZZZZZZ" {
+        "YYYYYYYY"
+    } else {
+        "ZZZZZZZZ"
+    };
     for typed in [wrong, "ABC", "OOOO-0000"] {
         let refused = provider
             .type_pair_code(scope(), CONNECTION, typed)
@@ -506,7 +510,10 @@ async fn a_typed_pair_code_connects_with_the_number_it_was_asked_for() {
     assert_eq!(again.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
 
     // A restart reconnects with that number; a connected session asks for no code.
-    provider.start(scope(), CONNECTION).await.expect("restarted");
+    provider
+        .start(scope(), CONNECTION)
+        .await
+        .expect("restarted");
     let restarted = last_session(&sink);
     assert_eq!(restarted.status, ConnectionStatus::Connected);
     assert_eq!(restarted.number.as_deref(), Some("5511988887777"));
@@ -519,10 +526,7 @@ async fn a_typed_pair_code_connects_with_the_number_it_was_asked_for() {
     // A new QR code forgets the number: a scan connects with the sandbox's own.
     provider.new_qr(scope(), CONNECTION).await.expect("new QR");
     provider.scan(scope(), CONNECTION).await.expect("scanned");
-    assert_eq!(
-        last_session(&sink).number.as_deref(),
-        Some("55000000007")
-    );
+    assert_eq!(last_session(&sink).number.as_deref(), Some("55000000007"));
 }
 
 #[tokio::test]

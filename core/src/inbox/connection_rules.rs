@@ -385,7 +385,10 @@ mod tests {
                 .map(|(field, code)| (field.to_owned(), code))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(refused(" + - "), [("number".to_owned(), FieldCode::Required)]);
+        assert_eq!(
+            refused(" + - "),
+            [("number".to_owned(), FieldCode::Required)]
+        );
         for bad in [
             "1234567",
             "1234567890123456",
@@ -459,7 +462,10 @@ mod tests {
             ..update(Disconnected)
         };
         let after_ban = session_details_after(Connected, SessionDetails::default(), &banned);
-        assert_eq!(after_ban.reason, Some(SessionReason::TemporaryBan { code: 101 }));
+        assert_eq!(
+            after_ban.reason,
+            Some(SessionReason::TemporaryBan { code: 101 })
+        );
         assert_eq!(after_ban.until, Some(until));
         // The same status reported again keeps why, and until when.
         let again = session_details_after(Disconnected, after_ban.clone(), &update(Disconnected));

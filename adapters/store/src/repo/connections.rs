@@ -21,8 +21,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::types::Json;
 
 use crate::error::db_error;
-use crate::{Backend, Store};
 use crate::repo::{from_wire, to_wire};
+use crate::{Backend, Store};
 
 /// The columns a [`ConnectionRow`] reads.
 const COLUMNS: &str = "id, company_id, name, number, channel, provider, status, qrcode, retries, \

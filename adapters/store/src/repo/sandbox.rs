@@ -157,14 +157,14 @@ impl SandboxRepo for Store {
         );
         let row: Option<PairingRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()))
-            .bind(company)
-            .bind(connection.0)
-            .bind(nonce)
-            .bind(self.now())
-            .bind(reset)
-            .fetch_optional(p)
-            .await
-            .map_err(db_error)?
+                .bind(company)
+                .bind(connection.0)
+                .bind(nonce)
+                .bind(self.now())
+                .bind(reset)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)?
         });
         row.map(SandboxPairing::from)
             .ok_or_else(|| chatflow_core::ErrorCode::ERR_NO_WAPP_FOUND.into())
@@ -182,11 +182,11 @@ impl SandboxRepo for Store {
         );
         let row: Option<PairingRow> = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()))
-            .bind(scope.company_id().0)
-            .bind(connection.0)
-            .fetch_optional(p)
-            .await
-            .map_err(db_error)?
+                .bind(scope.company_id().0)
+                .bind(connection.0)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)?
         });
         Ok(row.map(SandboxPairing::from))
     }
