@@ -263,7 +263,9 @@ async fn exercise(database_url: String) {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(stderr.contains("ERR_VALIDATION"), "{stderr}");
     assert!(
-        stderr.contains(&format!("ABCD-2345 is not the code connection {code_id} shows")),
+        stderr.contains(&format!(
+            "ABCD-2345 is not the code connection {code_id} shows"
+        )),
         "{stderr}"
     );
     let pairing = SandboxRepo::pairing(&store, scope, by_code.id)
@@ -272,7 +274,14 @@ async fn exercise(database_url: String) {
         .expect("pairing");
     assert!(!pairing.paired);
     // The right one, as shown in lower case, pairs with the number it was asked for.
-    let out = run(args(&["--json", "sandbox", "pair-code", &code_id, "wxyz-6789"])).await;
+    let out = run(args(&[
+        "--json",
+        "sandbox",
+        "pair-code",
+        &code_id,
+        "wxyz-6789",
+    ]))
+    .await;
     assert!(
         out.status.success(),
         "{}",

@@ -807,7 +807,9 @@ async fn linking_a_simulated_phone_by_pair_code(app: TestApp) {
         (json!("1234567890123456"), "INVALID_FORMAT"),
         (json!("(11) 98888-7777"), "INVALID_FORMAT"),
     ] {
-        let refused = app.post(&paircode, &token, &json!({"number": number})).await;
+        let refused = app
+            .post(&paircode, &token, &json!({"number": number}))
+            .await;
         assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
         let body: Value = refused.json().await.expect("JSON");
         assert_eq!(body["error"], "ERR_WAPP_INVALID_CONTACT", "{number}");
@@ -818,8 +820,11 @@ async fn linking_a_simulated_phone_by_pair_code(app: TestApp) {
         );
     }
     assert_eq!(
-        json_of(app.get(&format!("/whatsapp/{id}"), &token).await, StatusCode::OK).await
-            ["status"],
+        json_of(
+            app.get(&format!("/whatsapp/{id}"), &token).await,
+            StatusCode::OK
+        )
+        .await["status"],
         "qrcode",
         "a refused number changes nothing"
     );
@@ -851,7 +856,11 @@ async fn linking_a_simulated_phone_by_pair_code(app: TestApp) {
     let read = wait_for_status(&app, &token, id, "PAIRING").await;
     assert_eq!(read["pairingCode"], code.as_str());
     assert_eq!(read["qrcode"], "");
-    let read = json_of(app.get(&format!("/whatsapp/{id}"), &plain).await, StatusCode::OK).await;
+    let read = json_of(
+        app.get(&format!("/whatsapp/{id}"), &plain).await,
+        StatusCode::OK,
+    )
+    .await;
     assert_eq!(read["status"], "PAIRING");
     assert_eq!(read["pairingCode"], Value::Null);
     let listed = json_of(app.get("/whatsapp", &plain).await, StatusCode::OK).await;
@@ -859,12 +868,19 @@ async fn linking_a_simulated_phone_by_pair_code(app: TestApp) {
 
     // The phone types a wrong code: refused, still pairing.
     let phone = format!("/sandbox/{id}/paircode");
-    let wrong = if code == "ZZZZZZZZ" { "YYYY-YYYY" } else { "ZZZZ-ZZZZ" };
+    let wrong = if code == "ZZZZZZZZ" {
+        "YYYY-YYYY"
+    } else {
+        "ZZZZ-ZZZZ"
+    };
     let refused = app.post(&phone, &token, &json!({"code": wrong})).await;
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let body: Value = refused.json().await.expect("JSON");
     assert_eq!(body["error"], "ERR_VALIDATION");
-    assert_eq!(body["fields"], json!([{"field": "code", "code": "INVALID_FORMAT"}]));
+    assert_eq!(
+        body["fields"],
+        json!([{"field": "code", "code": "INVALID_FORMAT"}])
+    );
     // A plain user is no phone.
     assert_error(
         app.post(&phone, &plain, &json!({"code": code})).await,
