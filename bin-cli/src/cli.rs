@@ -91,7 +91,8 @@ pub enum Command {
     /// Development tools (data generator).
     #[command(subcommand)]
     Dev(crate::dev::DevCommand),
-    /// The sandbox channel's simulated phones: scan a QR code, send, read what they received.
+    /// The sandbox channel's simulated phones: scan a QR code or type a pair code, send, read
+    /// what they received.
     #[command(subcommand)]
     Sandbox(crate::sandbox::SandboxCommand),
     /// A company's contacts: list, import a spreadsheet, export.

@@ -2,6 +2,9 @@
 //!
 //! - `chatflow sandbox scan --connection ID`: a phone scans the connection's QR code (the
 //!   server connects it within a moment).
+//! - `chatflow sandbox pair-code CONNECTION CODE`: a phone types the pair code the connection
+//!   shows (after "link with phone number instead"); the server connects it within a moment, with
+//!   the number the code was asked for. A wrong code is refused.
 //! - `chatflow sandbox send --connection ID --from NUMBER [--name NAME] [--media PATH] TEXT`: a
 //!   phone sends a message, text or a file with a caption (the server delivers it to the inbox).
 //!   With `--react EXTERNAL_ID EMOJI`, `--edit EXTERNAL_ID` (TEXT is the new text) or
@@ -20,7 +23,9 @@ use chatflow_core::inbox::model::{Connection, ProviderKind};
 use chatflow_core::inbox::sandbox::SandboxRepo;
 use chatflow_core::service::Ports;
 use chatflow_core::{Error, ErrorCode, TenantScope, WhatsappId};
-use chatflow_sandbox::{PhoneAct, PhoneFile, PhoneMessage, queue_phone_act};
+use chatflow_sandbox::{
+    PhoneAct, PhoneFile, PhoneMessage, normalise_pair_code, queue_phone_act, type_pair_code,
+};
 use chatflow_store::Store;
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -34,6 +39,8 @@ use crate::output::{Table, print_json};
 pub enum SandboxCommand {
     /// A simulated phone scans the connection's QR code (pairing).
     Scan(ScanArgs),
+    /// A simulated phone types the pair code the connection shows (linking by phone number).
+    PairCode(PairCodeArgs),
     /// A simulated phone sends a message to the connection, or reacts to, edits or deletes one.
     Send(SendArgs),
     /// A simulated phone calls the connection and nobody answers.
@@ -48,6 +55,15 @@ pub struct ScanArgs {
     /// The connection's id.
     #[arg(long)]
     pub connection: i64,
+}
+
+/// `chatflow sandbox pair-code`.
+#[derive(Debug, Args)]
+pub struct PairCodeArgs {
+    /// The connection's id.
+    pub connection: i64,
+    /// The code the connection shows, as shown (`XXXX-XXXX`) or without the dash, any case.
+    pub code: String,
 }
 
 /// `chatflow sandbox send`.
@@ -135,6 +151,21 @@ pub async fn run(
             } else {
                 println!(
                     "Connection {} scanned: it connects within a moment.",
+                    connection.id
+                );
+            }
+            Ok(())
+        }
+        SandboxCommand::PairCode(args) => {
+            let (scope, connection) = sandbox_connection(ports, args.connection).await?;
+            type_pair_code(store, scope, connection.id, &args.code).await?;
+            let code = normalise_pair_code(&args.code).unwrap_or_default();
+            if cli.json {
+                print_json(&serde_json::json!({"connection": connection.id, "paired": true}));
+            } else {
+                println!(
+                    "Code {} typed on connection {}: it connects within a moment.",
+                    chatflow_sandbox::display_pair_code(&code),
                     connection.id
                 );
             }

@@ -1,6 +1,6 @@
 //! `chatflow sandbox ...` run for real against a temporary SQLite file (and a temporary
-//! PostgreSQL database when `CHATFLOW_TEST_POSTGRES_URL` is set): scanning, phones sending, and
-//! reading what phones received.
+//! PostgreSQL database when `CHATFLOW_TEST_POSTGRES_URL` is set): scanning, typing a pair code,
+//! phones sending, and reading what phones received.
 
 mod common;
 
@@ -226,6 +226,75 @@ async fn exercise(database_url: String) {
     let out = run(args(&["sandbox", "scan", "--connection", "9999"])).await;
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ERR_NO_WAPP_FOUND"));
+    let out = run(args(&["sandbox", "pair-code", "9999", "ABCD-2345"])).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ERR_NO_WAPP_FOUND"));
+
+    // Linking by phone number: a second connection shows a pair code (as the server's sandbox
+    // does when a code is asked for).
+    let by_code = ConnectionRepo::create(
+        &store,
+        scope,
+        &ConnectionInput {
+            name: "By code".into(),
+            provider: Some(ProviderKind::Sandbox),
+            ..ConnectionInput::default()
+        },
+        "token2",
+        &[],
+    )
+    .await
+    .expect("connection created");
+    let code_id = by_code.id.0.to_string();
+    // No code shown yet.
+    let out = run(args(&["sandbox", "pair-code", &code_id, "ABCD-2345"])).await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(stderr.contains("ERR_WAPP_NOT_INITIALIZED"), "{stderr}");
+    SandboxRepo::begin_pairing(&store, scope, by_code.id, "nonce2", false)
+        .await
+        .expect("pairing");
+    SandboxRepo::show_pair_code(&store, scope, by_code.id, "WXYZ6789", "5511988887777")
+        .await
+        .expect("code shown");
+    // A wrong code is refused, clearly.
+    let out = run(args(&["sandbox", "pair-code", &code_id, "ABCD-2345"])).await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(stderr.contains("ERR_VALIDATION"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "ABCD-2345 is not the code connection {code_id} shows"
+        )),
+        "{stderr}"
+    );
+    let pairing = SandboxRepo::pairing(&store, scope, by_code.id)
+        .await
+        .expect("read")
+        .expect("pairing");
+    assert!(!pairing.paired);
+    // The right one, as shown in lower case, pairs with the number it was asked for.
+    let out = run(args(&[
+        "--json",
+        "sandbox",
+        "pair-code",
+        &code_id,
+        "wxyz-6789",
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let typed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(typed["paired"], true);
+    let pairing = SandboxRepo::pairing(&store, scope, by_code.id)
+        .await
+        .expect("read")
+        .expect("pairing");
+    assert!(pairing.paired);
+    assert_eq!(pairing.pair_number.as_deref(), Some("5511988887777"));
     store.close().await;
 }
 

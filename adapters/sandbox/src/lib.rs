@@ -5,9 +5,14 @@
 //! - Pairing: [`ChannelProvider::start`] reports OPENING, then a QR code (an SVG data URL of the
 //!   pairing string `chatflow-sandbox:{companyId}:{whatsappId}:{nonce}`), renewed every
 //!   [`SandboxConfig::qr_interval`]; after [`SandboxConfig::max_qr_codes`] unscanned codes the
-//!   session times out. A "scan" ([`SandboxRepo::mark_scanned`], from the CLI or the HTTP route)
-//!   connects it with the number `5500000000{whatsappId}`. A paired connection reconnects
-//!   directly on restart.
+//!   session times out (reason `QrExhausted`). A "scan" ([`SandboxRepo::mark_scanned`], from
+//!   the CLI or the HTTP route) connects it with the number `5500000000{whatsappId}`. A paired
+//!   connection reconnects directly on restart.
+//! - Pairing by phone number: [`ChannelProvider::request_pair_code`] on a session waiting to be
+//!   paired reports PAIRING with an eight-character code ([`PAIR_CODE_ALPHABET`], shown
+//!   `XXXX-XXXX`) instead of QR codes; a simulated phone that types it ([`type_pair_code`], from
+//!   the CLI or the HTTP route) connects the session with the number the code was asked for. An
+//!   untyped code expires after [`SandboxConfig::pair_code_ttl`] (TIMEOUT).
 //! - Outbound: [`ChannelProvider::send`] stores the message in the phone's received list with
 //!   ack 1 and reports acks 2 and 3 after [`SandboxConfig::ack_delay`] each.
 //! - Inbound: what simulated phones do ([`PhoneAct`]: messages with or without a file, reactions,
@@ -22,6 +27,7 @@
 //! State shared with other processes lives in the database (the [`SandboxRepo`] port); the task
 //! polls it every [`SandboxConfig::poll_interval`] and wakes at once after in-process writes.
 
+mod pair_code;
 mod phone;
 mod provider;
 mod qr;
@@ -35,6 +41,10 @@ use chatflow_core::inbox::model::ProviderKind;
 #[cfg(doc)]
 use chatflow_core::inbox::sandbox::SandboxRepo;
 
+pub use pair_code::{
+    PAIR_CODE_ALPHABET, PAIR_CODE_LEN, display_pair_code, fresh_pair_code, normalise_pair_code,
+    pair_code_of, type_pair_code,
+};
 pub use phone::{PhoneAct, PhoneFile, PhoneMessage, phone_act_event, phone_event, queue_phone_act};
 pub use provider::SandboxProvider;
 pub use qr::qr_data_url;
@@ -49,6 +59,8 @@ pub struct SandboxConfig {
     pub qr_interval: Duration,
     /// Unscanned QR codes before the session times out (5).
     pub max_qr_codes: i64,
+    /// How long a pair code may be typed before the session times out (3 minutes).
+    pub pair_code_ttl: Duration,
     /// Delay before each ack step (sent → delivered → read; 500 ms).
     pub ack_delay: Duration,
     /// How often the database is polled for scans and phone messages written by other
@@ -61,6 +73,7 @@ impl Default for SandboxConfig {
         Self {
             qr_interval: Duration::from_secs(30),
             max_qr_codes: 5,
+            pair_code_ttl: Duration::from_secs(180),
             ack_delay: Duration::from_millis(500),
             poll_interval: Duration::from_millis(200),
         }

@@ -1,5 +1,6 @@
 //! [`SandboxProvider`]: the sessions of the simulated network, its background task (QR
-//! renewal, scans, inbound delivery, pruning) and its [`ChannelProvider`] implementation.
+//! renewal, scans and typed pair codes, inbound delivery, pruning) and its [`ChannelProvider`]
+//! implementation.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, Weak};
@@ -10,7 +11,7 @@ use chatflow_core::inbox::channel::{
     ChannelChat, ChannelProfile, ChannelProvider, InboundEvent, InboundSink, Outbound, Queued,
 };
 use chatflow_core::inbox::inbound::retry_delay;
-use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionUpdate};
+use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionReason, SessionUpdate};
 use chatflow_core::inbox::sandbox::{
     INBOUND_RETENTION_DAYS, SandboxChange, SandboxRepo, display_body, paired_number, pairing_string,
 };
@@ -19,6 +20,7 @@ use chatflow_core::{CompanyId, Error, ErrorCode, Result, TenantScope, WhatsappId
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use crate::pair_code::{fresh_pair_code, type_pair_code};
 use crate::phone::{fresh_external_id, queue_phone_act};
 use crate::qr::qr_data_url;
 use crate::{DRAIN_PER_CONNECTION, PhoneAct, PhoneMessage, SandboxConfig};
@@ -32,6 +34,10 @@ enum Phase {
     /// Showing QR code number `retries` since `shown_at`.
     Qrcode {
         retries: i64,
+        shown_at: Instant,
+    },
+    /// Linking by phone number: showing a pair code since `shown_at`.
+    PairCode {
         shown_at: Instant,
     },
     Connected,
@@ -51,6 +57,9 @@ struct Inner {
     config: SandboxConfig,
     sink: RwLock<Option<Arc<dyn InboundSink>>>,
     sessions: Mutex<HashMap<WhatsappId, Session>>,
+    /// Held while a session changes phase (a start, a pair code asked for, the background
+    /// round), so a QR renewal never overwrites a pair code asked for meanwhile.
+    transitions: tokio::sync::Mutex<()>,
     wake: Notify,
     /// When delivered inbound rows were last pruned.
     pruned_at: Mutex<Option<Instant>>,
@@ -86,6 +95,7 @@ impl SandboxProvider {
                 config,
                 sink: RwLock::new(None),
                 sessions: Mutex::new(HashMap::new()),
+                transitions: tokio::sync::Mutex::new(()),
                 wake: Notify::new(),
                 pruned_at: Mutex::new(None),
             }),
@@ -176,6 +186,19 @@ impl SandboxProvider {
             .await
     }
 
+    /// A simulated phone types a pair code to link the connection ([`type_pair_code`]); when it
+    /// is the code shown, the session becomes CONNECTED with the number the code was asked for.
+    pub async fn type_pair_code(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        typed: &str,
+    ) -> Result<()> {
+        type_pair_code(self.inner.repo.as_ref(), scope, connection, typed).await?;
+        self.inner.tick_pairing().await;
+        Ok(())
+    }
+
     /// Runs one round of the background work now: QR renewal and scans, then inbound delivery.
     pub async fn tick(&self) {
         self.inner.tick_pairing().await;
@@ -237,19 +260,27 @@ impl Inner {
         qrcode: String,
         retries: i64,
     ) -> Result<()> {
-        let number = (status == ConnectionStatus::Connected).then(|| paired_number(connection));
+        self.report_update(
+            scope,
+            connection,
+            SessionUpdate {
+                status,
+                qrcode,
+                retries,
+                ..Default::default()
+            },
+        )
+        .await
+    }
+
+    async fn report_update(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        update: SessionUpdate,
+    ) -> Result<()> {
         self.sink()?
-            .deliver(
-                scope,
-                connection,
-                InboundEvent::Session(SessionUpdate {
-                    status,
-                    qrcode,
-                    retries,
-                    number,
-                    ..Default::default()
-                }),
-            )
+            .deliver(scope, connection, InboundEvent::Session(update))
             .await
     }
 
@@ -279,7 +310,14 @@ impl Inner {
             .await
     }
 
-    async fn connect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+    /// The session is CONNECTED, with the number a pair code was asked for, else the sandbox's
+    /// own number for the connection.
+    async fn connect(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        number: Option<String>,
+    ) -> Result<()> {
         self.sessions().insert(
             connection,
             Session {
@@ -287,18 +325,72 @@ impl Inner {
                 phase: Phase::Connected,
             },
         );
-        self.report(
+        self.report_update(
             scope,
             connection,
-            ConnectionStatus::Connected,
-            String::new(),
-            0,
+            SessionUpdate {
+                status: ConnectionStatus::Connected,
+                number: Some(number.unwrap_or_else(|| paired_number(connection))),
+                ..Default::default()
+            },
+        )
+        .await
+    }
+
+    /// Shows a fresh pair code for `phone` instead of QR codes; `ERR_WAPP_NOT_INITIALIZED` when
+    /// the session is not waiting to be paired.
+    async fn show_pair_code(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        phone: &str,
+    ) -> Result<()> {
+        let not_pairing = || {
+            Error::with_detail(
+                ErrorCode::ERR_WAPP_NOT_INITIALIZED,
+                "the connection is not waiting to be paired: start its session first",
+            )
+        };
+        let _transition = self.transitions.lock().await;
+        let pairing = matches!(
+            self.phase(connection),
+            Some(Phase::Qrcode { .. } | Phase::PairCode { .. })
+        );
+        if !pairing {
+            return Err(not_pairing());
+        }
+        let code = fresh_pair_code(self.ids.as_ref());
+        if !self
+            .repo
+            .show_pair_code(scope, connection, &code, phone)
+            .await?
+        {
+            return Err(not_pairing());
+        }
+        self.sessions().insert(
+            connection,
+            Session {
+                company: scope.company_id(),
+                phase: Phase::PairCode {
+                    shown_at: Instant::now(),
+                },
+            },
+        );
+        self.report_update(
+            scope,
+            connection,
+            SessionUpdate {
+                status: ConnectionStatus::Pairing,
+                pairing_code: Some(code),
+                ..Default::default()
+            },
         )
         .await
     }
 
     async fn begin(&self, scope: TenantScope, connection: WhatsappId, reset: bool) -> Result<()> {
         self.sink()?;
+        let _transition = self.transitions.lock().await;
         let nonce = self.ids.token(16);
         let pairing = self
             .repo
@@ -313,46 +405,58 @@ impl Inner {
         )
         .await?;
         if pairing.paired {
-            self.connect(scope, connection).await
+            self.connect(scope, connection, pairing.pair_number).await
         } else {
             self.show_qr(scope, connection, 1).await
         }
     }
 
-    /// Scanned codes connect; expired ones are renewed or time out.
+    /// Scanned QR codes and typed pair codes connect; expired QR codes are renewed or time
+    /// out, and so does an expired pair code.
     async fn tick_pairing(&self) {
-        let waiting: Vec<(WhatsappId, CompanyId, i64, Instant)> = self
+        let _transition = self.transitions.lock().await;
+        let waiting: Vec<(WhatsappId, CompanyId, Phase)> = self
             .sessions()
             .iter()
-            .filter_map(|(id, s)| match s.phase {
-                Phase::Qrcode { retries, shown_at } => Some((*id, s.company, retries, shown_at)),
-                Phase::Connected => None,
-            })
+            .filter(|(_, s)| s.phase != Phase::Connected)
+            .map(|(id, s)| (*id, s.company, s.phase.clone()))
             .collect();
-        for (connection, company, retries, shown_at) in waiting {
+        for (connection, company, phase) in waiting {
             let scope = TenantScope::new(company);
             let outcome = async {
-                let paired = self
-                    .repo
-                    .pairing(scope, connection)
-                    .await?
-                    .is_some_and(|p| p.paired);
-                if paired {
-                    return self.connect(scope, connection).await;
+                let pairing = self.repo.pairing(scope, connection).await?;
+                if let Some(pairing) = pairing.filter(|p| p.paired) {
+                    return self.connect(scope, connection, pairing.pair_number).await;
                 }
-                if shown_at.elapsed() < self.config.qr_interval {
+                let (retries, expired, last) = match phase {
+                    Phase::Qrcode { retries, shown_at } => (
+                        retries,
+                        shown_at.elapsed() >= self.config.qr_interval,
+                        retries >= self.config.max_qr_codes,
+                    ),
+                    Phase::PairCode { shown_at } => {
+                        (0, shown_at.elapsed() >= self.config.pair_code_ttl, true)
+                    }
+                    Phase::Connected => return Ok(()),
+                };
+                if !expired {
                     return Ok(());
                 }
-                if retries >= self.config.max_qr_codes {
-                    // A code scanned after the timeout pairs nothing: the session must restart.
+                if last {
+                    // A code scanned or typed after the timeout pairs nothing: the session must
+                    // restart. Running out of QR codes says so; a pair code simply expired.
                     self.sessions().remove(&connection);
                     self.repo.unpair(scope, connection).await?;
-                    self.report(
+                    let qr = matches!(phase, Phase::Qrcode { .. });
+                    self.report_update(
                         scope,
                         connection,
-                        ConnectionStatus::Timeout,
-                        String::new(),
-                        retries,
+                        SessionUpdate {
+                            status: ConnectionStatus::Timeout,
+                            retries,
+                            reason: qr.then_some(SessionReason::QrExhausted),
+                            ..Default::default()
+                        },
                     )
                     .await
                 } else {
@@ -490,7 +594,17 @@ impl ChannelProvider for SandboxProvider {
         self.inner.begin(scope, connection, true).await
     }
 
+    async fn request_pair_code(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        phone: &str,
+    ) -> Result<()> {
+        self.inner.show_pair_code(scope, connection, phone).await
+    }
+
     async fn disconnect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        let _transition = self.inner.transitions.lock().await;
         self.inner.repo.unpair(scope, connection).await?;
         self.inner.sessions().remove(&connection);
         self.inner

@@ -1,6 +1,7 @@
 //! The sandbox provider against an in-memory repository and a recording sink: pairing (QR
-//! renewal, timeout, scan, reconnect when paired), sending with acks, and inbound delivery that
-//! only acknowledges what the sink accepted.
+//! renewal, timeout, scan, reconnect when paired), linking by pair code (the code shown, typed
+//! right or wrong, replaced, expired), sending with acks, and inbound delivery that only
+//! acknowledges what the sink accepted.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -9,13 +10,16 @@ use async_trait::async_trait;
 use chatflow_core::inbox::channel::{
     ChannelProvider, InboundEvent, InboundSink, Outbound, OutboundContent,
 };
-use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind};
+use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionReason, SessionUpdate};
 use chatflow_core::inbox::sandbox::{
     SandboxChange, SandboxChat, SandboxInbound, SandboxPairing, SandboxReceived, SandboxRepo,
 };
 use chatflow_core::ports::IdGenerator;
 use chatflow_core::{CompanyId, ErrorCode, Result, TenantScope, WhatsappId};
-use chatflow_sandbox::{PhoneAct, PhoneMessage, SandboxConfig, SandboxProvider};
+use chatflow_sandbox::{
+    PAIR_CODE_ALPHABET, PAIR_CODE_LEN, PhoneAct, PhoneMessage, SandboxConfig, SandboxProvider,
+    display_pair_code,
+};
 use chrono::Utc;
 
 const COMPANY: CompanyId = CompanyId(1);
@@ -25,13 +29,16 @@ fn scope() -> TenantScope {
     TenantScope::new(COMPANY)
 }
 
-/// Ids that count up, so every nonce differs.
+/// Ids that count up, so every nonce (and every pair code) differs.
 #[derive(Default)]
 struct Counter(Mutex<u64>);
 
 impl IdGenerator for Counter {
     fn uuid(&self) -> uuid::Uuid {
-        uuid::Uuid::nil()
+        let mut n = self.0.lock().expect("lock");
+        *n += 1;
+        // The count in the first bytes, where a pair code is drawn from.
+        uuid::Uuid::from_u128(u128::from(*n) << 96)
     }
     fn token(&self, len: usize) -> String {
         let mut n = self.0.lock().expect("lock");
@@ -64,10 +71,16 @@ impl SandboxRepo for Memory {
     ) -> Result<SandboxPairing> {
         let mut pairing = self.pairing.lock().expect("lock");
         let paired = !reset && pairing.as_ref().is_some_and(|p| p.paired);
+        let pair_number = pairing
+            .as_ref()
+            .filter(|_| paired)
+            .and_then(|p| p.pair_number.clone());
         let next = SandboxPairing {
             whatsapp_id: connection,
             nonce: nonce.to_owned(),
             paired,
+            pair_code: None,
+            pair_number,
             updated_at: Utc::now(),
         };
         *pairing = Some(next.clone());
@@ -81,9 +94,39 @@ impl SandboxRepo for Memory {
         Ok(match pairing.as_mut() {
             Some(p) => {
                 p.paired = true;
+                p.pair_code = None;
+                p.pair_number = None;
                 true
             }
             None => false,
+        })
+    }
+    async fn show_pair_code(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        code: &str,
+        number: &str,
+    ) -> Result<bool> {
+        let mut pairing = self.pairing.lock().expect("lock");
+        Ok(match pairing.as_mut() {
+            Some(p) if !p.paired => {
+                p.pair_code = Some(code.to_owned());
+                p.pair_number = Some(number.to_owned());
+                true
+            }
+            _ => false,
+        })
+    }
+    async fn confirm_pair_code(&self, _: TenantScope, _: WhatsappId, code: &str) -> Result<bool> {
+        let mut pairing = self.pairing.lock().expect("lock");
+        Ok(match pairing.as_mut() {
+            Some(p) if !p.paired && p.pair_code.as_deref() == Some(code) => {
+                p.paired = true;
+                p.pair_code = None;
+                true
+            }
+            _ => false,
         })
     }
     async fn unpair(&self, _: TenantScope, _: WhatsappId) -> Result<()> {
@@ -336,6 +379,7 @@ fn fast() -> SandboxConfig {
     SandboxConfig {
         qr_interval: Duration::from_millis(20),
         max_qr_codes: 3,
+        pair_code_ttl: Duration::from_millis(20),
         ack_delay: Duration::from_millis(10),
         poll_interval: Duration::from_millis(10),
     }
@@ -378,6 +422,154 @@ async fn unscanned_codes_are_renewed_then_time_out() {
             .all(|c| c.starts_with("data:image/svg+xml;base64,"))
     );
     assert_ne!(codes[0], codes[1], "each code has a new nonce");
+    let timeout = last_session(&sink);
+    assert_eq!(timeout.reason, Some(SessionReason::QrExhausted));
+}
+
+/// The last session update the sink received.
+fn last_session(sink: &Recorder) -> SessionUpdate {
+    sink.events
+        .lock()
+        .expect("lock")
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            InboundEvent::Session(s) => Some(s.clone()),
+            _ => None,
+        })
+        .expect("a session event")
+}
+
+/// Asks for a pair code for `phone`; returns the code the connection shows.
+async fn ask_pair_code(provider: &SandboxProvider, sink: &Recorder, phone: &str) -> String {
+    provider
+        .request_pair_code(scope(), CONNECTION, phone)
+        .await
+        .expect("a pair code");
+    let pairing = last_session(sink);
+    assert_eq!(pairing.status, ConnectionStatus::Pairing);
+    assert_eq!(pairing.qrcode, "");
+    let code = pairing.pairing_code.expect("a code");
+    assert_eq!(code.len(), PAIR_CODE_LEN, "{code}");
+    assert!(
+        code.bytes().all(|b| PAIR_CODE_ALPHABET.contains(&b)),
+        "{code}"
+    );
+    code
+}
+
+#[tokio::test]
+async fn a_typed_pair_code_connects_with_the_number_it_was_asked_for() {
+    // QR codes expire at once, a pair code only in an hour: no waiting needed to see which
+    // one the session shows.
+    let (provider, _, sink) = provider(SandboxConfig {
+        pair_code_ttl: Duration::from_secs(3600),
+        qr_interval: Duration::ZERO,
+        ..fast()
+    });
+    provider.start(scope(), CONNECTION).await.expect("started");
+    let code = ask_pair_code(&provider, &sink, "5511988887777").await;
+
+    // No QR code replaces the pair code while it waits to be typed (a QR code would have been
+    // renewed by now).
+    provider.tick().await;
+    assert_eq!(last_session(&sink).status, ConnectionStatus::Pairing);
+
+    // A wrong code, or something that is no code, is refused and connects nothing.
+    let wrong = if code == "ZZZZZZZZ" {
+        "YYYYYYYY"
+    } else {
+        "ZZZZZZZZ"
+    };
+    for typed in [wrong, "ABC", "OOOO-0000"] {
+        let refused = provider
+            .type_pair_code(scope(), CONNECTION, typed)
+            .await
+            .expect_err(typed);
+        assert_eq!(refused.code, ErrorCode::ERR_VALIDATION, "{typed}");
+        assert_eq!(refused.fields[0].field, "code");
+        assert!(refused.detail.is_some());
+    }
+    assert_eq!(last_session(&sink).status, ConnectionStatus::Pairing);
+
+    // The code as shown (XXXX-XXXX), in any case, connects with the number given.
+    let typed = display_pair_code(&code).to_lowercase();
+    provider
+        .type_pair_code(scope(), CONNECTION, &typed)
+        .await
+        .expect("typed");
+    let connected = last_session(&sink);
+    assert_eq!(connected.status, ConnectionStatus::Connected);
+    assert_eq!(connected.number.as_deref(), Some("5511988887777"));
+    assert_eq!(connected.pairing_code, None);
+    // Used up: typing it again is refused.
+    let again = provider
+        .type_pair_code(scope(), CONNECTION, &code)
+        .await
+        .expect_err("used");
+    assert_eq!(again.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+
+    // A restart reconnects with that number; a connected session asks for no code.
+    provider
+        .start(scope(), CONNECTION)
+        .await
+        .expect("restarted");
+    let restarted = last_session(&sink);
+    assert_eq!(restarted.status, ConnectionStatus::Connected);
+    assert_eq!(restarted.number.as_deref(), Some("5511988887777"));
+    let refused = provider
+        .request_pair_code(scope(), CONNECTION, "5511988887777")
+        .await
+        .expect_err("connected");
+    assert_eq!(refused.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+
+    // A new QR code forgets the number: a scan connects with the sandbox's own.
+    provider.new_qr(scope(), CONNECTION).await.expect("new QR");
+    provider.scan(scope(), CONNECTION).await.expect("scanned");
+    assert_eq!(last_session(&sink).number.as_deref(), Some("55000000007"));
+}
+
+#[tokio::test]
+async fn a_pair_code_needs_a_pairing_session_is_replaced_and_expires() {
+    // A pair code expires at once (at the next round), QR codes only in an hour.
+    let (provider, _, sink) = provider(SandboxConfig {
+        pair_code_ttl: Duration::ZERO,
+        qr_interval: Duration::from_secs(3600),
+        ..fast()
+    });
+    // Before the session starts there is nothing to link.
+    let refused = provider
+        .request_pair_code(scope(), CONNECTION, "5511988887777")
+        .await
+        .expect_err("no session");
+    assert_eq!(refused.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+    let refused = provider
+        .type_pair_code(scope(), CONNECTION, "ABCD-EFGH")
+        .await
+        .expect_err("no code shown");
+    assert_eq!(refused.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+
+    provider.start(scope(), CONNECTION).await.expect("started");
+    let first = ask_pair_code(&provider, &sink, "5511988887777").await;
+    let second = ask_pair_code(&provider, &sink, "5511977776666").await;
+    assert_ne!(first, second, "a new request shows a new code");
+    let refused = provider
+        .type_pair_code(scope(), CONNECTION, &first)
+        .await
+        .expect_err("replaced");
+    assert_eq!(refused.code, ErrorCode::ERR_VALIDATION);
+
+    // Untyped, the code expires: the session times out (no QR codes ran out) and the code
+    // pairs nothing any more.
+    provider.tick().await;
+    let timeout = last_session(&sink);
+    assert_eq!(timeout.status, ConnectionStatus::Timeout);
+    assert_eq!(timeout.reason, None);
+    let refused = provider
+        .type_pair_code(scope(), CONNECTION, &second)
+        .await
+        .expect_err("expired");
+    assert_eq!(refused.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
 }
 
 #[tokio::test]

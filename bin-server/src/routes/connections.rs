@@ -32,6 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(regenerate_token))
         .routes(routes!(start_session, new_qr, disconnect))
+        .routes(routes!(request_pair_code))
         .routes(routes!(restart_all))
 }
 
@@ -51,6 +52,16 @@ pub struct ListParams {
 pub struct FilterParams {
     /// Only connections of this channel.
     pub channel: Option<ChannelKind>,
+}
+
+/// The body of `POST /whatsappsession/{id}/paircode`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct PairCodeRequest {
+    /// The phone's number in international form, country code first (`+`, spaces and dashes
+    /// are ignored; 8 to 15 digits remain).
+    #[schema(example = "5511988887777")]
+    pub number: String,
 }
 
 /// The answer of `POST /whatsapp-restart/`.
@@ -238,6 +249,35 @@ async fn new_qr(
     Path(id): Path<i64>,
 ) -> ApiResult<StatusCode> {
     connections::new_qr(&state.ports, &tenant.actor, WhatsappId(id)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Links the connection by phone number instead of a QR code: the code to type on the phone
+/// (WhatsApp > Linked devices > Link a device > Link with phone number instead) arrives on
+/// `company-{id}-whatsappSession` as status `PAIRING` with its `pairingCode`.
+#[utoipa::path(
+    post,
+    path = "/whatsappsession/{id}/paircode",
+    tag = "connections",
+    params(("id" = i64, Path, description = "The connection's id")),
+    request_body = PairCodeRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 204),
+        (status = 403, description = "ERR_NO_PERMISSION: the caller does not manage connections", body = ErrorBody),
+        (status = 404, description = "ERR_NO_WAPP_FOUND: not a connection of the company", body = ErrorBody),
+        (status = 422, description = "ERR_WAPP_INVALID_CONTACT: the number is not 8 to 15 digits (field `number`); ERR_CHANNEL_NOT_SUPPORTED: the connection's provider cannot link by code", body = ErrorBody),
+        (status = 502, description = "ERR_WAPP_NOT_INITIALIZED: the session is not waiting to be paired (start it first)", body = ErrorBody),
+    )
+)]
+async fn request_pair_code(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+    Json(body): Json<PairCodeRequest>,
+) -> ApiResult<StatusCode> {
+    connections::request_pair_code(&state.ports, &tenant.actor, WhatsappId(id), &body.number)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

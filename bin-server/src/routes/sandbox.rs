@@ -1,6 +1,6 @@
 //! The sandbox channel's routes (mounted only when `CHATFLOW_SANDBOX` is on; admins of the
 //! company only, as they act as any phone and read what any chat received): pair a simulated
-//! phone with a connection; have a simulated phone send a message (text or a file), react to,
+//! phone with a connection (scan its QR code, or type its pair code); have a simulated phone send a message (text or a file), react to,
 //! edit or delete one, or call without answer; read what simulated phones received, and the
 //! connection's reaction to a message a phone sent. At startup the sandbox delivers to the
 //! server's shared inbound sink (`crate::inbound::Sink`).
@@ -28,10 +28,20 @@ use crate::state::AppState;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(scan))
+        .routes(routes!(pair_code))
         .routes(routes!(phone_send))
         .routes(routes!(phone_call))
         .routes(routes!(phone_inbox))
         .routes(routes!(phone_sent))
+}
+
+/// The body of `POST /sandbox/{whatsappId}/paircode`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct PhonePairCode {
+    /// The code the connection shows, as shown (`XXXX-XXXX`) or without the dash, any case.
+    #[schema(example = "ABCD-2345")]
+    pub code: String,
 }
 
 /// The body of `POST /sandbox/{whatsappId}/send`.
@@ -142,6 +152,35 @@ async fn scan(
 ) -> ApiResult<StatusCode> {
     let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
     provider.scan(scope, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// A simulated phone types the pair code the connection shows (after
+/// `POST /whatsappsession/{id}/paircode`); the session becomes CONNECTED with the number the code
+/// was asked for.
+#[utoipa::path(
+    post,
+    path = "/sandbox/{whatsappId}/paircode",
+    tag = "sandbox",
+    params(("whatsappId" = i64, Path, description = "The connection's id")),
+    request_body = PhonePairCode,
+    security(("bearer" = [])),
+    responses(
+        (status = 204),
+        (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 422, description = "ERR_VALIDATION (field `code`): not a code, or not the one the connection shows", body = ErrorBody),
+        (status = 502, description = "ERR_WAPP_NOT_INITIALIZED: the connection shows no pair code", body = ErrorBody),
+    )
+)]
+async fn pair_code(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+    Json(body): Json<PhonePairCode>,
+) -> ApiResult<StatusCode> {
+    let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
+    provider.type_pair_code(scope, id, &body.code).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

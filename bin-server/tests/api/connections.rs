@@ -1,5 +1,6 @@
 //! Connections and the sandbox channel over HTTP: CRUD, permissions, the plan limit, the
-//! default flag, company isolation, and pairing a simulated phone end to end.
+//! default flag, company isolation, and pairing a simulated phone end to end, by QR code and by
+//! pair code (the code shown only to those who manage connections).
 
 use std::time::Duration;
 
@@ -40,8 +41,49 @@ sandbox_tests!(
     the_plan_limits_connections,
     another_companys_connections_are_not_found,
     pairing_a_simulated_phone,
+    linking_a_simulated_phone_by_pair_code,
     session_changes_reach_only_the_companys_sockets,
 );
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn linking_by_pair_code_is_in_the_openapi_document() {
+    run(
+        Backend::Sqlite,
+        |c| c.sandbox = Some(true),
+        |app: TestApp| async move {
+            let doc = json_of(
+                app.client
+                    .get(app.url("/api-docs/openapi.json"))
+                    .send()
+                    .await
+                    .expect("sent"),
+                StatusCode::OK,
+            )
+            .await;
+            for path in [
+                "/whatsappsession/{id}/paircode",
+                "/sandbox/{whatsappId}/paircode",
+            ] {
+                let post = &doc["paths"][path]["post"];
+                assert!(post.is_object(), "{path} is described");
+                assert!(post["requestBody"].is_object(), "{path} has its body");
+                assert!(post.get("security").is_some(), "{path} needs a token");
+                for status in ["204", "403", "404", "422", "502"] {
+                    assert!(
+                        post["responses"].get(status).is_some(),
+                        "{path} answers {status}"
+                    );
+                }
+            }
+            let connection = &doc["components"]["schemas"]["Connection"]["properties"];
+            for field in ["pairingCode", "sessionReason", "sessionUntil"] {
+                assert!(connection.get(field).is_some(), "Connection has {field}");
+            }
+            assert!(doc["components"]["schemas"]["SessionReason"].is_object());
+        },
+    )
+    .await;
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sandbox_routes_are_absent_when_off() {
@@ -485,6 +527,12 @@ async fn only_administrators_manage_connections(app: TestApp) {
             .await,
         app.post(&format!("/whatsappsession/{id}"), &plain, &json!({}))
             .await,
+        app.post(
+            &format!("/whatsappsession/{id}/paircode"),
+            &plain,
+            &json!({"number": "5511988887777"}),
+        )
+        .await,
         app.delete(&format!("/whatsappsession/{id}"), &plain).await,
         app.post("/whatsapp-restart/", &plain, &json!({})).await,
     ] {
@@ -530,8 +578,20 @@ async fn another_companys_connections_are_not_found(app: TestApp) {
             .await,
         app.delete(&format!("/whatsappsession/{id}"), &b_token)
             .await,
+        app.post(
+            &format!("/whatsappsession/{id}/paircode"),
+            &b_token,
+            &json!({"number": "5511988887777"}),
+        )
+        .await,
         app.post(&format!("/sandbox/{id}/scan"), &b_token, &json!({}))
             .await,
+        app.post(
+            &format!("/sandbox/{id}/paircode"),
+            &b_token,
+            &json!({"code": "ABCD-2345"}),
+        )
+        .await,
         app.post(
             &format!("/sandbox/{id}/send"),
             &b_token,
@@ -554,6 +614,7 @@ async fn another_companys_connections_are_not_found(app: TestApp) {
         a_view["status"], "qrcode",
         "B's calls did not touch A's session"
     );
+    assert_eq!(a_view["pairingCode"], Value::Null);
 }
 
 /// Polls the connection until `status`, for up to 5 s.
@@ -714,6 +775,158 @@ async fn pairing_a_simulated_phone(app: TestApp) {
         })
         .count();
     assert!(sessions >= 5, "{sessions} session events");
+}
+
+async fn linking_a_simulated_phone_by_pair_code(app: TestApp) {
+    use crate::socket_client::SocketClient;
+    let (company, token) = admin(&app, "Alpha").await;
+    let plain = app
+        .member(company, "ana@alpha.test", MemberOptions::default())
+        .await;
+    let plain = app.token_of(&plain).await;
+    let id = create(&app, &token, json!({"name": "By code"})).await["id"]
+        .as_i64()
+        .expect("id");
+    let paircode = format!("/whatsappsession/{id}/paircode");
+    // Before the session starts there is nothing to link.
+    assert_error(
+        app.post(&paircode, &token, &json!({"number": "5511988887777"}))
+            .await,
+        StatusCode::BAD_GATEWAY,
+        "ERR_WAPP_NOT_INITIALIZED",
+    )
+    .await;
+    app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+        .await;
+    wait_for_status(&app, &token, id, "qrcode").await;
+
+    // The number must be 8 to 15 digits once +, spaces and dashes are dropped.
+    for (number, field_code) in [
+        (json!(""), "REQUIRED"),
+        (json!("1234567"), "INVALID_FORMAT"),
+        (json!("1234567890123456"), "INVALID_FORMAT"),
+        (json!("(11) 98888-7777"), "INVALID_FORMAT"),
+    ] {
+        let refused = app
+            .post(&paircode, &token, &json!({"number": number}))
+            .await;
+        assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let body: Value = refused.json().await.expect("JSON");
+        assert_eq!(body["error"], "ERR_WAPP_INVALID_CONTACT", "{number}");
+        assert_eq!(
+            body["fields"],
+            json!([{"field": "number", "code": field_code}]),
+            "{number}"
+        );
+    }
+    assert_eq!(
+        json_of(
+            app.get(&format!("/whatsapp/{id}"), &token).await,
+            StatusCode::OK
+        )
+        .await["status"],
+        "qrcode",
+        "a refused number changes nothing"
+    );
+
+    // The code arrives live, to the admin's sockets; a plain user's sockets hear the status
+    // without the code.
+    let mut admin_socket = SocketClient::with_token(&app.host, &token).await;
+    let mut plain_socket = SocketClient::with_token(&app.host, &plain).await;
+    let asked = app
+        .post(&paircode, &token, &json!({"number": "+55 11 98888-7777"}))
+        .await;
+    assert_eq!(asked.status(), StatusCode::NO_CONTENT);
+    let room = format!("company-{company}-whatsappSession");
+    let seen = session_event(&mut admin_socket, &room, "PAIRING").await;
+    let code = seen["session"]["pairingCode"]
+        .as_str()
+        .expect("the admin sees the code")
+        .to_owned();
+    assert_eq!(code.len(), 8, "{code}");
+    assert!(
+        code.bytes()
+            .all(|b| chatflow_sandbox::PAIR_CODE_ALPHABET.contains(&b)),
+        "{code}"
+    );
+    let heard = session_event(&mut plain_socket, &room, "PAIRING").await;
+    assert_eq!(heard["session"]["pairingCode"], Value::Null);
+    assert_eq!(heard["session"]["token"], "");
+    // And so do reads.
+    let read = wait_for_status(&app, &token, id, "PAIRING").await;
+    assert_eq!(read["pairingCode"], code.as_str());
+    assert_eq!(read["qrcode"], "");
+    let read = json_of(
+        app.get(&format!("/whatsapp/{id}"), &plain).await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(read["status"], "PAIRING");
+    assert_eq!(read["pairingCode"], Value::Null);
+    let listed = json_of(app.get("/whatsapp", &plain).await, StatusCode::OK).await;
+    assert_eq!(listed[0]["pairingCode"], Value::Null);
+
+    // The phone types a wrong code: refused, still pairing.
+    let phone = format!("/sandbox/{id}/paircode");
+    let wrong = if code == "ZZZZZZZZ" {
+        "YYYY-YYYY"
+    } else {
+        "ZZZZ-ZZZZ"
+    };
+    let refused = app.post(&phone, &token, &json!({"code": wrong})).await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = refused.json().await.expect("JSON");
+    assert_eq!(body["error"], "ERR_VALIDATION");
+    assert_eq!(
+        body["fields"],
+        json!([{"field": "code", "code": "INVALID_FORMAT"}])
+    );
+    // A plain user is no phone.
+    assert_error(
+        app.post(&phone, &plain, &json!({"code": code})).await,
+        StatusCode::FORBIDDEN,
+        "ERR_NO_PERMISSION",
+    )
+    .await;
+    wait_for_status(&app, &token, id, "PAIRING").await;
+
+    // Typed as shown (XXXX-XXXX, any case), it connects with the number given.
+    let typed = format!("{}-{}", &code[..4], &code[4..]).to_lowercase();
+    let done = app.post(&phone, &token, &json!({"code": typed})).await;
+    assert_eq!(done.status(), StatusCode::NO_CONTENT);
+    let connected = wait_for_status(&app, &token, id, "CONNECTED").await;
+    assert_eq!(connected["number"], "5511988887777");
+    assert_eq!(connected["pairingCode"], Value::Null);
+    assert_eq!(connected["sessionReason"], Value::Null);
+
+    // A connected session asks for no code, and the used code pairs nothing.
+    assert_error(
+        app.post(&paircode, &token, &json!({"number": "5511988887777"}))
+            .await,
+        StatusCode::BAD_GATEWAY,
+        "ERR_WAPP_NOT_INITIALIZED",
+    )
+    .await;
+    assert_error(
+        app.post(&phone, &token, &json!({"code": code})).await,
+        StatusCode::BAD_GATEWAY,
+        "ERR_WAPP_NOT_INITIALIZED",
+    )
+    .await;
+}
+
+/// The first `room` event of a session in `status` (a QR renewal may come before it).
+async fn session_event(
+    socket: &mut crate::socket_client::SocketClient,
+    room: &str,
+    status: &str,
+) -> Value {
+    loop {
+        let event = socket.expect_event(room, Duration::from_secs(5)).await;
+        if event["session"]["status"] == status {
+            return event;
+        }
+    }
 }
 
 async fn session_changes_reach_only_the_companys_sockets(app: TestApp) {

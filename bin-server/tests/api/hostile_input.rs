@@ -419,6 +419,12 @@ async fn plain_users_cannot_use_the_sandbox(app: TestApp) {
         app.post(&format!("/sandbox/{c}/scan"), &a.user, &json!({}))
             .await,
         app.post(
+            &format!("/sandbox/{c}/paircode"),
+            &a.user,
+            &json!({"code": "ABCD-2345"}),
+        )
+        .await,
+        app.post(
             &format!("/sandbox/{c}/send"),
             &a.user,
             &json!({"from": maria, "body": "as anyone"}),

@@ -1,8 +1,14 @@
 //! Validation of a connection's settings (spec 2 §5): the name, the rating (NPS) fields, the
-//! redirect queue, the collective vacation and the working hours. Pure functions; the use cases in `service::inbox::connections` call them.
+//! redirect queue, the collective vacation and the working hours; the phone number a connection
+//! is linked to by pair code; what a connection keeps of its session besides the status (the pair
+//! code, the reason and until when) after a provider's report; and what a user may see of a
+//! connection. Pure functions; the use cases in `service::inbox::connections` and the store call
+//! them.
 
-use crate::error::{Error, FieldCode, FieldError, Result};
-use crate::inbox::model::ConnectionInput;
+use chrono::{DateTime, Utc};
+
+use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
+use crate::inbox::model::{ConnectionInput, ConnectionStatus, SessionReason, SessionUpdate};
 
 /// Shortest connection name, in characters (trimmed).
 pub const NAME_MIN_CHARS: usize = 2;
@@ -123,8 +129,9 @@ pub fn may_unset_default(currently_default: bool, others: usize) -> bool {
     !currently_default || others > 0
 }
 
-/// The connection as `actor` may see it: the API token is a credential, shown only to those who
-/// manage connections; everyone else gets it empty.
+/// The connection as `actor` may see it: the API token is a credential and the pair code a
+/// short-lived secret that links a phone, both shown only to those who manage connections;
+/// everyone else gets the token empty and no pair code.
 pub fn connection_for(
     actor: &crate::identity::Actor,
     mut connection: crate::inbox::model::Connection,
@@ -136,8 +143,89 @@ pub fn connection_for(
     .is_ok();
     if !manages {
         connection.token.clear();
+        connection.pairing_code = None;
     }
     connection
+}
+
+/// Fewest digits of a phone number linked by pair code (country code included).
+pub const PHONE_MIN_DIGITS: usize = 8;
+/// Most digits of a phone number linked by pair code (the international maximum).
+pub const PHONE_MAX_DIGITS: usize = 15;
+
+/// The phone number a connection is linked to by pair code, digits only: `input` without its
+/// `+`, spaces and dashes must be 8 to 15 digits (international form, country code first).
+///
+/// Otherwise `ERR_WAPP_INVALID_CONTACT` ("not a valid WhatsApp number") with the field `number`:
+/// `REQUIRED` when nothing is left, `INVALID_FORMAT` for anything else.
+pub fn pair_code_phone(input: &str) -> Result<String> {
+    let digits: String = input
+        .chars()
+        .filter(|c| !matches!(c, '+' | '-') && !c.is_whitespace())
+        .collect();
+    let problem = if digits.is_empty() {
+        Some(FieldCode::Required)
+    } else if !digits.chars().all(|c| c.is_ascii_digit())
+        || !(PHONE_MIN_DIGITS..=PHONE_MAX_DIGITS).contains(&digits.len())
+    {
+        Some(FieldCode::InvalidFormat)
+    } else {
+        None
+    };
+    match problem {
+        None => Ok(digits),
+        Some(code) => Err(Error {
+            code: ErrorCode::ERR_WAPP_INVALID_CONTACT,
+            detail: Some(format!(
+                "a phone number has {PHONE_MIN_DIGITS} to {PHONE_MAX_DIGITS} digits, country code first"
+            )),
+            fields: vec![FieldError::new("number", code)],
+        }),
+    }
+}
+
+/// What a connection shows of its session besides the status.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionDetails {
+    /// The code to type on the phone (linking by phone number).
+    pub pairing_code: Option<String>,
+    /// Why the session is in its state.
+    pub reason: Option<SessionReason>,
+    /// When what `reason` names ends.
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// The session details after a provider reported `update`, the connection having been in
+/// `previous_status` with `previous` details. A report says what it knows; what no longer applies
+/// is cleared:
+/// - the pair code is the update's; without one, it stays only while the session goes on
+///   `PAIRING` (any other status ends the code: connected, a QR code shown, disconnected...);
+/// - the reason (and its `until`) is the update's; without one, it stays only while the status
+///   is unchanged and not `CONNECTED` (a renewed QR code still says why it is shown; a connected
+///   session has nothing to explain unless the update says so).
+pub fn session_details_after(
+    previous_status: ConnectionStatus,
+    previous: SessionDetails,
+    update: &SessionUpdate,
+) -> SessionDetails {
+    let same = previous_status == update.status;
+    let pairing_code = match &update.pairing_code {
+        Some(code) => Some(code.clone()),
+        None if same && update.status == ConnectionStatus::Pairing => previous.pairing_code,
+        None => None,
+    };
+    let (reason, until) = match &update.reason {
+        Some(reason) => (Some(reason.clone()), update.until),
+        None if same && update.status != ConnectionStatus::Connected => {
+            (previous.reason, update.until.or(previous.until))
+        }
+        None => (None, None),
+    };
+    SessionDetails {
+        pairing_code,
+        reason,
+        until,
+    }
 }
 
 #[cfg(test)]
@@ -276,5 +364,137 @@ mod tests {
         assert!(!may_unset_default(true, 0));
         assert!(may_unset_default(true, 1));
         assert!(may_unset_default(false, 0));
+    }
+
+    #[test]
+    fn pair_code_phones_are_eight_to_fifteen_digits() {
+        assert_eq!(
+            pair_code_phone("+55 11 99999-0000").as_deref(),
+            Ok("5511999990000")
+        );
+        assert_eq!(pair_code_phone("12345678").as_deref(), Ok("12345678"));
+        assert_eq!(
+            pair_code_phone("123456789012345").as_deref(),
+            Ok("123456789012345")
+        );
+        let refused = |input: &str| {
+            let error = pair_code_phone(input).expect_err(input);
+            assert_eq!(error.code, ErrorCode::ERR_WAPP_INVALID_CONTACT, "{input}");
+            fields(&error.fields)
+                .into_iter()
+                .map(|(field, code)| (field.to_owned(), code))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            refused(" + - "),
+            [("number".to_owned(), FieldCode::Required)]
+        );
+        for bad in [
+            "1234567",
+            "1234567890123456",
+            "(11) 99999-0000",
+            "55.11.99999.0000",
+            "5511abc990000",
+            "５５１１９９９９００００",
+        ] {
+            assert_eq!(
+                refused(bad),
+                [("number".to_owned(), FieldCode::InvalidFormat)],
+                "{bad}"
+            );
+        }
+    }
+
+    fn update(status: ConnectionStatus) -> SessionUpdate {
+        SessionUpdate {
+            status,
+            ..SessionUpdate::default()
+        }
+    }
+
+    fn details(code: Option<&str>, reason: Option<SessionReason>) -> SessionDetails {
+        SessionDetails {
+            pairing_code: code.map(str::to_owned),
+            reason,
+            until: None,
+        }
+    }
+
+    #[test]
+    fn a_pair_code_lasts_while_pairing_goes_on() {
+        use ConnectionStatus::*;
+        let given = SessionUpdate {
+            pairing_code: Some("ABCD1234".into()),
+            ..update(Pairing)
+        };
+        let pairing = session_details_after(Qrcode, SessionDetails::default(), &given);
+        assert_eq!(pairing.pairing_code.as_deref(), Some("ABCD1234"));
+        // A report that stays PAIRING without a code keeps it; a new code replaces it.
+        let kept = session_details_after(Pairing, pairing.clone(), &update(Pairing));
+        assert_eq!(kept.pairing_code.as_deref(), Some("ABCD1234"));
+        let replaced = SessionUpdate {
+            pairing_code: Some("WXYZ9876".into()),
+            ..update(Pairing)
+        };
+        assert_eq!(
+            session_details_after(Pairing, pairing.clone(), &replaced)
+                .pairing_code
+                .as_deref(),
+            Some("WXYZ9876")
+        );
+        // Any other status ends the code.
+        for status in [Connected, Qrcode, Disconnected, Timeout, Opening] {
+            assert_eq!(
+                session_details_after(Pairing, pairing.clone(), &update(status)).pairing_code,
+                None,
+                "{status:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reason_stays_while_the_status_does_and_connecting_clears_it() {
+        use ConnectionStatus::*;
+        let until = chrono::DateTime::from_timestamp(1_900_000_000, 0).expect("a time");
+        let banned = SessionUpdate {
+            reason: Some(SessionReason::TemporaryBan { code: 101 }),
+            until: Some(until),
+            ..update(Disconnected)
+        };
+        let after_ban = session_details_after(Connected, SessionDetails::default(), &banned);
+        assert_eq!(
+            after_ban.reason,
+            Some(SessionReason::TemporaryBan { code: 101 })
+        );
+        assert_eq!(after_ban.until, Some(until));
+        // The same status reported again keeps why, and until when.
+        let again = session_details_after(Disconnected, after_ban.clone(), &update(Disconnected));
+        assert_eq!(again, after_ban);
+        // Another status without a reason clears both.
+        assert_eq!(
+            session_details_after(Disconnected, after_ban.clone(), &update(Opening)),
+            SessionDetails::default()
+        );
+        // CONNECTED clears the reason and the code, even when it was already connected...
+        let reconnecting = details(Some("ABCD1234"), Some(SessionReason::Reconnecting));
+        assert_eq!(
+            session_details_after(Connected, reconnecting.clone(), &update(Connected)),
+            SessionDetails::default()
+        );
+        // ...unless the update gives one.
+        let given = SessionUpdate {
+            reason: Some(SessionReason::Deaf),
+            ..update(Connected)
+        };
+        assert_eq!(
+            session_details_after(Opening, reconnecting, &given),
+            details(None, Some(SessionReason::Deaf))
+        );
+        // A renewed QR code still says why it is shown.
+        let logged_out = details(None, Some(SessionReason::LoggedOut));
+        assert_eq!(
+            session_details_after(Qrcode, logged_out.clone(), &update(Qrcode)),
+            logged_out
+        );
     }
 }

@@ -158,6 +158,18 @@ pub struct Connection {
     /// `whenExpiresTicket` (stored and shown).
     #[serde(default)]
     pub when_expires_ticket: i64,
+    /// The code to type on the phone while linking by phone number (status `PAIRING`), eight
+    /// characters shown as `XXXX-XXXX`. A short-lived secret: only those who manage connections
+    /// see it (see [`crate::inbox::connection_rules::connection_for`]); `null` otherwise.
+    #[serde(default)]
+    pub pairing_code: Option<String>,
+    /// Why the session is in its state when the status alone does not say (logged out from the
+    /// phone, banned, replaced, reconnecting...), or `null`.
+    #[serde(default)]
+    pub session_reason: Option<SessionReason>,
+    /// When what `sessionReason` names ends (a temporary ban), or `null`.
+    #[serde(default)]
+    pub session_until: Option<DateTime<Utc>>,
 }
 
 /// The editable fields of a connection (create and update).

@@ -42,7 +42,10 @@ pub trait ConnectionRepo: Send + Sync {
         input: &ConnectionInput,
     ) -> Result<Option<Connection>>;
     async fn set_token(&self, scope: TenantScope, id: WhatsappId, token: &str) -> Result<bool>;
-    /// Records a session change and appends the `whatsappSession` event.
+    /// Records a session change and appends the `whatsappSession` event: the status, QR code
+    /// and retries as given, the number when given, and the pair code, reason and until as
+    /// [`crate::inbox::connection_rules::session_details_after`] decides from the row's previous
+    /// status and details.
     async fn set_session(
         &self,
         scope: TenantScope,

@@ -2,7 +2,8 @@
 //! in the database so the CLI (another process), the HTTP routes and the server share it.
 //!
 //! - Pairing: one row per connection with the current pairing nonce and whether a phone scanned
-//!   it (a paired connection reconnects without a new QR after a restart).
+//!   it (a paired connection reconnects without a new QR after a restart); when linking by phone
+//!   number instead, the code the phone must type and the number it was asked for.
 //! - Inbound: what simulated phones sent to a connection, in order; a row is marked delivered
 //!   only after the inbox committed it, so a crash replays it.
 //! - Outbound: what simulated phones received from a connection, with the delivery ack.
@@ -24,6 +25,13 @@ pub struct SandboxPairing {
     pub nonce: String,
     /// A phone scanned the code; the connection stays paired until it disconnects.
     pub paired: bool,
+    /// The code a phone must type to pair, while the connection links by phone number.
+    #[serde(default)]
+    pub pair_code: Option<String>,
+    /// The number the pair code was asked for: the connection's number once paired by code
+    /// (none when paired by QR code).
+    #[serde(default)]
+    pub pair_number: Option<String>,
     pub updated_at: DateTime<Utc>,
 }
 
@@ -96,7 +104,8 @@ pub enum SandboxChange {
 #[async_trait]
 pub trait SandboxRepo: Send + Sync {
     /// Starts (or restarts) pairing with a fresh `nonce`, keeping `paired` as it was unless
-    /// `reset` (a new QR was asked for).
+    /// `reset` (a new QR was asked for). A pair code shown before is forgotten; the number paired
+    /// by code stays only with the pairing.
     async fn begin_pairing(
         &self,
         scope: TenantScope,
@@ -110,9 +119,27 @@ pub trait SandboxRepo: Send + Sync {
         scope: TenantScope,
         connection: WhatsappId,
     ) -> Result<Option<SandboxPairing>>;
-    /// A phone scanned the connection's QR code. `false` when the connection is not pairing
-    /// (or is not the company's).
+    /// A phone scanned the connection's QR code (any pair code shown is forgotten). `false` when
+    /// the connection is not pairing (or is not the company's).
     async fn mark_scanned(&self, scope: TenantScope, connection: WhatsappId) -> Result<bool>;
+    /// The connection links by phone number instead: it shows `code` (replacing any code shown
+    /// before) for the phone `number`. `false` when it is not pairing, is paired already, or is
+    /// not the company's.
+    async fn show_pair_code(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        code: &str,
+        number: &str,
+    ) -> Result<bool>;
+    /// A phone typed `code`: when it is the code the connection shows, the connection is paired
+    /// (with the number the code was asked for) and the code is used up. `false` otherwise.
+    async fn confirm_pair_code(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        code: &str,
+    ) -> Result<bool>;
     /// Forgets the pairing (disconnect).
     async fn unpair(&self, scope: TenantScope, connection: WhatsappId) -> Result<()>;
     /// Queues what a phone sent (its chat, name and message id are kept with it); `None` when

@@ -370,6 +370,9 @@ fn connection(allow_group: bool) -> Connection {
         time_inactive_message: 0,
         inactive_message: String::new(),
         when_expires_ticket: 0,
+        pairing_code: None,
+        session_reason: None,
+        session_until: None,
     }
 }
 

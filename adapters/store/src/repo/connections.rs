@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use chatflow_core::events::Event;
 use chatflow_core::flow_ports::FlowId;
+use chatflow_core::inbox::connection_rules::{SessionDetails, session_details_after};
 use chatflow_core::inbox::model::{
-    Connection, ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate,
+    Connection, ConnectionInput, ConnectionStatus, ProviderKind, SessionReason, SessionUpdate,
 };
 use chatflow_core::inbox::ports::ConnectionRepo;
 use chatflow_core::ports::{ChannelKind, QueueSummary};
@@ -19,9 +20,9 @@ use chatflow_core::{CompanyId, Error, QueueId, Result, TenantScope, WhatsappId};
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::types::Json;
 
-use crate::Store;
 use crate::error::db_error;
 use crate::repo::{from_wire, to_wire};
+use crate::{Backend, Store};
 
 /// The columns a [`ConnectionRow`] reads.
 const COLUMNS: &str = "id, company_id, name, number, channel, provider, status, qrcode, retries, \
@@ -31,7 +32,7 @@ const COLUMNS: &str = "id, company_id, name, number, channel, provider, status, 
      time_create_new_ticket, max_use_bot_queues_nps, expires_ticket_nps, flow_id_welcome, \
      flow_id_not_phrase, collective_vacation_start, collective_vacation_end, \
      collective_vacation_message, schedules, time_inactive_message, inactive_message, \
-     when_expires_ticket, updated_at";
+     when_expires_ticket, pairing_code, session_reason, session_until, updated_at";
 
 #[derive(sqlx::FromRow)]
 struct ConnectionRow {
@@ -70,7 +71,61 @@ struct ConnectionRow {
     time_inactive_message: i64,
     inactive_message: String,
     when_expires_ticket: i64,
+    pairing_code: Option<String>,
+    session_reason: Option<String>,
+    session_until: Option<DateTime<Utc>>,
     updated_at: DateTime<Utc>,
+}
+
+/// What [`ConnectionRepo::set_session`] reads of the row before writing.
+#[derive(sqlx::FromRow)]
+struct SessionRow {
+    status: String,
+    pairing_code: Option<String>,
+    session_reason: Option<String>,
+    session_until: Option<DateTime<Utc>>,
+}
+
+impl SessionRow {
+    fn details(self, connection: i64) -> Result<(ConnectionStatus, SessionDetails)> {
+        let status = ConnectionStatus::parse(&self.status).ok_or_else(|| {
+            Error::internal(format!(
+                "unexpected value {:?} in column status",
+                self.status
+            ))
+        })?;
+        Ok((
+            status,
+            SessionDetails {
+                pairing_code: self.pairing_code,
+                reason: reason_of(connection, self.session_reason.as_deref()),
+                until: self.session_until,
+            },
+        ))
+    }
+}
+
+/// The stored reason (JSON text). One this version cannot read (written by a newer one) is
+/// shown as none rather than hiding the connection.
+fn reason_of(connection: i64, text: Option<&str>) -> Option<SessionReason> {
+    let text = text?;
+    match serde_json::from_str(text) {
+        Ok(reason) => Some(reason),
+        Err(e) => {
+            tracing::warn!(connection, reason = text, error = %e, "unreadable session reason");
+            None
+        }
+    }
+}
+
+/// The JSON text a reason is stored as.
+fn reason_text(reason: Option<&SessionReason>) -> Result<Option<String>> {
+    reason
+        .map(|r| {
+            serde_json::to_string(r)
+                .map_err(|e| Error::internal(format!("cannot serialise a session reason: {e}")))
+        })
+        .transpose()
 }
 
 #[derive(sqlx::FromRow)]
@@ -128,6 +183,9 @@ impl ConnectionRow {
             time_inactive_message: self.time_inactive_message,
             inactive_message: self.inactive_message,
             when_expires_ticket: self.when_expires_ticket,
+            session_reason: reason_of(self.id, self.session_reason.as_deref()),
+            pairing_code: self.pairing_code,
+            session_until: self.session_until,
         })
     }
 }
@@ -522,10 +580,33 @@ impl ConnectionRepo for Store {
     ) -> Result<Option<Connection>> {
         let company = scope.company_id().0;
         let at = self.now();
+        // The previous status and details decide what the update keeps; PostgreSQL locks the
+        // row so two reports of one session apply one after the other (SQLite's write
+        // transaction already does).
+        let lock = match self.backend() {
+            Backend::Postgres => " FOR UPDATE",
+            Backend::Sqlite => "",
+        };
+        let read = format!(
+            "SELECT status, pairing_code, session_reason, session_until FROM whatsapps \
+             WHERE company_id = $1 AND id = $2{lock}"
+        );
         write_tx!(self, |tx| {
+            let previous: Option<SessionRow> = sqlx::query_as(sqlx::AssertSqlSafe(read.clone()))
+                .bind(company)
+                .bind(id.0)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+            let Some(previous) = previous else {
+                return Ok(None);
+            };
+            let (status, details) = previous.details(id.0)?;
+            let details = session_details_after(status, details, update);
             let done = sqlx::query(
                 "UPDATE whatsapps SET status = $3, qrcode = $4, retries = $5, \
-                 number = COALESCE($6, number), updated_at = $7 \
+                 number = COALESCE($6, number), updated_at = $7, pairing_code = $8, \
+                 session_reason = $9, session_until = $10 \
                  WHERE company_id = $1 AND id = $2",
             )
             .bind(company)
@@ -535,6 +616,9 @@ impl ConnectionRepo for Store {
             .bind(update.retries)
             .bind(update.number.as_deref())
             .bind(at)
+            .bind(details.pairing_code.as_deref())
+            .bind(reason_text(details.reason.as_ref())?)
+            .bind(details.until)
             .execute(&mut *tx)
             .await
             .map_err(db_error)?;

@@ -17,8 +17,13 @@ struct PairingRow {
     whatsapp_id: i64,
     nonce: String,
     paired: bool,
+    pair_code: Option<String>,
+    pair_number: Option<String>,
     updated_at: DateTime<Utc>,
 }
+
+/// The columns a [`PairingRow`] reads.
+const PAIRING_COLUMNS: &str = "whatsapp_id, nonce, paired, pair_code, pair_number, updated_at";
 
 impl From<PairingRow> for SandboxPairing {
     fn from(row: PairingRow) -> Self {
@@ -26,6 +31,8 @@ impl From<PairingRow> for SandboxPairing {
             whatsapp_id: WhatsappId(row.whatsapp_id),
             nonce: row.nonce,
             paired: row.paired,
+            pair_code: row.pair_code,
+            pair_number: row.pair_number,
             updated_at: row.updated_at,
         }
     }
@@ -134,25 +141,30 @@ impl SandboxRepo for Store {
         reset: bool,
     ) -> Result<SandboxPairing> {
         let company = scope.company_id().0;
+        // Only a connection of the company gets a pairing row. A new session forgets the pair
+        // code; the number paired by code goes with the pairing.
+        let sql = format!(
+            "INSERT INTO sandbox_pairings (whatsapp_id, company_id, nonce, paired, updated_at) \
+             SELECT w.id, w.company_id, $3, FALSE, $4 FROM whatsapps w \
+             WHERE w.id = $2 AND w.company_id = $1 \
+             ON CONFLICT (whatsapp_id) DO UPDATE SET nonce = excluded.nonce, \
+             paired = CASE WHEN $5 THEN FALSE ELSE sandbox_pairings.paired END, \
+             pair_code = NULL, \
+             pair_number = CASE WHEN $5 OR NOT sandbox_pairings.paired THEN NULL \
+             ELSE sandbox_pairings.pair_number END, \
+             updated_at = excluded.updated_at \
+             RETURNING {PAIRING_COLUMNS}"
+        );
         let row: Option<PairingRow> = crate::on_pool!(self.pool(), |p| {
-            // Only a connection of the company gets a pairing row.
-            sqlx::query_as(
-                "INSERT INTO sandbox_pairings (whatsapp_id, company_id, nonce, paired, updated_at) \
-                 SELECT w.id, w.company_id, $3, FALSE, $4 FROM whatsapps w \
-                 WHERE w.id = $2 AND w.company_id = $1 \
-                 ON CONFLICT (whatsapp_id) DO UPDATE SET nonce = excluded.nonce, \
-                 paired = CASE WHEN $5 THEN FALSE ELSE sandbox_pairings.paired END, \
-                 updated_at = excluded.updated_at \
-                 RETURNING whatsapp_id, nonce, paired, updated_at",
-            )
-            .bind(company)
-            .bind(connection.0)
-            .bind(nonce)
-            .bind(self.now())
-            .bind(reset)
-            .fetch_optional(p)
-            .await
-            .map_err(db_error)?
+            sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()))
+                .bind(company)
+                .bind(connection.0)
+                .bind(nonce)
+                .bind(self.now())
+                .bind(reset)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)?
         });
         row.map(SandboxPairing::from)
             .ok_or_else(|| chatflow_core::ErrorCode::ERR_NO_WAPP_FOUND.into())
@@ -164,16 +176,17 @@ impl SandboxRepo for Store {
         scope: TenantScope,
         connection: WhatsappId,
     ) -> Result<Option<SandboxPairing>> {
+        let sql = format!(
+            "SELECT {PAIRING_COLUMNS} FROM sandbox_pairings \
+             WHERE company_id = $1 AND whatsapp_id = $2"
+        );
         let row: Option<PairingRow> = crate::on_pool!(self.pool(), |p| {
-            sqlx::query_as(
-                "SELECT whatsapp_id, nonce, paired, updated_at FROM sandbox_pairings \
-                 WHERE company_id = $1 AND whatsapp_id = $2",
-            )
-            .bind(scope.company_id().0)
-            .bind(connection.0)
-            .fetch_optional(p)
-            .await
-            .map_err(db_error)?
+            sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()))
+                .bind(scope.company_id().0)
+                .bind(connection.0)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)?
         });
         Ok(row.map(SandboxPairing::from))
     }
@@ -182,11 +195,61 @@ impl SandboxRepo for Store {
     async fn mark_scanned(&self, scope: TenantScope, connection: WhatsappId) -> Result<bool> {
         let done = crate::on_pool!(self.pool(), |p| {
             sqlx::query(
-                "UPDATE sandbox_pairings SET paired = TRUE, updated_at = $3 \
-                 WHERE company_id = $1 AND whatsapp_id = $2",
+                "UPDATE sandbox_pairings SET paired = TRUE, pair_code = NULL, pair_number = NULL, \
+                 updated_at = $3 WHERE company_id = $1 AND whatsapp_id = $2",
             )
             .bind(scope.company_id().0)
             .bind(connection.0)
+            .bind(self.now())
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(done > 0)
+    }
+
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::show_pair_code", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
+    async fn show_pair_code(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        code: &str,
+        number: &str,
+    ) -> Result<bool> {
+        let done = crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE sandbox_pairings SET pair_code = $3, pair_number = $4, updated_at = $5 \
+                 WHERE company_id = $1 AND whatsapp_id = $2 AND NOT paired",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(code)
+            .bind(number)
+            .bind(self.now())
+            .execute(p)
+            .await
+            .map_err(db_error)?
+            .rows_affected()
+        });
+        Ok(done > 0)
+    }
+
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::confirm_pair_code", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
+    async fn confirm_pair_code(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        code: &str,
+    ) -> Result<bool> {
+        let done = crate::on_pool!(self.pool(), |p| {
+            sqlx::query(
+                "UPDATE sandbox_pairings SET paired = TRUE, pair_code = NULL, updated_at = $4 \
+                 WHERE company_id = $1 AND whatsapp_id = $2 AND pair_code = $3 AND NOT paired",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(code)
             .bind(self.now())
             .execute(p)
             .await

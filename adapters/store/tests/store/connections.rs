@@ -1,10 +1,13 @@
 //! ConnectionRepo and SandboxRepo: fields round-trip, the default flag, queues, session
-//! changes, the events each write appends, and company isolation.
+//! changes (with the pair code, the reason and until when), the events each write appends,
+//! pairing a sandbox connection by QR code and by pair code, and company isolation.
 
 use chatflow_core::events::Event;
 use chatflow_core::flow_ports::FlowRepo;
 use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
-use chatflow_core::inbox::model::{ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate};
+use chatflow_core::inbox::model::{
+    ConnectionInput, ConnectionStatus, ProviderKind, SessionReason, SessionUpdate,
+};
 use chatflow_core::inbox::ports::{ConnectionRepo, EventLog};
 use chatflow_core::inbox::sandbox::{SandboxChange, SandboxRepo};
 use chatflow_core::ports::ChannelKind;
@@ -21,8 +24,10 @@ store_tests!(
     routing_fields_round_trip_and_flows_stay_in_the_company,
     one_default_moves_between_connections,
     sessions_and_tokens_are_recorded,
+    session_details_are_kept_while_they_apply,
     connections_of_another_company_are_invisible,
     sandbox_pairing_inbound_and_outbound,
+    sandbox_pairing_by_pair_code,
     sandbox_rows_of_another_company_are_invisible,
 );
 
@@ -344,6 +349,126 @@ async fn sessions_and_tokens_are_recorded(store: Store) {
     assert!(all.iter().any(|x| x.id == c.id));
 }
 
+async fn session_details_are_kept_while_they_apply(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = ConnectionRepo::create(&store, a, &input("Phone"), "t1", &[])
+        .await
+        .expect("created");
+    let set = |update: SessionUpdate| {
+        let store = store.clone();
+        async move {
+            ConnectionRepo::set_session(&store, a, c.id, &update)
+                .await
+                .expect("set")
+                .expect("found")
+        }
+    };
+    // Linking by phone number: the code is stored, and stays while the session goes on
+    // PAIRING.
+    let pairing = set(SessionUpdate {
+        status: ConnectionStatus::Pairing,
+        pairing_code: Some("ABCD2345".into()),
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(pairing.pairing_code.as_deref(), Some("ABCD2345"));
+    let again = set(SessionUpdate {
+        status: ConnectionStatus::Pairing,
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(again.pairing_code.as_deref(), Some("ABCD2345"));
+    // The event carries it, and a read finds it.
+    let last = events(&store, a).await.pop();
+    assert!(
+        matches!(&last, Some(Event::WhatsappSession { session }) if session.pairing_code.as_deref() == Some("ABCD2345")),
+        "{last:?}"
+    );
+    // CONNECTED clears it.
+    let connected = set(SessionUpdate {
+        status: ConnectionStatus::Connected,
+        number: Some("5511988887777".into()),
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(connected.pairing_code, None);
+    assert_eq!(connected.number, "5511988887777");
+
+    // A ban is stored with its end (as JSON text, read back as the reason), and kept while the
+    // status is reported again.
+    let until = chrono::DateTime::parse_from_rfc3339("2031-05-06T07:08:09Z")
+        .expect("a time")
+        .to_utc();
+    let banned = set(SessionUpdate {
+        status: ConnectionStatus::Disconnected,
+        reason: Some(SessionReason::TemporaryBan { code: 102 }),
+        until: Some(until),
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(
+        banned.session_reason,
+        Some(SessionReason::TemporaryBan { code: 102 })
+    );
+    assert_eq!(banned.session_until, Some(until));
+    let kept = set(SessionUpdate {
+        status: ConnectionStatus::Disconnected,
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(kept.session_reason, banned.session_reason);
+    assert_eq!(kept.session_until, Some(until));
+    let read = ConnectionRepo::get(&store, a, c.id)
+        .await
+        .expect("read")
+        .expect("found");
+    assert_eq!(read.session_reason, banned.session_reason);
+    assert_eq!(read.session_until, Some(until));
+    // Another status without a reason clears both.
+    let opening = set(SessionUpdate {
+        status: ConnectionStatus::Opening,
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(opening.session_reason, None);
+    assert_eq!(opening.session_until, None);
+    // A reason with a message round-trips whole.
+    let refused = SessionReason::PairCodeError {
+        throttled: true,
+        message: "wait «1 min»".into(),
+    };
+    let failed = set(SessionUpdate {
+        status: ConnectionStatus::Qrcode,
+        reason: Some(refused.clone()),
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(failed.session_reason, Some(refused.clone()));
+    let listed = ConnectionRepo::list(&store, a).await.expect("list");
+    assert_eq!(listed[0].session_reason, Some(refused));
+    // Another company's update touches nothing.
+    assert!(
+        ConnectionRepo::set_session(
+            &store,
+            b,
+            c.id,
+            &SessionUpdate {
+                status: ConnectionStatus::Connected,
+                ..Default::default()
+            }
+        )
+        .await
+        .expect("session")
+        .is_none()
+    );
+    let unchanged = ConnectionRepo::get(&store, a, c.id)
+        .await
+        .expect("read")
+        .expect("found");
+    assert_eq!(unchanged.status, ConnectionStatus::Qrcode);
+    assert!(unchanged.session_reason.is_some());
+}
+
 async fn connections_of_another_company_are_invisible(store: Store) {
     let (a, b) = two_companies(&store).await;
     let b_queue = QueueId(queue(&store, b, "B's", "#123456", None).await);
@@ -577,6 +702,108 @@ async fn sandbox_pairing_inbound_and_outbound(store: Store) {
         .await
         .expect("to");
     assert!(to[0].deleted);
+}
+
+async fn sandbox_pairing_by_pair_code(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = ConnectionRepo::create(&store, a, &input("Sandbox"), "t", &[])
+        .await
+        .expect("created");
+    // No pairing yet: no code to show.
+    assert!(
+        !SandboxRepo::show_pair_code(&store, a, c.id, "ABCD2345", "5511988887777")
+            .await
+            .expect("show")
+    );
+    SandboxRepo::begin_pairing(&store, a, c.id, "n1", false)
+        .await
+        .expect("pairing");
+    assert!(
+        SandboxRepo::show_pair_code(&store, a, c.id, "ABCD2345", "5511988887777")
+            .await
+            .expect("show")
+    );
+    // A new code replaces the first.
+    assert!(
+        SandboxRepo::show_pair_code(&store, a, c.id, "WXYZ6789", "5511977776666")
+            .await
+            .expect("show")
+    );
+    let shown = SandboxRepo::pairing(&store, a, c.id)
+        .await
+        .expect("read")
+        .expect("pairing");
+    assert_eq!(shown.pair_code.as_deref(), Some("WXYZ6789"));
+    assert_eq!(shown.pair_number.as_deref(), Some("5511977776666"));
+    assert!(!shown.paired);
+    // Another company cannot show, see or type the code.
+    assert!(
+        !SandboxRepo::show_pair_code(&store, b, c.id, "BBBB2222", "5511")
+            .await
+            .expect("show")
+    );
+    assert!(
+        !SandboxRepo::confirm_pair_code(&store, b, c.id, "WXYZ6789")
+            .await
+            .expect("confirm")
+    );
+    // The replaced code, or a wrong one, pairs nothing; the shown one pairs, once.
+    for wrong in ["ABCD2345", "WXYZ6788"] {
+        assert!(
+            !SandboxRepo::confirm_pair_code(&store, a, c.id, wrong)
+                .await
+                .expect("confirm")
+        );
+    }
+    assert!(
+        SandboxRepo::confirm_pair_code(&store, a, c.id, "WXYZ6789")
+            .await
+            .expect("confirm")
+    );
+    assert!(
+        !SandboxRepo::confirm_pair_code(&store, a, c.id, "WXYZ6789")
+            .await
+            .expect("confirm")
+    );
+    let paired = SandboxRepo::pairing(&store, a, c.id)
+        .await
+        .expect("read")
+        .expect("pairing");
+    assert!(paired.paired);
+    assert_eq!(paired.pair_code, None);
+    assert_eq!(paired.pair_number.as_deref(), Some("5511977776666"));
+    // A paired connection shows no code.
+    assert!(
+        !SandboxRepo::show_pair_code(&store, a, c.id, "CCCC3333", "5511")
+            .await
+            .expect("show")
+    );
+    // Restarting keeps the pairing and its number; a new QR code forgets both.
+    let restarted = SandboxRepo::begin_pairing(&store, a, c.id, "n2", false)
+        .await
+        .expect("restart");
+    assert!(restarted.paired);
+    assert_eq!(restarted.pair_number.as_deref(), Some("5511977776666"));
+    let reset = SandboxRepo::begin_pairing(&store, a, c.id, "n3", true)
+        .await
+        .expect("new QR");
+    assert!(!reset.paired);
+    assert_eq!(reset.pair_number, None);
+    // A QR scan forgets a code shown meanwhile (the phone that scanned is the sandbox's own).
+    SandboxRepo::show_pair_code(&store, a, c.id, "DDDD4444", "5511966665555")
+        .await
+        .expect("show");
+    assert!(
+        SandboxRepo::mark_scanned(&store, a, c.id)
+            .await
+            .expect("scan")
+    );
+    let scanned = SandboxRepo::pairing(&store, a, c.id)
+        .await
+        .expect("read")
+        .expect("pairing");
+    assert!(scanned.paired);
+    assert_eq!((scanned.pair_code, scanned.pair_number), (None, None));
 }
 
 async fn sandbox_rows_of_another_company_are_invisible(store: Store) {

@@ -47,6 +47,7 @@ async fn connected(store: &Store, scope: TenantScope, name: &str) -> WhatsappId 
             qrcode: String::new(),
             retries: 0,
             number: None,
+            ..Default::default()
         },
     )
     .await

@@ -185,6 +185,28 @@ pub async fn new_qr(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> 
         .await
 }
 
+/// Asks to link the connection by phone number instead of a QR code
+/// (`POST /whatsappsession/{id}/paircode`): the number is checked by
+/// [`connection_rules::pair_code_phone`] (`ERR_WAPP_INVALID_CONTACT` on the field `number`) and
+/// handed to the provider digits only. The code to type on the phone arrives as a session event
+/// (status `PAIRING` with its `pairingCode`); providers that cannot link by code answer
+/// `ERR_CHANNEL_NOT_SUPPORTED`.
+#[tracing::instrument(level = "debug", name = "inbox.connections::request_pair_code", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
+pub async fn request_pair_code(
+    ports: &Ports,
+    actor: &Actor,
+    id: WhatsappId,
+    number: &str,
+) -> Result<()> {
+    let (scope, connection) = for_session(ports, actor, id).await?;
+    let phone = connection_rules::pair_code_phone(number)?;
+    ports
+        .channels
+        .get(connection.provider)?
+        .request_pair_code(scope, id, &phone)
+        .await
+}
+
 /// Ends the session (`DELETE /whatsappsession/{id}`).
 #[tracing::instrument(level = "debug", name = "inbox.connections::disconnect", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn disconnect(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
@@ -235,8 +257,9 @@ pub async fn restore_sessions(ports: &Ports) -> Result<Vec<(WhatsappId, Result<(
     Ok(outcomes)
 }
 
-/// Records a session change a provider reported (status, QR code, number) and appends the
-/// `whatsappSession` event. Ingestion calls it for [`crate::inbox::channel::InboundEvent::Session`].
+/// Records a session change a provider reported (status, QR code, number, pair code, reason;
+/// what no longer applies is cleared by [`connection_rules::session_details_after`]) and appends
+/// the `whatsappSession` event. Ingestion calls it for [`crate::inbox::channel::InboundEvent::Session`].
 #[tracing::instrument(level = "debug", name = "inbox.connections::record_session", skip_all, fields(company = scope.company_id().0, connection = id.0))]
 pub async fn record_session(
     ports: &Ports,

@@ -11,6 +11,36 @@ export function needsAttention(status: ConnectionStatus): boolean {
 }
 
 const text = z.pipe(z.nullish(z.string()), z.transform((v) => v ?? ''));
+
+/** Why a session is in its state (core/src/inbox/model.rs `SessionReason`), by `kind`. */
+export const SESSION_REASON_KINDS = [
+  'loggedOut',
+  'replaced',
+  'temporaryBan',
+  'outdated',
+  'qrExhausted',
+  'pairCodeError',
+  'passkeyRequired',
+  'deaf',
+  'leaseLost',
+  'reconnecting',
+  'failed',
+] as const;
+export type SessionReasonKind = (typeof SESSION_REASON_KINDS)[number];
+
+/** A session reason; one this version does not know is read as none. */
+export const sessionReasonSchema = z.catch(
+  z.nullish(
+    z.looseObject({
+      kind: z.enum(SESSION_REASON_KINDS),
+      code: z.optional(z.number()),
+      throttled: z.optional(z.boolean()),
+      message: z.optional(z.string()),
+    }),
+  ),
+  null,
+);
+export type SessionReason = NonNullable<z.infer<typeof sessionReasonSchema>>;
 const int = (fallback: number) => z.pipe(z.nullish(z.number()), z.transform((v) => v ?? fallback));
 
 /** A connection, `whatsapp` on the wire (core/src/inbox/model.rs `Connection`). */
@@ -56,12 +86,24 @@ export const connectionSchema = z.looseObject({
   queueIds: z.nullish(z.array(z.number())),
   queues: z.nullish(z.array(z.object({ id: z.number(), name: z.string(), color: z.nullish(z.string()) }))),
   updatedAt: z.nullish(z.string()),
+  /** The code to type on the phone while linking by phone number (status PAIRING); admins only. */
+  pairingCode: z.pipe(z.nullish(z.string()), z.transform((v) => v || null)),
+  /** Why the session is in its state, when the status alone does not say. */
+  sessionReason: z.pipe(sessionReasonSchema, z.transform((v) => v ?? null)),
+  /** When what `sessionReason` names ends (a temporary ban). */
+  sessionUntil: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null)),
 });
 export type Connection = z.infer<typeof connectionSchema>;
 
 /** Ids of a connection's queues, from either wire form. */
 export function connectionQueueIds(connection: Pick<Connection, 'queueIds' | 'queues'>): number[] {
   return connection.queueIds ?? connection.queues?.map((q) => q.id) ?? [];
+}
+
+/** A pair code as WhatsApp shows it: `XXXX-XXXX`. */
+export function formatPairCode(code: string): string {
+  const plain = code.replace(/[-\s]/g, '').toUpperCase();
+  return plain.length === 8 ? `${plain.slice(0, 4)}-${plain.slice(4)}` : plain;
 }
 
 /** dd/MM/yy HH:mm (spec 1 §9, dates in tables). */

@@ -1,7 +1,8 @@
 /**
  * Connections (docs/api.md "Connections"): `GET /whatsapp?session=0`, `GET/PUT/DELETE
  * /whatsapp/{id}`, `POST /whatsapp`, `POST /whatsapp/{id}/token`, session actions on
- * `/whatsappsession/{id}` and `POST /whatsapp-restart/`.
+ * `/whatsappsession/{id}`, linking by phone number (`POST /whatsappsession/{id}/paircode`) and
+ * `POST /whatsapp-restart/`.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod/mini';
@@ -293,6 +294,19 @@ export function useSessionAction() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ id, action }: { id: number; action: SessionAction }) => api.request(SESSION_METHODS[action], `/whatsappsession/${id}`),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: connectionsKeys.list() }),
+  });
+}
+
+/**
+ * Asks to link the connection by phone number (`POST /whatsappsession/{id}/paircode`); the code
+ * arrives by socket (status PAIRING with `pairingCode`). The number is checked by the server
+ * (`ERR_WAPP_INVALID_CONTACT` with the field `number`).
+ */
+export function useRequestPairCode() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, number }: { id: number; number: string }) => api.post(`/whatsappsession/${id}/paircode`, { number }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: connectionsKeys.list() }),
   });
 }

@@ -21,6 +21,7 @@ import AddIcon from '@mui/icons-material/Add';
 import CheckCircleIcon from '@mui/icons-material/CheckCircle';
 import CropFreeIcon from '@mui/icons-material/CropFree';
 import DeleteOutlineIcon from '@mui/icons-material/DeleteOutlineOutlined';
+import DialpadIcon from '@mui/icons-material/Dialpad';
 import EditIcon from '@mui/icons-material/Edit';
 import FacebookIcon from '@mui/icons-material/Facebook';
 import InstagramIcon from '@mui/icons-material/Instagram';
@@ -37,6 +38,7 @@ import { toast, toastError } from '../../../lib/toast';
 import { useConnections, useDeleteConnection, useRestartAll, useSessionAction, type SessionAction } from '../api/connections';
 import { useConnectionsRealtime } from '../hooks/useConnectionsRealtime';
 import { formatTableDate, type Connection } from '../types';
+import { sessionReasonText } from '../utils/session-reason';
 import { ConnectionModal } from './ConnectionModal';
 import { InboundFailures } from './InboundFailures';
 import { QrCodeDialog } from './QrCodeDialog';
@@ -55,6 +57,25 @@ function StatusIcon({ status }: { status: Connection['status'] }) {
   if (status === 'qrcode') return <CropFreeOutlinedIcon fontSize="small" />;
   if (status === 'DISCONNECTED') return <SignalCellularConnectedNoInternet0BarIcon color="error" fontSize="small" />;
   return <SignalCellularConnectedNoInternet0BarIcon color="warning" fontSize="small" />;
+}
+
+/** Why the session is in its state, under the status, when the status alone does not say. */
+function SessionReasonLine({ connection }: { connection: Connection }) {
+  const { t } = useTranslation();
+  const text = sessionReasonText(connection, t);
+  if (!text) return null;
+  return (
+    <Typography
+      variant="caption"
+      color="text.secondary"
+      component="div"
+      title={connection.sessionReason?.message}
+      data-testid={`connections-reason-${connection.id}`}
+      data-reason={connection.sessionReason?.kind}
+    >
+      {text}
+    </Typography>
+  );
 }
 
 /** Connections (spec 2 "/connections"): table, session actions, QR dialog, connection dialog. */
@@ -119,6 +140,20 @@ export default function ConnectionsPage() {
             </Button>
             <Button size="small" variant="outlined" color="secondary" onClick={() => runSession(connection, 'newQr')} disabled={!canSession} data-testid={`connections-newqr-${id}`}>
               {t('connections.buttons.newQr')}
+            </Button>
+          </Stack>
+        );
+      case 'PAIRING':
+        // Linking by phone number: the code can be shown again; the session can be ended.
+        return (
+          <Stack direction="row" spacing={1} sx={{ justifyContent: 'center' }}>
+            {connection.pairingCode && (
+              <Button size="small" variant="contained" startIcon={<DialpadIcon />} onClick={() => setQrFor(id)} data-testid={`connections-paircode-${id}`}>
+                {t('connections.buttons.pairCode')}
+              </Button>
+            )}
+            <Button size="small" variant="outlined" color="error" onClick={() => setToDisconnect(connection)} disabled={!canSession} data-testid={`connections-disconnect-${id}`}>
+              {t('connections.buttons.disconnect')}
             </Button>
           </Stack>
         );
@@ -216,6 +251,7 @@ export default function ConnectionsPage() {
                       <StatusIcon status={connection.status} />
                       <span data-testid={`connections-status-${connection.id}`}>{t(`connections.status.${connection.status}`)}</span>
                     </Stack>
+                    <SessionReasonLine connection={connection} />
                   </TableCell>
                   <TableCell align="center">{sessionButtons(connection)}</TableCell>
                   <TableCell align="center" sx={WIDE_ONLY}>
