@@ -6,8 +6,8 @@
 //!   over the core's [`chatflow_core::inbox::session_state::SessionStateRepo`], for one
 //!   connection, with writes fenced by its lease token and key material sealed with the core's
 //!   [`chatflow_core::ports::SecretCipher`].
-//! - [`client`]: the live session of a connection behind our own traits; `fake` (feature
-//!   `fake`) runs them on a scripted stand-in.
+//! - [`client`]: the live session of a connection behind our own traits; [`real`] runs them on
+//!   the library (a fresh `Bot` per run), `fake` (feature `fake`) on a scripted stand-in.
 //! - [`outbound`]: the core's outbound messages as WhatsApp protos, sent under idempotent ids.
 //!
 //! The library's types stay in this crate: the core and the store know only namespaces of byte
@@ -18,6 +18,7 @@ pub mod client;
 pub mod fake;
 pub mod inbound;
 pub mod outbound;
+pub mod real;
 pub mod storage;
 
 pub use storage::WaBackend;
