@@ -578,6 +578,7 @@ impl Default for FakeWaClientFactory {
 }
 
 impl FakeWaClientFactory {
+    /// A factory with no runs yet, whose starts succeed unless scripted to fail.
     pub fn new() -> Self {
         let (started, receiver) = unbounded_channel();
         Self {
