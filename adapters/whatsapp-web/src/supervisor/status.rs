@@ -77,6 +77,8 @@ pub(crate) struct Tracker {
     last: SessionUpdate,
     /// Whether `last` was reported already.
     reported: bool,
+    /// The account's number, once known (every update carries it).
+    number: Option<String>,
     /// A QR code or a pair code is showing, and the phone has not paired yet.
     awaiting_link: bool,
     /// The QR codes ran out while a pair code was outstanding.
@@ -99,6 +101,7 @@ impl Tracker {
                 ..SessionUpdate::default()
             },
             reported: false,
+            number: None,
             awaiting_link: false,
             qr_exhausted: false,
             ending: None,
@@ -139,7 +142,7 @@ impl Tracker {
             status,
             qrcode: String::new(),
             retries,
-            number: self.last.number.clone(),
+            number: self.number.clone(),
             pairing_code: None,
             reason,
             until: None,
@@ -153,7 +156,7 @@ impl Tracker {
         self.qr_exhausted = false;
         self.ending = None;
         if number.is_some() {
-            self.last.number = number;
+            self.number = number;
         }
         self.set(ConnectionStatus::Connected, None, 0)
     }
@@ -165,7 +168,7 @@ impl Tracker {
             status: ConnectionStatus::Pairing,
             qrcode: String::new(),
             retries: 0,
-            number: self.last.number.clone(),
+            number: self.number.clone(),
             pairing_code: Some(code),
             reason: None,
             until: None,
@@ -194,7 +197,7 @@ impl Tracker {
                         status: ConnectionStatus::Qrcode,
                         qrcode: url,
                         retries: 0,
-                        number: self.last.number.clone(),
+                        number: self.number.clone(),
                         pairing_code: None,
                         reason: None,
                         until: None,
@@ -229,7 +232,7 @@ impl Tracker {
                 self.awaiting_link = false;
                 self.qr_exhausted = false;
                 self.ending = None;
-                self.last.number = Some(paired.id.user.to_string());
+                self.number = Some(paired.id.user.to_string());
                 Step {
                     report: self.set(ConnectionStatus::Pairing, None, 0),
                     effect: Effect::None,
@@ -374,7 +377,7 @@ impl Tracker {
             status,
             qrcode: String::new(),
             retries: 0,
-            number: self.last.number.clone(),
+            number: self.number.clone(),
             pairing_code: None,
             reason: Some(reason),
             until,
@@ -396,6 +399,7 @@ impl Tracker {
     /// The last update with another reason (a pair code cleared: it is no longer valid).
     fn unchanged(&mut self, reason: SessionReason) -> Option<SessionUpdate> {
         let mut update = self.last.clone();
+        update.number = self.number.clone();
         update.pairing_code = None;
         update.until = None;
         update.reason = Some(reason);
