@@ -1161,6 +1161,39 @@ async fn stop_and_logout(w: World) {
         .stop(w.scope, first, Stop::Shutdown)
         .await
         .expect("nothing to do");
+    assert_eq!(a.factory.sessions().len(), 2);
+
+    // A logout of a stopped connection wipes its keys (no client to unlink the device with).
+    let before = a.updates(first).len();
+    a.supervisor
+        .stop(w.scope, first, Stop::Logout)
+        .await
+        .expect("logged out");
+    assert_eq!(w.key_rows(first).await, 0);
+    let after = a.updates(first);
+    assert_eq!(after.len(), before + 1);
+    assert_eq!(
+        after.last().map(|u| (u.status, u.reason.clone())),
+        Some((
+            ConnectionStatus::Disconnected,
+            Some(SessionReason::LoggedOut)
+        ))
+    );
+    assert_eq!(a.factory.sessions().len(), 2, "no session for that");
+    assert_eq!(w.lease(first).await.expect("leased").owner, None);
+
+    // A new QR code for a stopped connection starts it afresh.
+    write_key(&one, "111:1@s.whatsapp.net")
+        .await
+        .expect_err("that run's token is stale");
+    a.supervisor
+        .stop(w.scope, second, Stop::NewQr)
+        .await
+        .expect("asked for");
+    let fresh = a.next_run().await;
+    assert_eq!(fresh.connection, second);
+    fresh.emit(qr("2@new,abc,def"));
+    a.status(second, ConnectionStatus::Qrcode).await;
     a.supervisor.shutdown_all().await;
 }
 
