@@ -77,6 +77,8 @@ pub(crate) struct Tracker {
     last: SessionUpdate,
     /// Whether `last` was reported already.
     reported: bool,
+    /// The account's number, once known (every update carries it).
+    number: Option<String>,
     /// A QR code or a pair code is showing, and the phone has not paired yet.
     awaiting_link: bool,
     /// The QR codes ran out while a pair code was outstanding.
@@ -99,6 +101,7 @@ impl Tracker {
                 ..SessionUpdate::default()
             },
             reported: false,
+            number: None,
             awaiting_link: false,
             qr_exhausted: false,
             ending: None,
@@ -139,7 +142,7 @@ impl Tracker {
             status,
             qrcode: String::new(),
             retries,
-            number: self.last.number.clone(),
+            number: self.number.clone(),
             pairing_code: None,
             reason,
             until: None,
@@ -153,7 +156,7 @@ impl Tracker {
         self.qr_exhausted = false;
         self.ending = None;
         if number.is_some() {
-            self.last.number = number;
+            self.number = number;
         }
         self.set(ConnectionStatus::Connected, None, 0)
     }
@@ -165,7 +168,7 @@ impl Tracker {
             status: ConnectionStatus::Pairing,
             qrcode: String::new(),
             retries: 0,
-            number: self.last.number.clone(),
+            number: self.number.clone(),
             pairing_code: Some(code),
             reason: None,
             until: None,
@@ -194,7 +197,7 @@ impl Tracker {
                         status: ConnectionStatus::Qrcode,
                         qrcode: url,
                         retries: 0,
-                        number: self.last.number.clone(),
+                        number: self.number.clone(),
                         pairing_code: None,
                         reason: None,
                         until: None,
@@ -229,7 +232,7 @@ impl Tracker {
                 self.awaiting_link = false;
                 self.qr_exhausted = false;
                 self.ending = None;
-                self.last.number = Some(paired.id.user.to_string());
+                self.number = Some(paired.id.user.to_string());
                 Step {
                     report: self.set(ConnectionStatus::Pairing, None, 0),
                     effect: Effect::None,
@@ -374,7 +377,7 @@ impl Tracker {
             status,
             qrcode: String::new(),
             retries: 0,
-            number: self.last.number.clone(),
+            number: self.number.clone(),
             pairing_code: None,
             reason: Some(reason),
             until,
@@ -396,6 +399,7 @@ impl Tracker {
     /// The last update with another reason (a pair code cleared: it is no longer valid).
     fn unchanged(&mut self, reason: SessionReason) -> Option<SessionUpdate> {
         let mut update = self.last.clone();
+        update.number = self.number.clone();
         update.pairing_code = None;
         update.until = None;
         update.reason = Some(reason);
@@ -425,333 +429,6 @@ pub fn qr_data_url(text: &str) -> Result<String, qrcode::types::QrError> {
         "data:image/svg+xml;base64,{}",
         STANDARD.encode(svg.as_bytes())
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use chrono::TimeDelta;
-    use whatsapp_rust::Jid;
-    use whatsapp_rust::types::events::{
-        ClientOutdated, ConnectFailure, ConnectFailureReason, Connected, Disconnected, LoggedOut,
-        OfflineSyncCompleted, PairSuccess, PairingCode, PairingCodeError, PairingCodeRefresh,
-        PairingQrCode, PairingQrCodesExhausted, StreamReplaced, TempBanReason, TemporaryBan,
-    };
-    use whatsapp_rust::wacore::pair_code::PairCodeRejection;
-
-    use super::*;
-
-    fn now() -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000, 0).expect("a valid time")
-    }
-
-    fn qr(code: &str) -> Event {
-        Event::PairingQrCode(
-            PairingQrCode::builder()
-                .code(code.to_owned())
-                .timeout(Duration::from_secs(60))
-                .build(),
-        )
-    }
-
-    fn pair_code(code: &str) -> Event {
-        Event::PairingCode(
-            PairingCode::builder()
-                .code(code.to_owned())
-                .timeout(Duration::from_secs(180))
-                .build(),
-        )
-    }
-
-    fn exhausted(disconnected: bool) -> Event {
-        Event::PairingQrCodesExhausted(
-            PairingQrCodesExhausted::builder()
-                .disconnected(disconnected)
-                .build(),
-        )
-    }
-
-    fn failure(reason: ConnectFailureReason) -> Event {
-        Event::ConnectFailure(
-            ConnectFailure::builder()
-                .reason(reason)
-                .message("go away".to_owned())
-                .build(),
-        )
-    }
-
-    fn status(step: &Step) -> Option<(ConnectionStatus, Option<SessionReason>)> {
-        step.report
-            .as_ref()
-            .map(|update| (update.status, update.reason.clone()))
-    }
-
-    #[test]
-    fn a_qr_code_is_a_data_url_of_an_svg_drawing() {
-        let mut tracker = Tracker::new();
-        let step = tracker.on_event(&qr("2@abc,def,ghi"), now());
-        let update = step.report.expect("reported");
-        assert_eq!(update.status, ConnectionStatus::Qrcode);
-        let encoded = update
-            .qrcode
-            .strip_prefix("data:image/svg+xml;base64,")
-            .expect("a data URL");
-        let svg = String::from_utf8(STANDARD.decode(encoded).expect("base64")).expect("utf-8");
-        assert!(svg.contains("<svg"));
-        assert!(tracker.awaiting_link());
-        // The next QR code is another drawing.
-        let next = tracker.on_event(&qr("2@xyz,def,ghi"), now()).report;
-        assert!(next.is_some_and(|next| next.qrcode != update.qrcode));
-    }
-
-    #[test]
-    fn pairing_then_connecting_reports_the_number() {
-        let mut tracker = Tracker::new();
-        tracker.on_event(&qr("2@abc"), now());
-        let paired = Event::PairSuccess(
-            PairSuccess::builder()
-                .id(Jid::pn("5511999990000"))
-                .lid(Jid::pn("1234"))
-                .business_name(String::new())
-                .platform("android".to_owned())
-                .build(),
-        );
-        let step = tracker.on_event(&paired, now());
-        assert_eq!(status(&step), Some((ConnectionStatus::Pairing, None)));
-        assert!(!tracker.awaiting_link());
-        let step = tracker.on_event(&Event::Connected(Connected::builder().build()), now());
-        assert_eq!(step, Step::quiet(Effect::Connected));
-        let update = tracker.connected(None).expect("reported");
-        assert_eq!(update.status, ConnectionStatus::Connected);
-        assert_eq!(update.number.as_deref(), Some("5511999990000"));
-        // The device's stored number wins when the caller has it.
-        let update = tracker.connected(Some("5511888880000".into()));
-        assert_eq!(
-            update.and_then(|u| u.number).as_deref(),
-            Some("5511888880000")
-        );
-    }
-
-    #[test]
-    fn a_pair_code_both_answered_and_announced_is_reported_once() {
-        let mut tracker = Tracker::new();
-        tracker.on_event(&qr("2@abc"), now());
-        let update = tracker.pair_code("ABCD1234".into()).expect("reported");
-        assert_eq!(update.status, ConnectionStatus::Pairing);
-        assert_eq!(update.pairing_code.as_deref(), Some("ABCD1234"));
-        assert_eq!(tracker.on_event(&pair_code("ABCD1234"), now()).report, None);
-        assert!(
-            tracker
-                .on_event(&pair_code("WXYZ5678"), now())
-                .report
-                .is_some()
-        );
-    }
-
-    #[test]
-    fn endings_stop_the_run_and_only_a_logout_wipes_the_keys() {
-        let cases = [
-            (
-                Event::LoggedOut(
-                    LoggedOut::builder()
-                        .on_connect(false)
-                        .reason(ConnectFailureReason::LoggedOut)
-                        .build(),
-                ),
-                ConnectionStatus::Disconnected,
-                SessionReason::LoggedOut,
-                true,
-            ),
-            (
-                Event::StreamReplaced(StreamReplaced::builder().build()),
-                ConnectionStatus::Disconnected,
-                SessionReason::Replaced,
-                false,
-            ),
-            (
-                Event::ClientOutdated(ClientOutdated::builder().build()),
-                ConnectionStatus::Disconnected,
-                SessionReason::Outdated,
-                false,
-            ),
-            (
-                exhausted(true),
-                ConnectionStatus::Timeout,
-                SessionReason::QrExhausted,
-                false,
-            ),
-            (
-                failure(ConnectFailureReason::Generic),
-                ConnectionStatus::Disconnected,
-                SessionReason::Failed {
-                    message: "go away (400)".into(),
-                },
-                false,
-            ),
-        ];
-        for (event, expected, reason, wipe_keys) in cases {
-            let mut tracker = Tracker::new();
-            let step = tracker.on_event(&event, now());
-            assert_eq!(status(&step), Some((expected, Some(reason))));
-            assert_eq!(step.effect, Effect::Ends { wipe_keys });
-            assert_eq!(tracker.ending(), Some(Effect::Ends { wipe_keys }));
-            assert!(tracker.run_ended().is_some(), "not rebuilt");
-        }
-    }
-
-    #[test]
-    fn a_ban_ends_at_now_plus_its_duration() {
-        let mut tracker = Tracker::new();
-        let ban = Event::TemporaryBan(
-            TemporaryBan::builder()
-                .code(TempBanReason::BlockedByUsers)
-                .expire(TimeDelta::hours(6))
-                .build(),
-        );
-        let update = tracker.on_event(&ban, now()).report.expect("reported");
-        assert_eq!(update.status, ConnectionStatus::Disconnected);
-        assert_eq!(
-            update.reason,
-            Some(SessionReason::TemporaryBan { code: 102 })
-        );
-        assert_eq!(update.until, Some(now() + TimeDelta::hours(6)));
-    }
-
-    #[test]
-    fn drops_and_retryable_failures_leave_the_run_to_the_library() {
-        let mut tracker = Tracker::new();
-        let dropped = Event::Disconnected(
-            Disconnected::builder()
-                .reason(whatsapp_rust::wacore::net::DisconnectReason::StreamEnded)
-                .build(),
-        );
-        let step = tracker.on_event(&dropped, now());
-        assert_eq!(
-            status(&step),
-            Some((ConnectionStatus::Opening, Some(SessionReason::Reconnecting)))
-        );
-        assert_eq!(step.effect, Effect::Dropped);
-        // The same drop again is not reported twice.
-        assert_eq!(tracker.on_event(&dropped, now()).report, None);
-        let step = tracker.on_event(&failure(ConnectFailureReason::ServiceUnavailable), now());
-        assert_eq!(step.effect, Effect::Dropped);
-        assert_eq!(
-            status(&step),
-            Some((
-                ConnectionStatus::Opening,
-                Some(SessionReason::Failed {
-                    message: "go away (503)".into()
-                })
-            ))
-        );
-        assert_eq!(tracker.run_ended(), None, "rebuilt");
-    }
-
-    #[test]
-    fn a_pair_code_error_keeps_the_status_and_says_whether_to_wait() {
-        let mut tracker = Tracker::new();
-        let qr_update = tracker
-            .on_event(&qr("2@abc"), now())
-            .report
-            .expect("reported");
-        let error = Event::PairingCodeError(
-            PairingCodeError::builder()
-                .rejection(PairCodeRejection::RateOverlimit)
-                .error("rate-overlimit".to_owned())
-                .build(),
-        );
-        let update = tracker.on_event(&error, now()).report.expect("reported");
-        assert_eq!(update.status, ConnectionStatus::Qrcode);
-        assert_eq!(update.qrcode, qr_update.qrcode, "the QR code stays");
-        assert_eq!(
-            update.reason,
-            Some(SessionReason::PairCodeError {
-                throttled: true,
-                message: "rate-overlimit".into()
-            })
-        );
-        let error = Event::PairingCodeError(
-            PairingCodeError::builder()
-                .rejection(PairCodeRejection::Forbidden)
-                .error("forbidden".to_owned())
-                .build(),
-        );
-        let update = tracker.on_event(&error, now()).report.expect("reported");
-        assert!(matches!(
-            update.reason,
-            Some(SessionReason::PairCodeError {
-                throttled: false,
-                ..
-            })
-        ));
-        assert_eq!(tracker.ending(), None);
-    }
-
-    #[test]
-    fn qr_codes_running_out_during_a_pair_code_wait_for_the_code() {
-        let mut tracker = Tracker::new();
-        tracker.on_event(&qr("2@abc"), now());
-        tracker.on_event(&pair_code("ABCD1234"), now());
-        // The socket stays up for the code: no TIMEOUT yet.
-        let step = tracker.on_event(&exhausted(false), now());
-        assert_eq!(step, Step::quiet(Effect::None));
-        // The code expires too: now it is a TIMEOUT.
-        let refresh =
-            Event::PairingCodeRefresh(PairingCodeRefresh::builder().force_manual(false).build());
-        let step = tracker.on_event(&refresh, now());
-        assert_eq!(
-            status(&step),
-            Some((ConnectionStatus::Timeout, Some(SessionReason::QrExhausted)))
-        );
-        assert_eq!(step.effect, Effect::Ends { wipe_keys: false });
-
-        // Or the run ends unpaired: a TIMEOUT too.
-        let mut tracker = Tracker::new();
-        tracker.on_event(&exhausted(false), now());
-        let (update, effect) = tracker.run_ended().expect("final");
-        assert_eq!(update.map(|u| u.status), Some(ConnectionStatus::Timeout));
-        assert_eq!(effect, Effect::Ends { wipe_keys: false });
-
-        // Or the phone pairs with the code: nothing ends.
-        let mut tracker = Tracker::new();
-        tracker.on_event(&exhausted(false), now());
-        tracker.on_event(
-            &Event::PairSuccess(
-                PairSuccess::builder()
-                    .id(Jid::pn("5511999990000"))
-                    .lid(Jid::pn("1234"))
-                    .business_name(String::new())
-                    .platform("android".to_owned())
-                    .build(),
-            ),
-            now(),
-        );
-        assert_eq!(tracker.run_ended(), None);
-    }
-
-    #[test]
-    fn other_events_are_traffic() {
-        let mut tracker = Tracker::new();
-        let event = Event::OfflineSyncCompleted(OfflineSyncCompleted::builder().count(3).build());
-        assert_eq!(
-            tracker.on_event(&event, now()),
-            Step::quiet(Effect::Traffic)
-        );
-    }
-
-    #[test]
-    fn a_new_run_forgets_the_pairing_but_not_the_number() {
-        let mut tracker = Tracker::new();
-        tracker.connected(Some("5511999990000".into()));
-        tracker.on_event(&exhausted(false), now());
-        tracker.new_run();
-        assert_eq!(tracker.run_ended(), None);
-        let update = tracker
-            .set(ConnectionStatus::Opening, None, 0)
-            .expect("reported");
-        assert_eq!(update.number.as_deref(), Some("5511999990000"));
-    }
 }
 
 #[cfg(test)]

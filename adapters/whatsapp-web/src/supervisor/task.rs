@@ -252,8 +252,11 @@ impl Task {
                         self.lease_released(token).await;
                         return None;
                     }
+                    // Taken from another owner whose lease had expired (not one that
+                    // released it meanwhile: the read and the acquisition are two calls).
                     let from_another = before.is_some_and(|lease| {
                         lease.owner.as_deref().is_some_and(|o| o != deps.owner)
+                            && !lease.is_held_at(now)
                             && lease.token < token
                     });
                     return Some((keeper, from_another));
