@@ -62,11 +62,11 @@ fn params(
         WhatsappId(connection),
         LeaseToken(1),
     ));
-    let ingestor = Arc::new(Ingestor {
-        scope: TenantScope::new(chatflow_core::CompanyId(1)),
-        connection: WhatsappId(connection),
-        sink: Arc::new(Kept::default()),
-    });
+    let ingestor = Arc::new(Ingestor::new(
+        TenantScope::new(chatflow_core::CompanyId(1)),
+        WhatsappId(connection),
+        Arc::new(Kept::default()),
+    ));
     let (events, received) = unbounded_channel();
     (
         SessionParams {

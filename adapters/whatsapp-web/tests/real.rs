@@ -162,11 +162,11 @@ fn params(
     let params = SessionParams {
         connection: leased.connection,
         backend: backend.clone(),
-        ingestor: Arc::new(Ingestor {
-            scope: leased.scope,
-            connection: leased.connection,
-            sink: Arc::new(Kept::default()),
-        }),
+        ingestor: Arc::new(Ingestor::new(
+            leased.scope,
+            leased.connection,
+            Arc::new(Kept::default()),
+        )),
         events,
         pair_phone: pair_phone.map(str::to_owned),
     };

@@ -386,14 +386,15 @@ impl Task {
                 self.connection,
                 lease.token,
             ));
+            let ingestor = Arc::new(Ingestor::new(
+                self.scope,
+                self.connection,
+                deps.sink.clone(),
+            ));
             let params = SessionParams {
                 connection: self.connection,
                 backend: backend.clone(),
-                ingestor: Arc::new(Ingestor {
-                    scope: self.scope,
-                    connection: self.connection,
-                    sink: deps.sink.clone(),
-                }),
+                ingestor: ingestor.clone(),
                 events,
                 pair_phone: self.pair_phone.clone(),
             };
@@ -406,6 +407,9 @@ impl Task {
                     }))
                 }
             };
+            // The run is over: a commit still retrying answers an error, so WhatsApp delivers
+            // its messages again on the next connection.
+            ingestor.shutdown();
             match next {
                 Next::End(end) => return end,
                 Next::Again(r) => reason = r,
