@@ -29,7 +29,8 @@
 //!     a map link; a contact card shows the name and the numbers (one a line), the form of the
 //!     cards the inbox sends.
 //!   - The chat is the person's phone number, or the LID when WhatsApp did not tell the number
-//!     ([`address`]); in a group it is the group and the participant is the writer's number.
+//!     ([`address`]); in a group it is the group and the participant is the writer's number
+//!     (the inbox stores group messages only on connections that take groups).
 //!   - The chat's name is the contact's push name; groups and messages sent from the phone
 //!     leave it empty (the push name is the participant's, or ours).
 //! - **Edits** (the new text) and **deletions for everyone**, by the id of the message they
