@@ -8,6 +8,7 @@
 //!
 //! Modules:
 //! - [`config`]: flags and environment variables (table in the README).
+//! - [`channels`]: the channel providers (WhatsApp Web, the sandbox) and their start.
 //! - [`routes`]: the handlers of `docs/api.md`, with their OpenAPI description.
 //! - [`extract`]: bodies, parameters and the signed-in caller.
 //! - [`error`]: the one table from error codes to HTTP statuses.
@@ -21,6 +22,7 @@
 //!   404/405/413.
 //! - [`state`]: what handlers share.
 
+pub mod channels;
 pub mod config;
 pub mod dispatcher;
 pub mod error;
@@ -46,12 +48,13 @@ use anyhow::Context;
 use axum::Router;
 use axum::middleware;
 use axum::routing::get;
-use chatflow_core::ports::{IdGenerator, PasswordHasher};
+use chatflow_core::ports::{IdGenerator, PasswordHasher, SecretCipher};
 use chatflow_core::service::Ports;
 use chatflow_core::service::auth::SessionPolicy;
 use chatflow_core::service::bootstrap::{self, SeedOptions, SeedReport};
 use chatflow_store::Store;
 use chatflow_system::{LocalMediaStore, configured_mailer};
+use chatflow_whatsapp_web::supervisor::SupervisorConfig;
 use chatflow_wiring::{HostParts, Wiring};
 use socketioxide::SocketIo;
 use socketioxide::layer::SocketIoLayer;
@@ -141,6 +144,7 @@ impl App {
             io,
             store,
             realtime,
+            state,
             ..
         } = self;
         let signal = async move {
@@ -151,6 +155,9 @@ impl App {
             io.close().await;
         };
         listen::serve(listener, router, limits, signal).await;
+        // The WhatsApp sessions stop gracefully (their keys flushed) and hand their leases
+        // over, so another server of this database takes them at once.
+        state.whatsapp.shutdown().await;
         store.close().await;
         Ok(())
     }
@@ -190,6 +197,17 @@ pub enum JobRunner {
 /// Connects to and migrates the database, seeds the first start, loads or creates the
 /// access-token key, and binds the listener.
 pub async fn build_with(config: Config, wiring: Wiring, jobs: JobRunner) -> anyhow::Result<App> {
+    build_with_whatsapp(config, wiring, jobs, channels::real_whatsapp_factory()?).await
+}
+
+/// [`build_with`] with the WhatsApp Web sessions built by `whatsapp` (tests run them on a
+/// scripted fake, `chatflow_whatsapp_web::fake`).
+pub async fn build_with_whatsapp(
+    config: Config,
+    wiring: Wiring,
+    jobs: JobRunner,
+    whatsapp: Arc<dyn chatflow_whatsapp_web::client::WaClientFactory>,
+) -> anyhow::Result<App> {
     tokens::install_crypto_provider();
     let store = Arc::new(
         wiring
@@ -230,8 +248,17 @@ pub async fn build_with(config: Config, wiring: Wiring, jobs: JobRunner) -> anyh
              with the database, and give every server of this database the same key"
         );
     }
+    let secrets: Arc<dyn SecretCipher> = Arc::new(secrets);
     let ids: Arc<dyn IdGenerator> = wiring.ids();
     let realtime = Realtime::new();
+    let whatsapp = channels::whatsapp_provider(
+        store.clone(),
+        secrets.clone(),
+        wiring.clock(),
+        whatsapp,
+        channels::lease_owner(ids.uuid()),
+        SupervisorConfig::default(),
+    );
     let sandbox = config.sandbox_enabled().then(|| {
         chatflow_sandbox::SandboxProvider::new(
             store.clone(),
@@ -240,7 +267,8 @@ pub async fn build_with(config: Config, wiring: Wiring, jobs: JobRunner) -> anyh
             chatflow_sandbox::SandboxConfig::default(),
         )
     });
-    let mut channels = chatflow_core::inbox::channel::ChannelRegistry::default();
+    let mut channels =
+        chatflow_core::inbox::channel::ChannelRegistry::default().with(Arc::new(whatsapp.clone()));
     if let Some(sandbox) = &sandbox {
         channels = channels.with(Arc::new(sandbox.clone()));
     }
@@ -248,7 +276,7 @@ pub async fn build_with(config: Config, wiring: Wiring, jobs: JobRunner) -> anyh
         .ports(
             store.clone(),
             HostParts {
-                secrets: Arc::new(secrets),
+                secrets,
                 media: Arc::new(LocalMediaStore::new(config.media_dir.clone())),
                 mailer,
                 channels,
@@ -300,6 +328,7 @@ pub async fn build_with(config: Config, wiring: Wiring, jobs: JobRunner) -> anyh
         web,
         realtime: realtime.clone(),
         sandbox,
+        whatsapp,
         jobs: jobs::JobWaker::default(),
     });
     realtime::attach(&io, state.clone());
@@ -310,7 +339,7 @@ pub async fn build_with(config: Config, wiring: Wiring, jobs: JobRunner) -> anyh
     spawn_limiter_cleanup(&state);
     // The channels' sessions come back first, so a job due while the server was down (a
     // scheduled message) finds its connection up instead of failing as not initialised.
-    routes::sandbox::start(&state).await;
+    channels::start(&state).await;
     let job_lease =
         chrono::TimeDelta::seconds(i64::try_from(config.job_lease).unwrap_or(120).max(1));
     if jobs == JobRunner::Background {

@@ -29,6 +29,8 @@ pub struct Shared {
     pub realtime: crate::dispatcher::Realtime,
     /// The sandbox channel, when `CHATFLOW_SANDBOX` is on.
     pub sandbox: Option<chatflow_sandbox::SandboxProvider>,
+    /// The WhatsApp Web channel (provider `beta`): its sessions in this process.
+    pub whatsapp: chatflow_whatsapp_web::provider::WaProvider,
     /// Wakes the durable job worker after a request queued jobs.
     pub jobs: crate::jobs::JobWaker,
 }

@@ -28,6 +28,34 @@ pub fn mime_of(file_name: &str) -> &'static str {
     mime_guess::from_ext(&ext).first_raw().unwrap_or(UNKNOWN)
 }
 
+/// The usual extension of files of type `mime` (parameters such as `; codecs=opus` ignored),
+/// `bin` when none is known.
+pub fn extension_for(mime: &str) -> &'static str {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "image/jpeg" => "jpg",
+        "image/png" => "png",
+        "image/webp" => "webp",
+        "image/gif" => "gif",
+        "video/mp4" => "mp4",
+        "video/3gpp" => "3gp",
+        "audio/ogg" => "ogg",
+        "audio/mpeg" => "mp3",
+        "audio/mp4" => "m4a",
+        "audio/aac" => "aac",
+        "application/pdf" => "pdf",
+        "text/plain" => "txt",
+        other => mime_guess::get_mime_extensions_str(other)
+            .and_then(|extensions| extensions.first().copied())
+            .unwrap_or("bin"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,6 +83,24 @@ mod tests {
             ("index.html", "text/html"),
         ] {
             assert_eq!(mime_of(name), mime, "{name}");
+        }
+    }
+
+    #[test]
+    fn types_name_their_usual_extension() {
+        for (mime, extension) in [
+            ("image/jpeg", "jpg"),
+            ("IMAGE/PNG", "png"),
+            ("audio/ogg; codecs=opus", "ogg"),
+            ("video/mp4", "mp4"),
+            ("application/pdf", "pdf"),
+            (
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                "xlsx",
+            ),
+            ("application/x-nothing-known", "bin"),
+        ] {
+            assert_eq!(extension_for(mime), extension, "{mime}");
         }
     }
 

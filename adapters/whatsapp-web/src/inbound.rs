@@ -40,14 +40,18 @@
 //!   error as -1 ([`map::ACK_ERROR`]; see below).
 //! - **Missed calls**, by the call's id.
 //!
+//! # Attachments
+//!
+//! The hook downloads each message's attachment through the session's client before the
+//! commit ([`fetch_media`]), so the file is stored with its message and WhatsApp's ack waits for
+//! both. A download is bounded ([`MEDIA_TIMEOUT`], [`MAX_MEDIA_BYTES`]) and tried
+//! [`MEDIA_ATTEMPTS`] times; a file that cannot be had leaves the message stored with its kind
+//! and caption (the inbox shows the kind's placeholder): the message is never lost, and a stuck
+//! download holds the connection's later messages at most three times the timeout. Documents keep their file name; other files are named by the message's id and their type's
+//! extension.
+//!
 //! # Not yet
 //!
-//! - **Media files are not downloaded.** Downloading holds the ack and the chat's lane, so the
-//!   hook must not do it; a later step stores the download parameters with the message and a
-//!   job fetches the file. Until then a media message arrives with its kind and caption (or
-//!   file name) and **no file** (`media: None`): the inbox shows the kind's placeholder.
-//!   [`map::media_of`] already reads the MIME type and file name that step needs; the event
-//!   has no place for them today.
 //! - Reactions made on the connected phone (the event cannot say they are the company's).
 //! - Group names (groups are named by their id until their subject is looked up), polls,
 //!   interactive replies, view-once contents beyond their kind, status updates, newsletters,
@@ -63,16 +67,20 @@ pub mod address;
 pub mod map;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
-use chatflow_core::inbox::channel::{InboundEvent, InboundSink, Queued};
+use chatflow_core::inbox::channel::{ChannelMedia, InboundEvent, InboundSink, Queued};
 use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::{TenantScope, WhatsappId};
 use tokio::sync::watch;
 use whatsapp_rust::types::events::InboundMessage;
+use whatsapp_rust::waproto::whatsapp as wa;
 use whatsapp_rust::{Client, InboundDurabilityHook};
 
-pub use map::{map_event, map_message};
+use crate::client::WaClient;
+use crate::real::RealWaClient;
+pub use map::{declared_size, map_event, map_message, media_of, stored_file_name};
 
 /// Deliveries of an event from outside the hook (a receipt, a missed call) before it is
 /// dropped.
@@ -122,9 +130,33 @@ impl Ingestor {
     /// then (and at once for a batch that maps to nothing). `Err` only when the ingestor is
     /// shut down, so that WhatsApp keeps the messages unacknowledged.
     pub async fn commit(&self, batch: &[InboundMessage]) -> anyhow::Result<()> {
-        let events: Vec<Queued> = batch
-            .iter()
-            .filter_map(map_message)
+        let events: Vec<InboundEvent> = batch.iter().filter_map(map_message).collect();
+        self.commit_events(events).await
+    }
+
+    /// [`Ingestor::commit`], with the attachments of the messages downloaded through `client`
+    /// first (see [`fetch_media`]): what the durability hook does.
+    pub async fn commit_with_media(
+        &self,
+        batch: &[InboundMessage],
+        client: &dyn WaClient,
+    ) -> anyhow::Result<()> {
+        let mut events = Vec::with_capacity(batch.len());
+        for inbound in batch {
+            let Some(mut event) = map_message(inbound) else {
+                continue;
+            };
+            if let InboundEvent::Message(message) = &mut event {
+                message.media = fetch_media(client, &inbound.message, &message.external_id).await;
+            }
+            events.push(event);
+        }
+        self.commit_events(events).await
+    }
+
+    async fn commit_events(&self, events: Vec<InboundEvent>) -> anyhow::Result<()> {
+        let events: Vec<Queued> = events
+            .into_iter()
             .map(|event| Queued { event, attempts: 1 })
             .collect();
         match self.deliver(events, None).await {
@@ -210,17 +242,79 @@ impl Ingestor {
     }
 }
 
+/// The largest attachment downloaded (64 MiB): a larger one arrives as its kind and caption,
+/// without the file.
+pub const MAX_MEDIA_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How long one download may take before it counts as failed.
+pub const MEDIA_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Downloads of one attachment before the message is stored without its file.
+pub const MEDIA_ATTEMPTS: u32 = 3;
+
+/// The attachment of `message` downloaded and decrypted through `client`, ready for the inbox
+/// to store; `None` for a message without one, and (with a warning) for one larger than
+/// [`MAX_MEDIA_BYTES`] or whose download failed [`MEDIA_ATTEMPTS`] times (1 s, then 2 s
+/// apart): the message is stored anyway, showing its kind and caption without the file.
+pub async fn fetch_media(
+    client: &dyn WaClient,
+    message: &wa::Message,
+    external_id: &str,
+) -> Option<ChannelMedia> {
+    let info = media_of(message)?;
+    if declared_size(message).is_some_and(|size| size > MAX_MEDIA_BYTES) {
+        tracing::warn!(
+            message = external_id,
+            "an attachment larger than the download limit is stored without its file"
+        );
+        return None;
+    }
+    for attempt in 1..=MEDIA_ATTEMPTS {
+        match tokio::time::timeout(MEDIA_TIMEOUT, client.download(message)).await {
+            Ok(Ok(bytes)) if (bytes.len() as u64) <= MAX_MEDIA_BYTES => {
+                return Some(ChannelMedia {
+                    media_type: info.media_type,
+                    file_name: stored_file_name(external_id, &info),
+                    mime_type: info.mime_type,
+                    bytes,
+                });
+            }
+            Ok(Ok(_)) => {
+                tracing::warn!(
+                    message = external_id,
+                    "an attachment larger than the download limit is stored without its file"
+                );
+                return None;
+            }
+            Ok(Err(error)) => {
+                tracing::warn!(message = external_id, attempt, error = %format!("{error:#}"), "an attachment could not be downloaded");
+            }
+            Err(_) => {
+                tracing::warn!(
+                    message = external_id,
+                    attempt,
+                    "an attachment's download timed out"
+                );
+            }
+        }
+        if attempt < MEDIA_ATTEMPTS {
+            tokio::time::sleep(Duration::from_secs(u64::from(attempt))).await;
+        }
+    }
+    None
+}
+
 /// The library's inbound durability hook over an [`Ingestor`]: WhatsApp gets the ack of a batch
-/// only after [`Ingestor::commit`] answered `Ok`.
+/// only after [`Ingestor::commit_with_media`] answered `Ok`.
 pub struct IngestHook(pub Arc<Ingestor>);
 
 #[async_trait]
 impl InboundDurabilityHook for IngestHook {
     async fn on_messages(
         &self,
-        _client: Arc<Client>,
+        client: Arc<Client>,
         batch: &[InboundMessage],
     ) -> anyhow::Result<()> {
-        self.0.commit(batch).await
+        self.0.commit_with_media(batch, &RealWaClient(client)).await
     }
 }

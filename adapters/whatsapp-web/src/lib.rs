@@ -8,13 +8,14 @@
 //!   [`chatflow_core::ports::SecretCipher`].
 //! - [`inbound`]: the library's decrypted messages, receipts and missed calls mapped to the
 //!   core's inbound events, and the durability hook that commits them through the inbound sink
-//!   before WhatsApp gets its ack (media files are not downloaded yet).
+//!   before WhatsApp gets its ack, attachments downloaded first.
 //! - [`supervisor::Supervisor`]: the sessions of this process, one task per connection: the
 //!   lease, a fresh client per run, the session events mapped to status updates, rebuilds
 //!   after a backoff, takeover of connections whose owner died, a deaf-session watchdog.
 //! - [`client`]: the live session of a connection behind our own traits; [`real`] runs them on
 //!   the library (a fresh `Bot` per run), `fake` (feature `fake`) on a scripted stand-in.
 //! - [`outbound`]: the core's outbound messages as WhatsApp protos, sent under idempotent ids.
+//! - [`provider`]: the core's channel port over all of the above (provider `beta`).
 //!
 //! The library's types stay in this crate: the core and the store know only namespaces of byte
 //! rows.
@@ -24,6 +25,7 @@ pub mod client;
 pub mod fake;
 pub mod inbound;
 pub mod outbound;
+pub mod provider;
 pub mod real;
 pub mod storage;
 pub mod supervisor;

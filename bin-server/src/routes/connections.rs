@@ -25,6 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_connections, create_connection))
         .routes(routes!(filter_connections))
+        .routes(routes!(list_providers))
         .routes(routes!(
             get_connection,
             update_connection,
@@ -107,6 +108,22 @@ async fn filter_connections(
     Ok(axum::Json(
         connections::list(&state.ports, &tenant.actor, params.channel).await?,
     ))
+}
+
+/// The providers this server runs and what a new connection gets when its creation names none
+/// (the connection dialog offers the choice when there are several).
+#[utoipa::path(
+    get,
+    path = "/whatsapp/providers",
+    tag = "connections",
+    security(("bearer" = [])),
+    responses((status = 200, body = connections::Providers))
+)]
+async fn list_providers(
+    State(state): State<AppState>,
+    _tenant: Tenant,
+) -> ApiResult<axum::Json<connections::Providers>> {
+    Ok(axum::Json(connections::providers(&state.ports)))
 }
 
 /// Creates a connection (admins, or users with allowConnections).

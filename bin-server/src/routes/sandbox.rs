@@ -2,8 +2,8 @@
 //! company only, as they act as any phone and read what any chat received): pair a simulated
 //! phone with a connection (scan its QR code, or type its pair code); have a simulated phone send a message (text or a file), react to,
 //! edit or delete one, or call without answer; read what simulated phones received, and the
-//! connection's reaction to a message a phone sent. At startup the sandbox delivers to the
-//! server's shared inbound sink (`crate::inbound::Sink`).
+//! connection's reaction to a message a phone sent. The sandbox is started with the other
+//! providers (`crate::channels::start`).
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -343,24 +343,4 @@ async fn phone_sent(
         external_id,
         reaction,
     }))
-}
-
-/// At startup, when the sandbox runs: attaches the inbound sink, starts the background task and
-/// restarts the sessions of connections that were CONNECTED.
-pub async fn start(state: &AppState) {
-    let Some(sandbox) = &state.sandbox else {
-        return;
-    };
-    sandbox.attach_sink(crate::inbound::Sink::new(state));
-    sandbox.spawn();
-    match connections::restore_sessions(&state.ports).await {
-        Ok(outcomes) => {
-            for (connection, outcome) in outcomes {
-                if let Err(e) = outcome {
-                    tracing::warn!(connection = connection.0, error = %e, "cannot restart a session");
-                }
-            }
-        }
-        Err(e) => tracing::warn!(error = %e, "cannot list the connections to restart"),
-    }
 }

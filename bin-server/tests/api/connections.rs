@@ -105,14 +105,20 @@ async fn sandbox_routes_are_absent_when_off() {
                 .post(&format!("/sandbox/{id}/scan"), &token, &json!({}))
                 .await;
             assert_eq!(response.status(), StatusCode::NOT_FOUND);
-            // Starting a session needs a provider this host runs.
-            assert_error(
+            // The WhatsApp Web provider runs on every host: starting builds a session.
+            assert_eq!(
                 app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
-                    .await,
-                StatusCode::BAD_GATEWAY,
-                "ERR_WAPP_NOT_INITIALIZED",
+                    .await
+                    .status(),
+                StatusCode::NO_CONTENT
+            );
+            let run = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                app.whatsapp.next_session(),
             )
-            .await;
+            .await
+            .expect("a WhatsApp session starts");
+            assert_eq!(run.connection.0, id);
         },
     )
     .await;

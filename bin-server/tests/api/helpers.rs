@@ -22,6 +22,7 @@ use chatflow_server::JobRunner;
 use chatflow_server::config::{Config, Secret};
 use chatflow_server::jobs::DueJobs;
 use chatflow_system::{Argon2Hasher, ManualClock, test_engines};
+use chatflow_whatsapp_web::fake::FakeWaClientFactory;
 use chatflow_wiring::Wiring;
 use chrono::{DateTime, Days, NaiveDate, TimeDelta, Utc};
 use reqwest::{Client, Response, StatusCode};
@@ -122,6 +123,9 @@ pub struct TestApp {
     pub due_jobs: DueJobs,
     /// The server's store (for checks the API does not answer, such as the sandbox's queue).
     pub store: Arc<chatflow_store::Store>,
+    /// The server's WhatsApp Web sessions (provider `beta`) run on this scripted fake: no test
+    /// reaches WhatsApp.
+    pub whatsapp: FakeWaClientFactory,
 }
 
 /// Runs `test` against a fresh server on `backend`, with `configure` applied to its config, on
@@ -190,9 +194,11 @@ where
             (Some(clock), JobRunner::Explicit)
         }
     };
-    let app = chatflow_server::build_with(config, wiring, runner)
-        .await
-        .expect("the server builds");
+    let whatsapp = FakeWaClientFactory::new();
+    let app =
+        chatflow_server::build_with_whatsapp(config, wiring, runner, Arc::new(whatsapp.clone()))
+            .await
+            .expect("the server builds");
     let addr = app.local_addr().expect("bound");
     let state = app.state().clone();
     let due_jobs = app.due_jobs();
@@ -211,6 +217,7 @@ where
         clock,
         due_jobs,
         store,
+        whatsapp,
     };
     let outcome = tokio::spawn(test(test_app)).await;
     let _ = stop.send(());

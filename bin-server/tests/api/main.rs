@@ -32,3 +32,4 @@ mod transport;
 mod uploads;
 mod users;
 mod web;
+mod whatsapp_web;

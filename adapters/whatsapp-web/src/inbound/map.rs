@@ -102,6 +102,29 @@ pub fn media_of(message: &wa::Message) -> Option<MediaInfo> {
     })
 }
 
+/// The size the sender declared for the attachment of `message`, when it has one.
+pub fn declared_size(message: &wa::Message) -> Option<u64> {
+    let m = message.get_base_message();
+    m.image_message
+        .as_option()
+        .and_then(|x| x.file_length)
+        .or_else(|| m.sticker_message.as_option().and_then(|x| x.file_length))
+        .or_else(|| m.video_message.as_option().and_then(|x| x.file_length))
+        .or_else(|| m.ptv_message.as_option().and_then(|x| x.file_length))
+        .or_else(|| m.audio_message.as_option().and_then(|x| x.file_length))
+        .or_else(|| m.document_message.as_option().and_then(|x| x.file_length))
+}
+
+/// The file name an attachment is stored under: the document's own name, else the message's id
+/// with the extension of its type (`3EB0….jpg`).
+pub fn stored_file_name(external_id: &str, info: &MediaInfo) -> String {
+    if let Some(name) = info.file_name.as_deref().filter(|n| !n.trim().is_empty()) {
+        return name.to_owned();
+    }
+    let extension = chatflow_core::media::extension_for(&info.mime_type);
+    format!("{external_id}.{extension}")
+}
+
 /// The event a decrypted message is for the inbox; `None` for messages the inbox shows nothing
 /// of (protocol messages other than edits and deletions, key distributions, polls, status
 /// updates, our own reactions...).

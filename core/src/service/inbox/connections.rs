@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorCode, FieldCode, FieldError, Result};
 use crate::identity::Actor;
 use crate::ids::{TenantScope, WhatsappId};
 use crate::inbox::connection_rules::{self, ConnectionContext, TOKEN_LEN};
-use crate::inbox::model::{Connection, ConnectionInput, SessionUpdate};
+use crate::inbox::model::{Connection, ConnectionInput, ProviderKind, SessionUpdate};
 use crate::policy::{self, Action};
 use crate::ports::ChannelKind;
 use crate::service::Ports;
@@ -373,11 +373,46 @@ async fn check_plan_room(ports: &Ports, scope: TenantScope, count: i64) -> Resul
     Ok(())
 }
 
-/// The provider of a new connection when none is named: the host's only provider, else `beta`
-/// (spec 2's default).
-fn default_provider(ports: &Ports) -> crate::inbox::model::ProviderKind {
-    match ports.channels.all() {
+/// The provider of a new connection when none is named: the sandbox on a host that runs it (a
+/// development or test host: API callers and scripts there get the simulated phone), else the
+/// host's only provider, else `beta` (spec 2's default).
+fn default_provider(ports: &Ports) -> ProviderKind {
+    let all = ports.channels.all();
+    if all.iter().any(|p| p.kind() == ProviderKind::Sandbox) {
+        return ProviderKind::Sandbox;
+    }
+    match all {
         [only] => only.kind(),
-        _ => crate::inbox::model::ProviderKind::Beta,
+        _ => ProviderKind::Beta,
+    }
+}
+
+/// The providers this host runs (`GET /whatsapp/providers`), for the connection dialog's choice.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Providers {
+    /// The providers, real ones first: `beta`, then the others in a fixed order, `sandbox` last.
+    pub providers: Vec<ProviderKind>,
+    /// What a new connection gets when its creation names no provider.
+    pub default: ProviderKind,
+}
+
+/// The providers this host runs and the default of a new connection. Any signed-in user may
+/// ask (it says nothing about the company).
+pub fn providers(ports: &Ports) -> Providers {
+    const ORDER: [ProviderKind; 5] = [
+        ProviderKind::Beta,
+        ProviderKind::Cloud,
+        ProviderKind::Facebook,
+        ProviderKind::Instagram,
+        ProviderKind::Sandbox,
+    ];
+    let running: Vec<ProviderKind> = ports.channels.all().iter().map(|p| p.kind()).collect();
+    Providers {
+        providers: ORDER
+            .into_iter()
+            .filter(|kind| running.contains(kind))
+            .collect(),
+        default: default_provider(ports),
     }
 }

@@ -1,0 +1,328 @@
+//! The `beta` channel provider: the core's [`ChannelProvider`] over the [`Supervisor`] of this
+//! process.
+//!
+//! # Assembly
+//!
+//! The host builds the provider before its use-case ports (the ports hold it), but the
+//! supervisor needs the inbound sink, which needs the ports. So the provider is made with a
+//! [`DepsBuilder`] and becomes live at [`WaProvider::attach_sink`]: that builds the
+//! [`SupervisorDeps`] with the sink and this provider's traffic handler, and starts the
+//! supervisor (its takeover scan runs from then on). Calls before that answer
+//! `ERR_WAPP_NOT_INITIALIZED`.
+//!
+//! # Traffic
+//!
+//! Events that are not about the session (receipts, edits and deletions that come outside the
+//! durability hook, reactions, missed calls) are mapped with [`map_event`] and delivered by
+//! [`Ingestor::deliver_events`] on one lane per connection: a lane keeps its connection's
+//! order, and a slow delivery on one connection never holds another's. Decrypted messages do
+//! not come this way: the library hands them to the durability hook (see [`crate::inbound`]).
+//!
+//! # Calls
+//!
+//! | core call | what happens |
+//! |---|---|
+//! | `start` | [`Supervisor::restart`]: a fresh client at once (or the task started) |
+//! | `new_qr` | [`Stop::NewQr`]: the keys wiped and a new session showing a new QR code |
+//! | `disconnect` | [`Stop::Logout`]: the device unlinked from the phone, the keys wiped |
+//! | `request_pair_code` | [`Supervisor::request_pair_code`] |
+//! | `send` | [`send_outbound`] on the live client |
+//! | `edit`, `delete`, `react` | the live client's edit, revoke and react |
+//! | `check_number`, `profile` | WhatsApp's number check, the profile picture |
+//!
+//! Calls that need the live session answer `ERR_WAPP_NOT_INITIALIZED` when it is not connected
+//! in this process (down, or run by another server process of the same database).
+//!
+//! Not built: read receipts to the phone (`mark_read`: WhatsApp reads by message id, and the
+//! core does not ask for it yet) and listing the phone's chats (`list_chats`): both answer
+//! `ERR_CHANNEL_NOT_SUPPORTED`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use async_trait::async_trait;
+use chatflow_core::inbox::channel::{
+    ChannelProfile, ChannelProvider, InboundSink, Outbound, not_supported,
+};
+use chatflow_core::inbox::model::ProviderKind;
+use chatflow_core::{Error, ErrorCode, Result, TenantScope, WhatsappId};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use whatsapp_rust::types::events::Event;
+use whatsapp_rust::waproto::whatsapp as wa;
+
+use crate::client::{NotConnected, WaClient};
+use crate::inbound::address::phone_digits;
+use crate::inbound::{Ingestor, map_event};
+use crate::outbound::{send_outbound, text_message, to_jid};
+use crate::supervisor::{Stop, Supervisor, SupervisorDeps, TrafficHandler};
+
+/// Builds the supervisor's dependencies once the sink is known (see the module's
+/// documentation).
+pub type DepsBuilder =
+    Box<dyn FnOnce(Arc<dyn InboundSink>, TrafficHandler) -> SupervisorDeps + Send>;
+
+/// The `beta` provider (see the module's documentation). Cheap to clone; clones share the
+/// supervisor.
+#[derive(Clone)]
+pub struct WaProvider {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    builder: Mutex<Option<DepsBuilder>>,
+    supervisor: OnceLock<Arc<Supervisor>>,
+}
+
+impl WaProvider {
+    /// A provider that becomes live at [`WaProvider::attach_sink`].
+    pub fn new(builder: DepsBuilder) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                builder: Mutex::new(Some(builder)),
+                supervisor: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Builds the supervisor with `sink` and starts it (its takeover scan, and from then on the
+    /// sessions the core starts). Must be called within a tokio runtime; a second call does
+    /// nothing.
+    pub fn attach_sink(&self, sink: Arc<dyn InboundSink>) {
+        let builder = self
+            .inner
+            .builder
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(builder) = builder else {
+            return;
+        };
+        let traffic = traffic_lanes(sink.clone());
+        let supervisor = Supervisor::new(builder(sink, traffic));
+        let _ = self.inner.supervisor.set(supervisor);
+    }
+
+    /// The supervisor, once the sink is attached.
+    pub fn supervisor(&self) -> Option<&Arc<Supervisor>> {
+        self.inner.supervisor.get()
+    }
+
+    /// Stops every session of this process gracefully, keeping their keys, and hands their
+    /// leases over (the process is going away).
+    pub async fn shutdown(&self) {
+        if let Some(supervisor) = self.supervisor() {
+            supervisor.shutdown_all().await;
+        }
+    }
+
+    fn live(&self) -> Result<&Arc<Supervisor>> {
+        self.supervisor().ok_or_else(|| {
+            Error::with_detail(
+                ErrorCode::ERR_WAPP_NOT_INITIALIZED,
+                "the WhatsApp sessions are not started yet",
+            )
+        })
+    }
+
+    /// The connection's client while its session is connected in this process.
+    fn client(&self, connection: WhatsappId) -> Result<Arc<dyn WaClient>> {
+        let supervisor = self.live()?;
+        match supervisor.client(connection) {
+            Some(client) if client.is_connected() => Ok(client),
+            _ if supervisor.is_running(connection) => Err(Error::with_detail(
+                ErrorCode::ERR_WAPP_NOT_INITIALIZED,
+                NotConnected.to_string(),
+            )),
+            _ => Err(Error::with_detail(
+                ErrorCode::ERR_WAPP_NOT_INITIALIZED,
+                "the connection's session does not run on this server process",
+            )),
+        }
+    }
+}
+
+/// A traffic handler with one delivery lane per connection (see the module's documentation).
+fn traffic_lanes(sink: Arc<dyn InboundSink>) -> TrafficHandler {
+    type Lane = UnboundedSender<Arc<Event>>;
+    let lanes: Mutex<HashMap<WhatsappId, Lane>> = Mutex::new(HashMap::new());
+    Arc::new(move |scope, connection, event| {
+        let mut lanes = lanes.lock().unwrap_or_else(PoisonError::into_inner);
+        let lane = lanes.entry(connection).or_insert_with(|| {
+            let (sender, mut receiver) = unbounded_channel::<Arc<Event>>();
+            let ingestor = Ingestor::new(scope, connection, sink.clone());
+            tokio::spawn(async move {
+                while let Some(event) = receiver.recv().await {
+                    let events = map_event(&event);
+                    if !events.is_empty() {
+                        ingestor.deliver_events(events).await;
+                    }
+                }
+            });
+            sender
+        });
+        // The lane's task lives as long as the handler; a send fails only if it panicked.
+        if lane.send(event).is_err() {
+            tracing::error!(
+                connection = connection.0,
+                "the connection's event lane is gone"
+            );
+        }
+    })
+}
+
+/// A failed call of the live client as the core's error: `ERR_WAPP_NOT_INITIALIZED` when the
+/// session went down meanwhile, else `code`.
+fn failure(code: ErrorCode, error: &anyhow::Error) -> Error {
+    if error.downcast_ref::<NotConnected>().is_some() {
+        return Error::with_detail(ErrorCode::ERR_WAPP_NOT_INITIALIZED, error.to_string());
+    }
+    Error::with_detail(code, format!("{error:#}"))
+}
+
+#[async_trait]
+impl ChannelProvider for WaProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Beta
+    }
+
+    async fn start(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        self.live()?.restart(scope, connection);
+        Ok(())
+    }
+
+    async fn new_qr(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        self.live()?.stop(scope, connection, Stop::NewQr).await
+    }
+
+    async fn disconnect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        self.live()?.stop(scope, connection, Stop::Logout).await
+    }
+
+    async fn send(&self, _scope: TenantScope, message: &Outbound) -> Result<String> {
+        let client = self.client(message.connection)?;
+        send_outbound(client.as_ref(), message, None).await
+    }
+
+    async fn edit(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+        body: &str,
+    ) -> Result<()> {
+        let to = to_jid(to)?;
+        let client = self.client(connection)?;
+        client
+            .edit(&to, external_id, text_message(body, None))
+            .await
+            .map_err(|e| failure(ErrorCode::ERR_SENDING_WAPP_MSG, &e))
+    }
+
+    async fn delete(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+    ) -> Result<()> {
+        let to = to_jid(to)?;
+        let client = self.client(connection)?;
+        client
+            .revoke(&to, external_id)
+            .await
+            .map_err(|e| failure(ErrorCode::ERR_DELETE_WAPP_MSG, &e))
+    }
+
+    async fn react(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        to: &str,
+        external_id: &str,
+        from_me: bool,
+        emoji: &str,
+    ) -> Result<()> {
+        let chat = to_jid(to)?;
+        let client = self.client(connection)?;
+        let key = wa::MessageKey {
+            remote_jid: Some(chat.to_string()),
+            from_me: Some(from_me),
+            id: Some(external_id.to_owned()),
+            ..Default::default()
+        };
+        client
+            .react(&chat, key, emoji)
+            .await
+            .map_err(|e| failure(ErrorCode::ERR_SENDING_WAPP_MSG, &e))
+    }
+
+    async fn mark_read(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+        _chat: &str,
+    ) -> Result<()> {
+        Err(not_supported(self.kind(), "send read receipts yet"))
+    }
+
+    async fn profile(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        number: &str,
+    ) -> Result<Option<ChannelProfile>> {
+        let jid = to_jid(number)?;
+        let client = self.client(connection)?;
+        let Some(found) = registered(client.as_ref(), &jid).await? else {
+            return Ok(None);
+        };
+        let address = found.pn.clone().unwrap_or_else(|| jid.clone());
+        let picture = client
+            .profile_picture(&address)
+            .await
+            .map_err(|e| failure(ErrorCode::ERR_WAPP_CHECK_CONTACT, &e))?;
+        Ok(Some(ChannelProfile {
+            number: phone_digits(&address).unwrap_or_else(|| address.user.to_string()),
+            name: String::new(),
+            profile_pic_url: picture.unwrap_or_default(),
+        }))
+    }
+
+    async fn request_pair_code(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        phone: &str,
+    ) -> Result<()> {
+        self.live()?
+            .request_pair_code(scope, connection, phone)
+            .await
+    }
+
+    async fn check_number(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        number: &str,
+    ) -> Result<Option<String>> {
+        let jid = to_jid(number)?;
+        let client = self.client(connection)?;
+        Ok(registered(client.as_ref(), &jid).await?.map(|found| {
+            let address = found.pn.unwrap_or(found.jid);
+            phone_digits(&address).unwrap_or_else(|| address.user.to_string())
+        }))
+    }
+}
+
+/// What WhatsApp answered about `jid`, when it has an account.
+async fn registered(
+    client: &dyn WaClient,
+    jid: &whatsapp_rust::Jid,
+) -> Result<Option<crate::client::NumberCheck>> {
+    let answers = client
+        .is_on_whatsapp(std::slice::from_ref(jid))
+        .await
+        .map_err(|e| failure(ErrorCode::ERR_WAPP_CHECK_CONTACT, &e))?;
+    Ok(answers.into_iter().find(|a| a.is_registered))
+}

@@ -1,0 +1,529 @@
+//! The WhatsApp Web provider (`beta`) through the server, on both engines, with its sessions on
+//! the scripted fake (`chatflow_whatsapp_web::fake`) in place of the library's socket: everything
+//! between the library's events and the API is the real code (the supervisor, the provider, the
+//! ingestion, the realtime log).
+//!
+//! - The providers the server runs and the default of a new connection.
+//! - A session started from the API shows its QR code, links by pair code, connects with the
+//!   phone's number; a message from a contact becomes a pending ticket; the attendant's answer
+//!   reaches WhatsApp under an idempotent id; a receipt moves its ack; an edit and a reaction
+//!   reach the client; disconnecting logs the device out.
+//! - Another company can neither drive the connection nor read what it received.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chatflow_core::WhatsappId;
+use chatflow_whatsapp_web::fake::{FakeCall, FakeSessionHandle};
+use chatflow_whatsapp_web::whatsapp_rust::Jid;
+use chatflow_whatsapp_web::whatsapp_rust::types::events::{
+    Event, InboundMessage, PairSuccess, PairingQrCode, Receipt,
+};
+use chatflow_whatsapp_web::whatsapp_rust::types::message::{MessageInfo, MessageSource};
+use chatflow_whatsapp_web::whatsapp_rust::types::presence::ReceiptType;
+use chatflow_whatsapp_web::whatsapp_rust::waproto::whatsapp as wa;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{Backend, MemberOptions, TestApp, assert_error, json_of, run};
+
+const CONTACT: &str = "5511977776666";
+const PHONE: &str = "5511988887777";
+
+mod sqlite {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_whatsapp_web_connection_end_to_end() {
+        crate::helpers::run(
+            crate::helpers::Backend::Sqlite,
+            |c| c.sandbox = Some(true),
+            super::a_whatsapp_web_connection_end_to_end,
+        )
+        .await;
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn another_company_cannot_drive_or_read_the_connection() {
+        crate::helpers::run(
+            crate::helpers::Backend::Sqlite,
+            |_| {},
+            super::another_company_cannot_drive_or_read_the_connection,
+        )
+        .await;
+    }
+}
+
+mod postgres {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_whatsapp_web_connection_end_to_end() {
+        crate::helpers::run(
+            crate::helpers::Backend::Postgres,
+            |c| c.sandbox = Some(true),
+            super::a_whatsapp_web_connection_end_to_end,
+        )
+        .await;
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn another_company_cannot_drive_or_read_the_connection() {
+        crate::helpers::run(
+            crate::helpers::Backend::Postgres,
+            |_| {},
+            super::another_company_cannot_drive_or_read_the_connection,
+        )
+        .await;
+    }
+}
+
+/// Without the sandbox, the server runs `beta` only and new connections get it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_sandbox_beta_is_the_only_provider() {
+    run(
+        Backend::Sqlite,
+        |c| c.sandbox = Some(false),
+        |app: TestApp| async move {
+            let (_, token) = admin(&app, "Solo").await;
+            let providers =
+                json_of(app.get("/whatsapp/providers", &token).await, StatusCode::OK).await;
+            assert_eq!(providers, json!({"providers": ["beta"], "default": "beta"}));
+        },
+    )
+    .await;
+}
+
+async fn admin(app: &TestApp, name: &str) -> (chatflow_core::CompanyId, String) {
+    let company = app.company(name).await;
+    let member = app
+        .member(
+            company,
+            &format!("boss@{}.test", name.to_lowercase()),
+            MemberOptions {
+                admin: true,
+                ..Default::default()
+            },
+        )
+        .await;
+    (company, app.token_of(&member).await)
+}
+
+/// Polls `GET /whatsapp/{id}` until `ready` holds for it (panics after 10 s).
+async fn connection_when(
+    app: &TestApp,
+    token: &str,
+    id: i64,
+    ready: impl Fn(&Value) -> bool,
+) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..200 {
+        last = json_of(
+            app.get(&format!("/whatsapp/{id}"), token).await,
+            StatusCode::OK,
+        )
+        .await;
+        if ready(&last) {
+            return last;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the connection never got ready: {last}");
+}
+
+/// The next fake session the server starts (panics after 10 s).
+async fn next_session(app: &TestApp) -> FakeSessionHandle {
+    tokio::time::timeout(Duration::from_secs(10), app.whatsapp.next_session())
+        .await
+        .expect("the server starts a WhatsApp session")
+}
+
+/// Polls until `ready` holds (panics after 10 s).
+async fn eventually(what: &str, ready: impl Fn() -> bool) {
+    for _ in 0..200 {
+        if ready() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what} never happened");
+}
+
+/// The pending ticket of `number`: its id and uuid, once it exists (panics after 10 s).
+async fn ticket_of(app: &TestApp, token: &str, number: &str) -> (i64, String) {
+    for _ in 0..200 {
+        let page = json_of(
+            app.get("/tickets?showAll=true&status=pending", token).await,
+            StatusCode::OK,
+        )
+        .await;
+        let found = page["tickets"].as_array().and_then(|list| {
+            list.iter()
+                .find(|t| t["contact"]["number"] == number)
+                .map(|t| {
+                    (
+                        t["id"].as_i64().unwrap_or_default(),
+                        t["uuid"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+        });
+        if let Some(found) = found {
+            return found;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no pending ticket for {number}");
+}
+
+async fn messages_of(app: &TestApp, token: &str, uuid: &str) -> Vec<Value> {
+    let page = json_of(
+        app.get(&format!("/messages/{uuid}"), token).await,
+        StatusCode::OK,
+    )
+    .await;
+    page["messages"].as_array().cloned().unwrap_or_default()
+}
+
+fn jid(text: &str) -> Jid {
+    text.parse().expect("an address")
+}
+
+/// A text message from the contact, as the library hands it to the durability hook.
+fn from_contact(id: &str, body: &str) -> InboundMessage {
+    let sender = jid(&format!("{CONTACT}@s.whatsapp.net"));
+    InboundMessage::builder()
+        .message(Arc::new(wa::Message {
+            conversation: Some(body.into()),
+            ..Default::default()
+        }))
+        .info(Arc::new(MessageInfo {
+            source: MessageSource {
+                chat: sender.clone(),
+                sender,
+                ..Default::default()
+            },
+            id: id.into(),
+            push_name: "Ana Souza".into(),
+            ..Default::default()
+        }))
+        .build()
+}
+
+async fn a_whatsapp_web_connection_end_to_end(app: TestApp) {
+    let (_, token) = admin(&app, "Alpha").await;
+    let providers = json_of(app.get("/whatsapp/providers", &token).await, StatusCode::OK).await;
+    assert_eq!(
+        providers,
+        json!({"providers": ["beta", "sandbox"], "default": "sandbox"}),
+        "a host running the sandbox offers both, the sandbox by default"
+    );
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token,
+            &json!({"name": "Sales", "provider": "beta"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(created["provider"], "beta");
+    let id = created["id"].as_i64().expect("id");
+
+    // Starting the session builds a fresh client, reported OPENING, then its QR code.
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(&app).await;
+    assert_eq!(run.connection.0, id);
+    run.emit(Event::PairingQrCode(
+        PairingQrCode::builder()
+            .code("2@qr-one,abc,def".to_owned())
+            .timeout(Duration::from_secs(60))
+            .build(),
+    ));
+    let shown = connection_when(&app, &token, id, |c| c["status"] == "qrcode").await;
+    assert!(
+        shown["qrcode"]
+            .as_str()
+            .is_some_and(|q| q.starts_with("data:image/svg+xml")),
+        "the QR code is drawn for the dialog: {shown}"
+    );
+
+    // Linking by pair code: the running client asks WhatsApp, the code is shown.
+    run.client().set_pair_code("ABCD1234");
+    assert_eq!(
+        app.post(
+            &format!("/whatsappsession/{id}/paircode"),
+            &token,
+            &json!({"number": PHONE})
+        )
+        .await
+        .status(),
+        StatusCode::NO_CONTENT
+    );
+    assert!(run.client().calls().contains(&FakeCall::PairWithCode {
+        phone: PHONE.to_owned()
+    }));
+    let pairing = connection_when(&app, &token, id, |c| c["status"] == "PAIRING").await;
+    assert_eq!(pairing["pairingCode"], "ABCD1234");
+
+    // The phone accepts: connected, with the account's number.
+    run.emit(Event::PairSuccess(
+        PairSuccess::builder()
+            .id(jid(&format!("{PHONE}:12@s.whatsapp.net")))
+            .lid(jid("99887766@lid"))
+            .business_name(String::new())
+            .platform("android".to_owned())
+            .build(),
+    ));
+    run.connect();
+    let connected = connection_when(&app, &token, id, |c| c["status"] == "CONNECTED").await;
+    assert_eq!(connected["number"], PHONE);
+    assert!(connected["qrcode"].as_str().is_none_or(str::is_empty));
+
+    // A message from a contact: the hook's commit returns once it is stored (WhatsApp gets
+    // the ack only then); a redelivery stores nothing more.
+    let batch = [from_contact(
+        "3A0000000000000000AA",
+        "Oi, quero um orçamento",
+    )];
+    run.ingestor.commit(&batch).await.expect("committed");
+    run.ingestor
+        .commit(&batch)
+        .await
+        .expect("a redelivery is acknowledged");
+    let (ticket, uuid) = ticket_of(&app, &token, CONTACT).await;
+    let messages = messages_of(&app, &token, &uuid).await;
+    assert_eq!(messages.len(), 1, "stored once: {messages:?}");
+    assert_eq!(messages[0]["body"], "Oi, quero um orçamento");
+    assert_eq!(messages[0]["fromMe"], false);
+    let contact = &json_of(
+        app.get(&format!("/tickets/{ticket}"), &token).await,
+        StatusCode::OK,
+    )
+    .await["contact"];
+    assert_eq!(
+        contact["name"], "Ana Souza",
+        "the push name names a new contact"
+    );
+
+    // A photo: the hook downloads it through the session before the commit, so the file is
+    // stored with its message.
+    run.client()
+        .push_download(vec![0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]);
+    let mut photo = from_contact("3A0000000000000000PH", "");
+    photo.message = Arc::new(wa::Message {
+        image_message: wa::message::ImageMessage {
+            mimetype: Some("image/jpeg".into()),
+            caption: Some("a peça".into()),
+            file_length: Some(7),
+            ..Default::default()
+        }
+        .into(),
+        ..Default::default()
+    });
+    run.ingestor
+        .commit_with_media(&[photo], run.client().as_ref())
+        .await
+        .expect("committed");
+    let messages = messages_of(&app, &token, &uuid).await;
+    let stored = messages
+        .iter()
+        .find(|m| m["body"] == "a peça")
+        .expect("the photo is stored");
+    assert_eq!(stored["mediaType"], "image");
+    assert_eq!(stored["mediaName"], "3A0000000000000000PH.jpg");
+    let url = stored["mediaUrl"].as_str().expect("a file");
+    let file = app.get(url, &token).await;
+    assert_eq!(file.status(), StatusCode::OK);
+    assert_eq!(
+        file.bytes().await.expect("bytes").to_vec(),
+        vec![0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3]
+    );
+
+    // The attendant answers: the client sends it to the contact under our idempotent id.
+    let sent = json_of(
+        app.post(
+            &format!("/messages/{ticket}"),
+            &token,
+            &json!({"body": "Claro! Qual produto?", "signMessage": false}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let external = sent["externalId"]
+        .as_str()
+        .expect("the channel's id")
+        .to_owned();
+    assert!(
+        external.starts_with("3EB0") && external.len() == 22,
+        "{external}"
+    );
+    let sends = run.client().sent();
+    assert_eq!(sends.len(), 1);
+    assert_eq!(sends[0].0, jid(&format!("{CONTACT}@s.whatsapp.net")));
+    assert_eq!(
+        sends[0].1.conversation.as_deref(),
+        Some("Claro! Qual produto?")
+    );
+    assert_eq!(sends[0].2, external);
+
+    // WhatsApp's receipts move the ack: delivered, then read.
+    for (kind, ack) in [(ReceiptType::Delivered, 2), (ReceiptType::Read, 3)] {
+        run.emit(Event::Receipt(
+            Receipt::builder()
+                .source(MessageSource {
+                    chat: jid(&format!("{CONTACT}@s.whatsapp.net")),
+                    sender: jid(&format!("{CONTACT}@s.whatsapp.net")),
+                    ..Default::default()
+                })
+                .message_ids(vec![external.clone()])
+                .timestamp(chrono::Utc::now())
+                .r#type(kind)
+                .offline(false)
+                .build(),
+        ));
+        for _ in 0..200 {
+            let messages = messages_of(&app, &token, &uuid).await;
+            if messages
+                .iter()
+                .any(|m| m["externalId"] == external.as_str() && m["ack"] == ack)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let messages = messages_of(&app, &token, &uuid).await;
+        let answer = messages
+            .iter()
+            .find(|m| m["externalId"] == external.as_str())
+            .expect("the answer");
+        assert_eq!(answer["ack"], ack, "{answer}");
+    }
+
+    // Editing and reacting reach the client.
+    let message = sent["id"].as_i64().expect("id");
+    json_of(
+        app.post(
+            &format!("/messages/edit/{message}"),
+            &token,
+            &json!({"body": "Claro! Qual modelo?"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let inbound = messages
+        .iter()
+        .find(|m| m["body"] == "Oi, quero um orçamento")
+        .and_then(|m| m["id"].as_i64())
+        .expect("the contact's message");
+    json_of(
+        app.post(
+            &format!("/messages/{inbound}/react"),
+            &token,
+            &json!({"emoji": "👍"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let calls = run.client().calls();
+    assert!(
+        calls
+            .iter()
+            .any(|c| matches!(c, FakeCall::Edit { original_id, .. } if *original_id == external)),
+        "{calls:?}"
+    );
+    assert!(
+        calls.iter().any(|c| matches!(c, FakeCall::React { key, emoji, .. }
+            if key.id.as_deref() == Some("3A0000000000000000AA") && key.from_me == Some(false) && emoji == "👍")),
+        "{calls:?}"
+    );
+
+    // Disconnecting logs the device out: its keys go, the connection waits for a new link.
+    assert_eq!(
+        app.delete(&format!("/whatsappsession/{id}"), &token)
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    assert!(run.client().calls().contains(&FakeCall::Logout));
+    connection_when(&app, &token, id, |c| c["status"] == "DISCONNECTED").await;
+    eventually("the run's end", || run.ended().is_some()).await;
+    assert!(
+        !app.state
+            .whatsapp
+            .supervisor()
+            .expect("started")
+            .is_running(WhatsappId(id)),
+        "no session runs after the logout"
+    );
+    // Sending now answers that the session is down.
+    assert_error(
+        app.post(
+            &format!("/messages/{ticket}"),
+            &token,
+            &json!({"body": "ainda aí?"}),
+        )
+        .await,
+        StatusCode::BAD_GATEWAY,
+        "ERR_SENDING_WAPP_MSG",
+    )
+    .await;
+}
+
+async fn another_company_cannot_drive_or_read_the_connection(app: TestApp) {
+    let (_, token_a) = admin(&app, "Alpha").await;
+    let (_, token_b) = admin(&app, "Bravo").await;
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token_a,
+            &json!({"name": "Sales", "provider": "beta"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    for (method, path) in [
+        ("POST", format!("/whatsappsession/{id}")),
+        ("PUT", format!("/whatsappsession/{id}")),
+        ("DELETE", format!("/whatsappsession/{id}")),
+        ("POST", format!("/whatsappsession/{id}/paircode")),
+        ("GET", format!("/whatsapp/{id}")),
+    ] {
+        let response = match method {
+            "POST" => app.post(&path, &token_b, &json!({"number": PHONE})).await,
+            "PUT" => app.put(&path, &token_b, &json!({})).await,
+            "DELETE" => app.delete(&path, &token_b).await,
+            _ => app.get(&path, &token_b).await,
+        };
+        assert_error(response, StatusCode::NOT_FOUND, "ERR_NO_WAPP_FOUND").await;
+    }
+    // The calls were refused before reaching the provider: no session task was started.
+    let supervisor = app.state.whatsapp.supervisor().expect("started");
+    assert!(!supervisor.is_running(WhatsappId(id)), "no session started");
+
+    // Company A's session receives a message: company B sees no ticket of it.
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), &token_a, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(&app).await;
+    run.connect();
+    run.ingestor
+        .commit(&[from_contact("3A0000000000000000BB", "Olá")])
+        .await
+        .expect("committed");
+    ticket_of(&app, &token_a, CONTACT).await;
+    let page = json_of(
+        app.get("/tickets?showAll=true&status=pending", &token_b)
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(page["tickets"].as_array().map(Vec::len), Some(0));
+}
