@@ -126,6 +126,8 @@ pub struct TestApp {
     /// The server's WhatsApp Web sessions (provider `beta`) run on this scripted fake: no test
     /// reaches WhatsApp.
     pub whatsapp: FakeWaClientFactory,
+    /// The configuration the server was built with.
+    pub config: Config,
 }
 
 /// Runs `test` against a fresh server on `backend`, with `configure` applied to its config, on
@@ -182,8 +184,36 @@ where
         config.access_token_ttl = 60 * 24 * 3600;
     }
     configure(&mut config);
-    let media_dir = config.media_dir.clone();
+    let (test_app, running) = start(config, time).await;
+    let outcome = tokio::spawn(test(test_app)).await;
+    running.stop().await;
+    if let Some(db) = pg {
+        db.drop_database().await;
+    }
+    drop(dir);
+    if let Err(failure) = outcome {
+        resume_unwind(failure.into_panic());
+    }
+}
 
+/// A server a test started, until [`Running::stop`].
+pub struct Running {
+    stop: oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Running {
+    /// Shuts the server down gracefully (its WhatsApp sessions hand their leases over) and
+    /// waits until it stopped.
+    pub async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.server.await;
+    }
+}
+
+/// Builds and serves a server on `config` keeping `time`.
+async fn start(config: Config, time: Time) -> (TestApp, Running) {
+    let media_dir = config.media_dir.clone();
     let hasher = Arc::new(Argon2Hasher::with_params(8, 1, 1).expect("cheap argon2 parameters"));
     let mut wiring = Wiring::new().with_hasher(hasher);
     let (clock, runner) = match time {
@@ -195,10 +225,14 @@ where
         }
     };
     let whatsapp = FakeWaClientFactory::new();
-    let app =
-        chatflow_server::build_with_whatsapp(config, wiring, runner, Arc::new(whatsapp.clone()))
-            .await
-            .expect("the server builds");
+    let app = chatflow_server::build_with_whatsapp(
+        config.clone(),
+        wiring,
+        runner,
+        Arc::new(whatsapp.clone()),
+    )
+    .await
+    .expect("the server builds");
     let addr = app.local_addr().expect("bound");
     let state = app.state().clone();
     let due_jobs = app.due_jobs();
@@ -218,17 +252,9 @@ where
         due_jobs,
         store,
         whatsapp,
+        config,
     };
-    let outcome = tokio::spawn(test(test_app)).await;
-    let _ = stop.send(());
-    let _ = server.await;
-    if let Some(db) = pg {
-        db.drop_database().await;
-    }
-    drop(dir);
-    if let Err(failure) = outcome {
-        resume_unwind(failure.into_panic());
-    }
+    (test_app, Running { stop, server })
 }
 
 /// A new client with its own cookie jar (another browser).
@@ -374,6 +400,13 @@ impl TestApp {
             .as_ref()
             .expect("advance needs a test on the manual clock (Time::Manual)")
             .advance(by);
+    }
+
+    /// A second server process on this one's database, key file and media directory (on its
+    /// own port, the wall clock, its own WhatsApp fake): what several servers sharing one
+    /// database look like.
+    pub async fn another_server(&self) -> (TestApp, Running) {
+        start(self.config.clone(), Time::Wall).await
     }
 
     /// Runs every job due on the server's clock now, as the background worker would; answers

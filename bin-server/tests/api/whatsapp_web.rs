@@ -9,6 +9,8 @@
 //!   reaches WhatsApp under an idempotent id; a receipt moves its ack; an edit and a reaction
 //!   reach the client; disconnecting logs the device out.
 //! - Another company can neither drive the connection nor read what it received.
+//! - Two servers on one database: a session runs on one of them; when that one shuts down, the
+//!   other takes the connection over.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,6 +51,15 @@ mod sqlite {
         )
         .await;
     }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_second_server_takes_the_session_over() {
+        crate::helpers::run(
+            crate::helpers::Backend::Sqlite,
+            |_| {},
+            super::a_second_server_takes_the_session_over,
+        )
+        .await;
+    }
 }
 
 mod postgres {
@@ -67,6 +78,15 @@ mod postgres {
             crate::helpers::Backend::Postgres,
             |_| {},
             super::another_company_cannot_drive_or_read_the_connection,
+        )
+        .await;
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_second_server_takes_the_session_over() {
+        crate::helpers::run(
+            crate::helpers::Backend::Postgres,
+            |_| {},
+            super::a_second_server_takes_the_session_over,
         )
         .await;
     }
@@ -526,4 +546,58 @@ async fn another_company_cannot_drive_or_read_the_connection(app: TestApp) {
     )
     .await;
     assert_eq!(page["tickets"].as_array().map(Vec::len), Some(0));
+}
+
+async fn a_second_server_takes_the_session_over(app: TestApp) {
+    let (_, token) = admin(&app, "Alpha").await;
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token,
+            &json!({"name": "Sales", "provider": "beta"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+
+    // The second server runs the session: it holds the connection's lease.
+    let (second, running) = app.another_server().await;
+    assert_eq!(
+        second
+            .post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let first_run = next_session(&second).await;
+    first_run.connect();
+    connection_when(&app, &token, id, |c| c["status"] == "CONNECTED").await;
+    assert!(
+        !app.state
+            .whatsapp
+            .supervisor()
+            .expect("started")
+            .is_running(WhatsappId(id)),
+        "the first server leaves it alone"
+    );
+
+    // The second server shuts down: its session stops gracefully and hands the lease over, and
+    // the first server's takeover scan starts the connection on its own fake.
+    running.stop().await;
+    assert!(first_run.was_shutdown(), "{:?}", first_run.ended());
+    let taken = tokio::time::timeout(Duration::from_secs(30), app.whatsapp.next_session())
+        .await
+        .expect("the first server takes the connection over");
+    assert_eq!(taken.connection.0, id);
+    taken.connect();
+    connection_when(&app, &token, id, |c| c["status"] == "CONNECTED").await;
+    taken
+        .ingestor
+        .commit(&[from_contact("3A0000000000000000CC", "Ainda aí?")])
+        .await
+        .expect("committed");
+    let (_, uuid) = ticket_of(&app, &token, CONTACT).await;
+    assert_eq!(messages_of(&app, &token, &uuid).await.len(), 1);
 }
