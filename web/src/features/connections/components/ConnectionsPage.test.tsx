@@ -207,7 +207,8 @@ describe('/connections', () => {
       await user.click(await screen.findByTestId('connections-add-whatsapp'));
       const modal = await screen.findByTestId('connection-modal');
       const select = await within(modal).findByTestId('connection-modal-provider');
-      expect(within(modal).getByText('Tipo de conexão', { selector: 'label' })).toBeInTheDocument();
+      expect(select).toHaveAccessibleName('Tipo de conexão');
+      expect(select).toHaveAccessibleDescription('Não pode ser alterado depois que a conexão é criada.');
       // A real WhatsApp unless the sandbox is asked for, whatever the server's default.
       expect(select).toHaveTextContent('WhatsApp (QR Code ou número de telefone)');
       if (provider) {
