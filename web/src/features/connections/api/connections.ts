@@ -2,7 +2,7 @@
  * Connections (docs/api.md "Connections"): `GET /whatsapp?session=0`, `GET/PUT/DELETE
  * /whatsapp/{id}`, `POST /whatsapp`, `POST /whatsapp/{id}/token`, session actions on
  * `/whatsappsession/{id}`, linking by phone number (`POST /whatsappsession/{id}/paircode`) and
- * `POST /whatsapp-restart/`.
+ * `POST /whatsapp-restart/`; the providers the server runs (`GET /whatsapp/providers`).
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod/mini';
@@ -16,6 +16,7 @@ export const connectionsKeys = {
   all: ['connections'] as const,
   list: () => [...connectionsKeys.all, 'list'] as const,
   detail: (id: number) => [...connectionsKeys.all, 'detail', id] as const,
+  providers: () => [...connectionsKeys.all, 'providers'] as const,
 };
 
 const listSchema = z.union([z.array(connectionSchema), z.pipe(z.object({ whatsapps: z.array(connectionSchema) }), z.transform((r) => r.whatsapps))]);
@@ -38,6 +39,38 @@ export function useConnection(id: number | null) {
   });
 }
 
+/** The WhatsApp providers the dialog names: WhatsApp Web (`beta`) and the simulated phone (`sandbox`). */
+export const KNOWN_PROVIDERS = ['beta', 'sandbox'] as const;
+export type KnownProvider = (typeof KNOWN_PROVIDERS)[number];
+
+export function isKnownProvider(provider: string | null | undefined): provider is KnownProvider {
+  return (KNOWN_PROVIDERS as readonly string[]).includes(provider ?? '');
+}
+
+/** `GET /whatsapp/providers`: the providers this server runs, in order, and what a create call naming none gets. */
+const providersSchema = z.object({ providers: z.array(z.string()), default: z.string() });
+export type ConnectionProviders = z.infer<typeof providersSchema>;
+
+/**
+ * The providers this server runs. They change only when the server restarts. A server without the
+ * route (404) leaves it in error: the dialog then offers no choice and names no provider.
+ */
+export function useConnectionProviders(enabled = true) {
+  return useQuery({
+    queryKey: connectionsKeys.providers(),
+    queryFn: ({ signal }) => api.get('/whatsapp/providers', { schema: providersSchema, signal }),
+    staleTime: Infinity,
+    enabled,
+  });
+}
+
+/** The provider a new connection starts with: WhatsApp Web when the server runs it (a real user wants a real phone), else the server's default. */
+export function initialProvider(providers: ConnectionProviders | undefined): string {
+  if (!providers) return '';
+  if (providers.providers.includes('beta')) return 'beta';
+  return providers.default || (providers.providers[0] ?? '');
+}
+
 const COUNT = /^\d*$/;
 /** A whole number of minutes or times, typed as text (empty counts as 0). */
 const count = z.string().check(z.trim(), z.regex(COUNT, 'INVALID_FORMAT'));
@@ -54,6 +87,8 @@ export const CONNECTION_ERRORS = {
 export const connectionFormBase = z.object({
   // general
   name: z.string(),
+  /** The provider of a new connection ('' to let the server choose); fixed once created. */
+  provider: z.string(),
   isDefault: z.boolean(),
   allowGroup: z.boolean(),
   groupAsTicket: z.boolean(),
@@ -88,6 +123,7 @@ export type ConnectionTab = 'general' | 'messages' | 'chatbot' | 'schedules';
 /** The tab of each field. */
 export const CONNECTION_FIELD_TABS: Record<keyof ConnectionFormValues, ConnectionTab> = {
   name: 'general',
+  provider: 'general',
   isDefault: 'general',
   allowGroup: 'general',
   groupAsTicket: 'general',
@@ -144,9 +180,10 @@ export function connectionFormSchema(scheduleType: ScheduleType | undefined) {
   );
 }
 
-export function emptyConnectionForm(): ConnectionFormValues {
+export function emptyConnectionForm(provider = ''): ConnectionFormValues {
   return {
     name: '',
+    provider,
     isDefault: false,
     allowGroup: false,
     groupAsTicket: false,
@@ -174,6 +211,7 @@ export function emptyConnectionForm(): ConnectionFormValues {
 export function connectionFormOf(connection: Connection): ConnectionFormValues {
   return {
     name: connection.name,
+    provider: connection.provider ?? '',
     isDefault: connection.isDefault,
     allowGroup: connection.allowGroup,
     groupAsTicket: connection.groupAsTicket,
@@ -205,12 +243,15 @@ function whole(text: string): number {
 /**
  * The `ConnectionInput` body. Hours are sent from the form only when they are kept per connection
  * (otherwise the stored rows stay); fields no tab edits yet (NPS, inactivity) keep their value.
+ * A new WhatsApp connection names the chosen provider (none chosen: the server's default); a
+ * stored one keeps its own.
  */
 export function connectionBody(values: ConnectionFormValues, current: Connection | null, channel: string, scheduleType?: ScheduleType) {
+  const provider = current ? current.provider : channel === 'whatsapp' ? values.provider : '';
   return {
     name: values.name.trim(),
     channel: current?.channel ?? channel,
-    ...(current?.provider ? { provider: current.provider } : {}),
+    ...(provider ? { provider } : {}),
     isDefault: values.isDefault,
     greetingMessage: values.greetingMessage,
     complationMessage: values.complationMessage,

@@ -4,6 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import {
   Button,
   Box,
+  Chip,
   Dialog,
   DialogActions,
   DialogContent,
@@ -34,8 +35,11 @@ import {
   connectionFormOf,
   connectionFormSchema,
   emptyConnectionForm,
+  initialProvider,
+  isKnownProvider,
   tabOfField,
   useConnection,
+  useConnectionProviders,
   useFlowChoices,
   useRegenerateToken,
   useSaveConnection,
@@ -72,7 +76,8 @@ function tabOfErrors(errors: FieldErrors<ConnectionFormValues>, current: Connect
 
 /**
  * Create or edit a connection (spec 2 "Connection dialog"): tabs general (name, default, groups,
- * queues, token), messages (greeting, completion, out of hours, rating, collective vacation),
+ * queues, token; a new WhatsApp connection's type when the server runs more than one provider, a
+ * stored one's read-only), messages (greeting, completion, out of hours, rating, collective vacation),
  * chatbot (bot limits, redirect queue, expiry, welcome and no-phrase flows) and, when working
  * hours are kept per connection, schedules.
  */
@@ -80,6 +85,12 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
   const { t } = useTranslation();
   const detail = useConnection(connection?.id ?? null);
   const current = detail.data ?? connection;
+  const isWhatsapp = (current?.channel ?? channel) === 'whatsapp';
+  // The type of a new WhatsApp connection is chosen here; a stored connection keeps its own.
+  const askProviders = !connection && isWhatsapp;
+  const providers = useConnectionProviders(askProviders);
+  const providerChoices = askProviders ? (providers.data?.providers ?? []) : [];
+  const chooseProvider = providerChoices.length > 1;
   const queues = useQueues(true);
   const flows = useFlowChoices(true);
   const scheduleType = useScheduleType();
@@ -91,7 +102,7 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
   const shownTab = visibleTabs.includes(tab) ? tab : 'general';
 
   const schema = useMemo(() => connectionFormSchema(scheduleType), [scheduleType]);
-  const defaults = useMemo(() => (current ? connectionFormOf(current) : emptyConnectionForm()), [current]);
+  const defaults = useMemo(() => (current ? connectionFormOf(current) : emptyConnectionForm(initialProvider(providers.data))), [current, providers.data]);
   const form = useForm<ConnectionFormValues>({
     resolver: zodResolver(schema),
     values: defaults,
@@ -146,6 +157,8 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
     }
   };
 
+  const providerLabel = (provider: string) => (isKnownProvider(provider) ? t(`connections.providers.${provider}`) : provider);
+  const providerOptions = providerChoices.map((provider) => ({ value: provider, label: providerLabel(provider) }));
   const queueOptions = (queues.data ?? []).map((queue) => ({ value: queue.id, label: queue.name }));
   const noneOption = { value: '', label: t('connections.modal.none') };
   const flowOptions = (selected: number | null) => {
@@ -187,6 +200,27 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
                 <FormTextField name="name" label={t('connections.modal.name')} required fullWidth autoFocus testId="connection-modal-name" />
                 <FormSwitchField name="isDefault" label={t('connections.modal.isDefault')} testId="connection-modal-isDefault" />
               </Stack>
+              {chooseProvider && (
+                <FormSelectField
+                  name="provider"
+                  label={t('connections.modal.provider')}
+                  fullWidth
+                  options={providerOptions}
+                  helperText={t('connections.modal.providerFixed')}
+                  testId="connection-modal-provider"
+                />
+              )}
+              {connection && isWhatsapp && current?.provider && (
+                <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 0.5 }} data-testid="connection-modal-provider-readonly">
+                  <Typography variant="body2" color="text.secondary">
+                    {t('connections.modal.provider')}
+                  </Typography>
+                  <Chip size="small" variant="outlined" label={providerLabel(current.provider)} data-testid="connection-modal-provider-value" />
+                  <Typography variant="caption" color="text.secondary">
+                    {t('connections.modal.providerFixed')}
+                  </Typography>
+                </Stack>
+              )}
               <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
                 <FormSwitchField name="allowGroup" label={t('connections.modal.allowGroup')} testId="connection-modal-allowGroup" />
                 {allowGroup && <FormSwitchField name="groupAsTicket" label={t('connections.modal.groupAsTicket')} testId="connection-modal-groupAsTicket" />}
@@ -315,7 +349,7 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
           <Button onClick={onClose} data-testid="connection-modal-cancel">
             {t('common.cancel')}
           </Button>
-          <Button type="submit" variant="contained" disabled={save.isPending} data-testid="connection-modal-save">
+          <Button type="submit" variant="contained" disabled={save.isPending || (askProviders && providers.isPending)} data-testid="connection-modal-save">
             {t('common.save')}
           </Button>
         </DialogActions>

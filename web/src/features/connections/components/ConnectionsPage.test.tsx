@@ -11,6 +11,8 @@ import { connectionFixture, inboundFailureFixture } from '../test/fixtures';
 vi.mock('socket.io-client', async () => ({ io: (await import('../../../test/socket')).ioMock }));
 
 let scheduleType = 'disabled';
+/** What `GET /whatsapp/providers` answers: a server that runs the sandbox, by default. */
+let providers: unknown = { providers: ['beta', 'sandbox'], default: 'sandbox' };
 
 function server(connections: () => unknown[], routes: Record<string, MockHandler> = {}, auth: unknown = adminAuth()) {
   localStorage.setItem('token', 'stored');
@@ -19,6 +21,8 @@ function server(connections: () => unknown[], routes: Record<string, MockHandler
     'GET /auth/me': () => auth,
     'GET /queue': () => [{ id: 4, name: 'Suporte', color: '#f00' }],
     'GET /whatsapp': () => connections(),
+    // Before `/whatsapp/:id`, which would match it too.
+    'GET /whatsapp/providers': () => providers,
     'GET /settings': () => [{ key: 'scheduleType', value: scheduleType }],
     'GET /flowbuilder': ({ query }) =>
       query.get('pageNumber') === '1'
@@ -39,6 +43,7 @@ const QR2 = 'data:image/png;base64,BBBB';
 
 beforeEach(async () => {
   scheduleType = 'disabled';
+  providers = { providers: ['beta', 'sandbox'], default: 'sandbox' };
   await setLanguage('pt');
 });
 
@@ -184,6 +189,109 @@ describe('/connections', () => {
     });
     expect(await screen.findByText('Conexão salva com sucesso!')).toBeInTheDocument();
     expect(await screen.findByTestId('connections-row-9')).toHaveTextContent('Atendimento');
+  });
+
+  it('offers the connection type when the server runs two providers: WhatsApp by default, the sandbox when chosen', async () => {
+    let list = [connectionFixture(1, { provider: 'beta' })];
+    const api = server(() => list, {
+      'POST /whatsapp': ({ body }) => {
+        const created = connectionFixture(10 + list.length, { ...(body as object), status: 'qrcode' });
+        list = [...list, created];
+        return created;
+      },
+    });
+    renderApp('/connections');
+    const user = userEvent.setup();
+    const create = async (name: string, provider?: string) => {
+      await user.click(await screen.findByTestId('connections-add'));
+      await user.click(await screen.findByTestId('connections-add-whatsapp'));
+      const modal = await screen.findByTestId('connection-modal');
+      const select = await within(modal).findByTestId('connection-modal-provider');
+      expect(select).toHaveAccessibleName('Tipo de conexão');
+      expect(select).toHaveAccessibleDescription('Não pode ser alterado depois que a conexão é criada.');
+      // A real WhatsApp unless the sandbox is asked for, whatever the server's default.
+      expect(select).toHaveTextContent('WhatsApp (QR Code ou número de telefone)');
+      if (provider) {
+        await user.click(select);
+        expect(await screen.findByTestId('connection-modal-provider-option-beta')).toHaveTextContent('WhatsApp (QR Code ou número de telefone)');
+        expect(screen.getByTestId('connection-modal-provider-option-sandbox')).toHaveTextContent('Sandbox (telefone simulado, para testes)');
+        await user.click(screen.getByTestId(`connection-modal-provider-option-${provider}`));
+        expect(select).toHaveTextContent('Sandbox (telefone simulado, para testes)');
+      }
+      await user.type(within(modal).getByTestId('connection-modal-name'), name);
+      await user.click(within(modal).getByTestId('connection-modal-save'));
+      await waitFor(() => expect(screen.queryByTestId('connection-modal')).not.toBeInTheDocument());
+    };
+
+    await create('Atendimento');
+    expect(api.find('POST', '/whatsapp')[0].body).toMatchObject({ name: 'Atendimento', channel: 'whatsapp', provider: 'beta' });
+    await create('Testes', 'sandbox');
+    expect(api.find('POST', '/whatsapp')[1].body).toMatchObject({ name: 'Testes', channel: 'whatsapp', provider: 'sandbox' });
+    expect(api.find('GET', '/whatsapp/providers')).toHaveLength(1);
+
+    // The table tells the sandbox's connections apart.
+    expect(await screen.findByTestId('connections-sandbox-12')).toHaveTextContent('Sandbox');
+    expect(screen.getByTestId('connections-row-11')).toHaveTextContent('Atendimento');
+    expect(screen.queryByTestId('connections-sandbox-11')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('connections-sandbox-1')).not.toBeInTheDocument();
+  });
+
+  it('shows no connection type when the server runs one provider, or does not say', async () => {
+    providers = { providers: ['beta'], default: 'beta' };
+    const api = server(() => [], { 'POST /whatsapp': ({ body }) => connectionFixture(9, { ...(body as object) }) });
+    const { unmount } = renderApp('/connections');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('connections-add'));
+    await user.click(await screen.findByTestId('connections-add-whatsapp'));
+    let modal = await screen.findByTestId('connection-modal');
+    // Saving waits for the answer.
+    await waitFor(() => expect(within(modal).getByTestId('connection-modal-save')).toBeEnabled());
+    expect(api.find('GET', '/whatsapp/providers')).toHaveLength(1);
+    expect(within(modal).queryByTestId('connection-modal-provider')).not.toBeInTheDocument();
+    expect(within(modal).queryByText('Tipo de conexão')).not.toBeInTheDocument();
+    await user.type(within(modal).getByTestId('connection-modal-name'), 'Atendimento');
+    await user.click(within(modal).getByTestId('connection-modal-save'));
+    await waitFor(() => expect(api.find('POST', '/whatsapp')).toHaveLength(1));
+    // The one provider the server runs.
+    expect(api.find('POST', '/whatsapp')[0].body).toMatchObject({ name: 'Atendimento', provider: 'beta' });
+    unmount();
+
+    // A server without the route: no choice, and the server picks.
+    providers = reply(404, { error: 'ERR_NOT_FOUND', message: 'no' });
+    const older = server(() => [], { 'POST /whatsapp': ({ body }) => connectionFixture(9, { ...(body as object) }) });
+    renderApp('/connections');
+    await user.click(await screen.findByTestId('connections-add'));
+    await user.click(await screen.findByTestId('connections-add-whatsapp'));
+    modal = await screen.findByTestId('connection-modal');
+    await waitFor(() => expect(within(modal).getByTestId('connection-modal-save')).toBeEnabled());
+    expect(within(modal).queryByTestId('connection-modal-provider')).not.toBeInTheDocument();
+    await user.type(within(modal).getByTestId('connection-modal-name'), 'Atendimento');
+    await user.click(within(modal).getByTestId('connection-modal-save'));
+    await waitFor(() => expect(older.find('POST', '/whatsapp')).toHaveLength(1));
+    expect(older.find('POST', '/whatsapp')[0].body).not.toHaveProperty('provider');
+  });
+
+  it('shows a stored connection\'s type read-only and keeps it', async () => {
+    const original = connectionFixture(1, { provider: 'sandbox' });
+    const api = server(() => [original], {
+      'GET /whatsapp/:id': () => original,
+      'PUT /whatsapp/:id': ({ body }) => ({ ...original, ...(body as object) }),
+    });
+    renderApp('/connections');
+    const user = userEvent.setup();
+    expect(await screen.findByTestId('connections-sandbox-1')).toHaveTextContent('Sandbox');
+    await user.click(screen.getByTestId('connections-edit-1'));
+    const modal = await screen.findByTestId('connection-modal');
+    const readOnly = await within(modal).findByTestId('connection-modal-provider-readonly');
+    expect(readOnly).toHaveTextContent('Tipo de conexão');
+    expect(within(readOnly).getByTestId('connection-modal-provider-value')).toHaveTextContent('Sandbox (telefone simulado, para testes)');
+    expect(readOnly).toHaveTextContent('Não pode ser alterado depois que a conexão é criada.');
+    expect(within(modal).queryByTestId('connection-modal-provider')).not.toBeInTheDocument();
+    await user.click(within(modal).getByTestId('connection-modal-save'));
+    await waitFor(() => expect(api.find('PUT', '/whatsapp/1')).toHaveLength(1));
+    expect(api.find('PUT', '/whatsapp/1')[0].body).toMatchObject({ provider: 'sandbox' });
+    // Editing asks nothing about the server's providers.
+    expect(api.find('GET', '/whatsapp/providers')).toHaveLength(0);
   });
 
   it('edits a connection keeping the other tabs, regenerates and copies the token', async () => {

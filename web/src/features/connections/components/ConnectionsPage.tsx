@@ -2,6 +2,7 @@ import { useCallback, useState } from 'react';
 import {
   Box,
   Button,
+  Chip,
   CircularProgress,
   IconButton,
   Menu,
@@ -244,7 +245,15 @@ export default function ConnectionsPage() {
                   <TableCell align="center">
                     <ChannelIcon channel={connection.channel} />
                   </TableCell>
-                  <TableCell>{connection.name}</TableCell>
+                  <TableCell>
+                    {connection.name}
+                    {connection.provider === 'sandbox' && (
+                      // Sandbox connections talk to a simulated phone: told apart from the real ones.
+                      <Tooltip title={t('connections.providers.sandbox')}>
+                        <Chip size="small" variant="outlined" label={t('connections.sandboxChip')} sx={{ ml: 1 }} data-testid={`connections-sandbox-${connection.id}`} />
+                      </Tooltip>
+                    )}
+                  </TableCell>
                   <TableCell sx={WIDE_ONLY}>{connection.number}</TableCell>
                   <TableCell align="center">
                     <Stack direction="row" spacing={1} sx={{ alignItems: 'center', justifyContent: 'center' }}>

@@ -66,6 +66,11 @@ const connections: typeof pt = {
       invalidNumber: 'Enter the number with its country code: 8 to 15 digits.',
       forNumber: 'Code for {{number}}',
     },
+    providers: {
+      beta: 'WhatsApp (QR code or phone number)',
+      sandbox: 'Sandbox (simulated phone, for testing)',
+    },
+    sandboxChip: 'Sandbox',
     reasons: {
       loggedOut: 'Logged out from the phone',
       replaced: 'Another session took over',
@@ -87,6 +92,8 @@ const connections: typeof pt = {
       editTitle: 'Edit connection',
       tabs: { general: 'General', messages: 'Messages', chatbot: 'Chatbot', schedules: 'Hours' },
       name: 'Name',
+      provider: 'Connection type',
+      providerFixed: 'Cannot be changed once the connection is created.',
       isDefault: 'Default',
       allowGroup: 'Allow groups',
       groupAsTicket: 'Treat groups as tickets',

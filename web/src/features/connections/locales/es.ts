@@ -66,6 +66,11 @@ const connections: typeof pt = {
       invalidNumber: 'Ingrese el número con el código de país: de 8 a 15 dígitos.',
       forNumber: 'Código para {{number}}',
     },
+    providers: {
+      beta: 'WhatsApp (código QR o número de teléfono)',
+      sandbox: 'Sandbox (teléfono simulado, para pruebas)',
+    },
+    sandboxChip: 'Sandbox',
     reasons: {
       loggedOut: 'Sesión cerrada desde el teléfono',
       replaced: 'Otra sesión tomó el control',
@@ -87,6 +92,8 @@ const connections: typeof pt = {
       editTitle: 'Editar conexión',
       tabs: { general: 'General', messages: 'Mensajes', chatbot: 'Chatbot', schedules: 'Horarios' },
       name: 'Nombre',
+      provider: 'Tipo de conexión',
+      providerFixed: 'No se puede cambiar una vez creada la conexión.',
       isDefault: 'Predeterminada',
       allowGroup: 'Permitir grupos',
       groupAsTicket: 'Tratar grupos como tickets',

@@ -65,6 +65,11 @@ const connections = {
       invalidNumber: 'Informe o número com código do país: de 8 a 15 dígitos.',
       forNumber: 'Código para {{number}}',
     },
+    providers: {
+      beta: 'WhatsApp (QR Code ou número de telefone)',
+      sandbox: 'Sandbox (telefone simulado, para testes)',
+    },
+    sandboxChip: 'Sandbox',
     reasons: {
       loggedOut: 'Desconectado pelo celular',
       replaced: 'Outra sessão assumiu a conexão',
@@ -86,6 +91,8 @@ const connections = {
       editTitle: 'Editar conexão',
       tabs: { general: 'Geral', messages: 'Mensagens', chatbot: 'Chatbot', schedules: 'Horários' },
       name: 'Nome',
+      provider: 'Tipo de conexão',
+      providerFixed: 'Não pode ser alterado depois que a conexão é criada.',
       isDefault: 'Padrão',
       allowGroup: 'Permitir grupos',
       groupAsTicket: 'Tratar grupos como atendimentos',

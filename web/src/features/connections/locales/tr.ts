@@ -66,6 +66,11 @@ const connections: typeof pt = {
       invalidNumber: 'Numarayı ülke koduyla girin: 8 ila 15 rakam.',
       forNumber: '{{number}} için kod',
     },
+    providers: {
+      beta: 'WhatsApp (QR kodu veya telefon numarası)',
+      sandbox: 'Sandbox (test için simüle edilmiş telefon)',
+    },
+    sandboxChip: 'Sandbox',
     reasons: {
       loggedOut: 'Telefondan oturum kapatıldı',
       replaced: 'Başka bir oturum devraldı',
@@ -87,6 +92,8 @@ const connections: typeof pt = {
       editTitle: 'Bağlantıyı düzenle',
       tabs: { general: 'Genel', messages: 'Mesajlar', chatbot: 'Sohbet botu', schedules: 'Çalışma saatleri' },
       name: 'Ad',
+      provider: 'Bağlantı türü',
+      providerFixed: 'Bağlantı oluşturulduktan sonra değiştirilemez.',
       isDefault: 'Varsayılan',
       allowGroup: 'Gruplara izin ver',
       groupAsTicket: 'Grupları talep olarak işle',
