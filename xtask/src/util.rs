@@ -312,12 +312,65 @@ pub fn e2e(root: &Path) -> Result<()> {
     let base = format!("http://127.0.0.1:{}", server.port);
     run_step(
         "web: end-to-end tests (Chromium)",
-        cmd("npm", &["run", "e2e"])
+        cmd("npm", &["run", "e2e", "--", "--exclude", FAKE_WHATSAPP_E2E])
             .current_dir(root.join("web"))
             .env("CHATFLOW_E2E_BASE_URL", &base)
             .env("CHATFLOW_E2E_ADMIN_EMAIL", &server.admin_email)
             .env("CHATFLOW_E2E_ADMIN_PASSWORD", &server.admin_password)
             .env("CHROMIUM_PATH", &chromium),
+    )?;
+    drop(server);
+    fake_whatsapp_e2e(root, &chromium)
+}
+
+/// The browser test of the WhatsApp Web dialogs, run against the server whose WhatsApp sessions
+/// are the scripted fake (the `whatsapp_fake_server` example, built by the workspace's tests).
+const FAKE_WHATSAPP_E2E: &str = "e2e/whatsapp-web.e2e.ts";
+
+fn fake_whatsapp_e2e(root: &Path, chromium: &str) -> Result<()> {
+    let binary = target_dir(root)
+        .join("debug")
+        .join("examples")
+        .join("whatsapp_fake_server");
+    if !binary.exists() {
+        run_step(
+            "e2e: build the server on the WhatsApp fake",
+            cmd(
+                "cargo",
+                &[
+                    "build",
+                    "--package",
+                    "chatflow-server",
+                    "--example",
+                    "whatsapp_fake_server",
+                ],
+            )
+            .current_dir(root),
+        )?;
+    }
+    let control = free_port()?.to_string();
+    let (server, _) = start_server(
+        &binary,
+        &[
+            ("CHATFLOW_LOGIN_RATE_PER_MINUTE", "600"),
+            ("CHATFLOW_FAKE_WHATSAPP_PORT", &control),
+        ],
+    )?;
+    run_step(
+        "web: end-to-end tests of WhatsApp Web on its fake (Chromium)",
+        cmd("npm", &["run", "e2e", "--", FAKE_WHATSAPP_E2E])
+            .current_dir(root.join("web"))
+            .env(
+                "CHATFLOW_E2E_BASE_URL",
+                format!("http://127.0.0.1:{}", server.port),
+            )
+            .env(
+                "CHATFLOW_E2E_FAKE_WHATSAPP_URL",
+                format!("http://127.0.0.1:{control}"),
+            )
+            .env("CHATFLOW_E2E_ADMIN_EMAIL", &server.admin_email)
+            .env("CHATFLOW_E2E_ADMIN_PASSWORD", &server.admin_password)
+            .env("CHROMIUM_PATH", chromium),
     )?;
     drop(server);
     Ok(())

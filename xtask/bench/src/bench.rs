@@ -11,7 +11,10 @@
 //! database, then measures the ticket list, contact and message-body search, a ticket's first
 //! message page and inbound ingestion through the sandbox with sockets listening, and the
 //! automation one ([`automation`]): new phones walking a welcome flow (greeting, menu, ticket to
-//! a queue) on fresh SQLite and PostgreSQL databases, against the same ingestion without a flow.
+//! a queue) on fresh SQLite and PostgreSQL databases, against the same ingestion without a flow,
+//! and the WhatsApp Web one (`bin-server/examples/whatsapp_bench.rs`): inbound messages through
+//! the provider's durability hook into ingestion, and connections restored after a restart, on
+//! the provider's fake.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -157,7 +160,8 @@ pub struct BenchArgs {
     /// Which scenarios: all, basic (sign-in and /auth/me), flows (the flow interpreter and
     /// routing decisions, no server), inbox (seeded lists, search, messages and ingestion on
     /// SQLite and PostgreSQL) or automation (new phones through a welcome flow on SQLite and
-    /// PostgreSQL, against the same ingestion without a flow).
+    /// PostgreSQL, against the same ingestion without a flow), or whatsapp (inbound through the
+    /// WhatsApp Web hook and connections restored after a restart, on the provider's fake).
     #[arg(long, default_value = "all")]
     pub only: Only,
     /// Use the server and CLI binaries already built for the profile instead of building them.
@@ -186,6 +190,7 @@ pub enum Only {
     Flows,
     Inbox,
     Automation,
+    Whatsapp,
 }
 
 pub fn bench(mut args: BenchArgs) -> Result<()> {
@@ -231,6 +236,9 @@ pub fn bench(mut args: BenchArgs) -> Result<()> {
         }
         if matches!(args.only, Only::All | Only::Automation) {
             automation::run(&binary, &args).await?;
+        }
+        if matches!(args.only, Only::All | Only::Whatsapp) {
+            whatsapp(&root, &args)?;
         }
         Ok(())
     })
@@ -321,6 +329,39 @@ async fn scenarios(binary: &std::path::Path, duration: Duration) -> Result<()> {
 
     drop(server);
     Ok(())
+}
+
+/// The WhatsApp Web scenarios: the server's `whatsapp_bench` example (the server in-process on
+/// the provider's fake; see its documentation), built in the same profile.
+fn whatsapp(root: &std::path::Path, args: &BenchArgs) -> Result<()> {
+    let mut build = vec![
+        "build",
+        "--package",
+        "chatflow-server",
+        "--example",
+        "whatsapp_bench",
+    ];
+    if !args.debug {
+        build.push("--release");
+    }
+    if !args.no_build {
+        run_step(
+            "build the WhatsApp Web bench",
+            cmd("cargo", &build).current_dir(root),
+        )?;
+    }
+    let profile = if args.debug { "debug" } else { "release" };
+    let binary = target_dir(root)
+        .join(profile)
+        .join("examples")
+        .join("whatsapp_bench");
+    let messages = args.ingest_messages.to_string();
+    let connections = if args.quick { "40" } else { "200" };
+    let mut bench = vec!["--messages", &messages, "--connections", connections];
+    if args.no_postgres || args.sqlite_db.is_some() {
+        bench.push("--no-postgres");
+    }
+    run_step("WhatsApp Web bench", cmd(&binary.to_string_lossy(), &bench))
 }
 
 fn num_cpus() -> usize {
