@@ -748,6 +748,7 @@ impl ChannelProvider for SandboxProvider {
         scope: TenantScope,
         connection: WhatsappId,
         chat: &str,
+        _external_ids: &[String],
     ) -> Result<()> {
         self.require_connected(connection)?;
         self.inner

@@ -28,22 +28,20 @@
 //! | `request_pair_code` | [`Supervisor::request_pair_code`] |
 //! | `send` | [`send_outbound`] on the live client |
 //! | `edit`, `delete`, `react` | the live client's edit, revoke and react |
+//! | `mark_read` | a read receipt for the contact's messages (one-to-one chats) |
 //! | `check_number`, `profile` | WhatsApp's number check, the profile picture |
 //!
 //! Calls that need the live session answer `ERR_WAPP_NOT_INITIALIZED` when it is not connected
 //! in this process (down, or run by another server process of the same database).
 //!
-//! Not built: read receipts to the phone (`mark_read`: WhatsApp reads by message id, and the
-//! core does not ask for it yet) and listing the phone's chats (`list_chats`): both answer
-//! `ERR_CHANNEL_NOT_SUPPORTED`.
+//! Not built: read receipts in groups (they name each message's writer), and listing the
+//! phone's chats (`list_chats`, answering `ERR_CHANNEL_NOT_SUPPORTED`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use async_trait::async_trait;
-use chatflow_core::inbox::channel::{
-    ChannelProfile, ChannelProvider, InboundSink, Outbound, not_supported,
-};
+use chatflow_core::inbox::channel::{ChannelProfile, ChannelProvider, InboundSink, Outbound};
 use chatflow_core::inbox::model::ProviderKind;
 use chatflow_core::{Error, ErrorCode, Result, TenantScope, WhatsappId};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -260,10 +258,20 @@ impl ChannelProvider for WaProvider {
     async fn mark_read(
         &self,
         _scope: TenantScope,
-        _connection: WhatsappId,
-        _chat: &str,
+        connection: WhatsappId,
+        chat: &str,
+        external_ids: &[String],
     ) -> Result<()> {
-        Err(not_supported(self.kind(), "send read receipts yet"))
+        let chat = to_jid(chat)?;
+        // A group's receipt names each message's writer; group read receipts are not sent yet.
+        if external_ids.is_empty() || chat.server == whatsapp_rust::Server::Group {
+            return Ok(());
+        }
+        let client = self.client(connection)?;
+        client
+            .mark_read(&chat, None, external_ids)
+            .await
+            .map_err(|e| failure(ErrorCode::ERR_SENDING_WAPP_MSG, &e))
     }
 
     async fn profile(

@@ -313,6 +313,21 @@ async fn a_whatsapp_web_connection_end_to_end(app: TestApp) {
     let (ticket, uuid) = ticket_of(&app, &token, CONTACT).await;
     let messages = messages_of(&app, &token, &uuid).await;
     assert_eq!(messages.len(), 1, "stored once: {messages:?}");
+    // Opening the ticket read the message: the contact's phone is told (blue ticks).
+    let reads: Vec<FakeCall> = run
+        .client()
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, FakeCall::MarkRead { .. }))
+        .collect();
+    assert_eq!(
+        reads,
+        vec![FakeCall::MarkRead {
+            chat: jid(&format!("{CONTACT}@s.whatsapp.net")),
+            sender: None,
+            ids: vec!["3A0000000000000000AA".to_owned()],
+        }]
+    );
     assert_eq!(messages[0]["body"], "Oi, quero um orçamento");
     assert_eq!(messages[0]["fromMe"], false);
     let contact = &json_of(

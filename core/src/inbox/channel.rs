@@ -208,9 +208,15 @@ pub trait ChannelProvider: Send + Sync {
         from_me: bool,
         emoji: &str,
     ) -> Result<()>;
-    /// Marks the chat read on the phone.
-    async fn mark_read(&self, scope: TenantScope, connection: WhatsappId, chat: &str)
-    -> Result<()>;
+    /// Tells the contact that their messages `external_ids` in `chat` were read (blue ticks on
+    /// their phone); channels that mark a whole chat read ignore the ids.
+    async fn mark_read(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        chat: &str,
+        external_ids: &[String],
+    ) -> Result<()>;
     /// The profile of `number` as the connection sees it; `None` when the channel knows no such
     /// contact. Providers that cannot look profiles up answer `ERR_CHANNEL_NOT_SUPPORTED`.
     async fn profile(

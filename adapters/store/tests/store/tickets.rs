@@ -497,6 +497,7 @@ async fn outbound_messages_reactions_and_receipts(store: Store) {
         TicketRepo::reset_unread(&store, a, ticket)
             .await
             .expect("reset")
+            .is_some()
     );
     let t = TicketRepo::get(&store, a, ticket)
         .await
@@ -580,9 +581,10 @@ async fn another_company_sees_and_changes_nothing(store: Store) {
             .is_none()
     );
     assert!(
-        !TicketRepo::reset_unread(&store, b, ticket)
+        TicketRepo::reset_unread(&store, b, ticket)
             .await
             .expect("reset")
+            .is_none()
     );
     assert!(!TicketRepo::delete(&store, b, ticket).await.expect("delete"));
     assert!(

@@ -44,7 +44,9 @@ pub async fn list(
         .await?;
     let mut ticket = ticket;
     if matches!(start, PageStart::First) && ticket.unread_messages > 0 {
-        ports.tickets.reset_unread(actor.scope(), ticket.id).await?;
+        if let Some(read) = ports.tickets.reset_unread(actor.scope(), ticket.id).await? {
+            tickets::read_on_channel(ports, actor.scope(), &ticket, &read).await;
+        }
         ticket.unread_messages = 0;
     }
     Ok((page, ticket))

@@ -377,10 +377,47 @@ pub async fn delete(ports: &Ports, actor: &Actor, id: TicketId) -> Result<()> {
 #[tracing::instrument(level = "debug", name = "inbox.tickets::mark_read", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, ticket = id.0))]
 pub async fn mark_read(ports: &Ports, actor: &Actor, id: TicketId) -> Result<()> {
     let ticket = visible(ports, actor, id).await?;
-    if ticket.unread_messages > 0 {
-        ports.tickets.reset_unread(actor.scope(), id).await?;
+    if ticket.unread_messages > 0
+        && let Some(read) = ports.tickets.reset_unread(actor.scope(), id).await?
+    {
+        read_on_channel(ports, actor.scope(), &ticket, &read).await;
     }
     Ok(())
+}
+
+/// Tells the ticket's channel that the contact's messages `read` were read (the blue ticks on
+/// the contact's phone). Best effort: the read stands in the inbox whatever the channel answers
+/// (a session that is down, a channel that cannot say it); a failure is logged.
+pub(crate) async fn read_on_channel(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    read: &[String],
+) {
+    let Some(connection) = ticket.whatsapp_id else {
+        return;
+    };
+    if read.is_empty() {
+        return;
+    }
+    let provider = match ports.connections.get(scope, connection).await {
+        Ok(Some(found)) => ports.channels.get(found.provider),
+        _ => return,
+    };
+    let Ok(provider) = provider else {
+        return;
+    };
+    if let Err(error) = provider
+        .mark_read(scope, connection, &ticket.contact.number, read)
+        .await
+    {
+        tracing::debug!(
+            company = scope.company_id().0,
+            ticket = ticket.id.0,
+            %error,
+            "the channel was not told the messages were read"
+        );
+    }
 }
 
 /// Closes every ticket of `status` in the selected queues (`POST /tickets/closeAll`); an empty

@@ -101,7 +101,7 @@ impl TicketRepo for Store {
     }
 
     #[tracing::instrument(level = "debug", name = "TicketRepo::reset_unread", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
-    async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<bool> {
+    async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<Option<Vec<String>>> {
         self.reset_ticket_unread(scope, id).await
     }
 

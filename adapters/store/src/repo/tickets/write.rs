@@ -177,7 +177,7 @@ impl Store {
         &self,
         scope: TenantScope,
         id: TicketId,
-    ) -> Result<bool> {
+    ) -> Result<Option<Vec<String>>> {
         let company = scope.company_id().0;
         crate::inbox_write_tx!(self, |tx| {
             async {
@@ -190,15 +190,15 @@ impl Store {
                 .await
                 .map_err(db_error)?;
                 if done.rows_affected() == 0 {
-                    return Ok(false);
+                    return Ok(None);
                 }
-                sqlx::query(
+                let marked: Vec<(i64, bool, Option<String>)> = sqlx::query_as(
                     "UPDATE messages SET read = TRUE WHERE company_id = $1 AND ticket_id = $2 \
-                     AND read = FALSE",
+                     AND read = FALSE RETURNING id, from_me, external_id",
                 )
                 .bind(company)
                 .bind(id.0)
-                .execute(&mut *tx)
+                .fetch_all(&mut *tx)
                 .await
                 .map_err(db_error)?;
                 let ticket = crate::load_ticket!(&mut *tx, scope, id)?
@@ -211,7 +211,7 @@ impl Store {
                         ticket: Box::new(ticket)
                     }]
                 )?;
-                Ok(true)
+                Ok(Some(contact_reads(marked)))
             }
             .await
         })
@@ -326,3 +326,18 @@ impl Store {
         })
     }
 }
+
+/// The channel ids of the contact's messages among those just marked read, newest first, at
+/// most [`READ_RECEIPT_LIMIT`] (what the channel is told was read).
+fn contact_reads(mut marked: Vec<(i64, bool, Option<String>)>) -> Vec<String> {
+    marked.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    marked
+        .into_iter()
+        .filter(|(_, from_me, _)| !from_me)
+        .filter_map(|(_, _, external_id)| external_id.filter(|id| !id.is_empty()))
+        .take(READ_RECEIPT_LIMIT)
+        .collect()
+}
+
+/// The most message ids one read receipt names.
+const READ_RECEIPT_LIMIT: usize = 100;
