@@ -16,7 +16,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chatflow_core::WhatsappId;
-use chatflow_whatsapp_web::fake::{FakeCall, FakeSessionHandle};
+use chatflow_whatsapp_web::client::NumberCheck;
+use chatflow_whatsapp_web::fake::{FakeCall, FakeOp, FakeSessionHandle};
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::types::events::{
     Event, InboundMessage, PairSuccess, PairingQrCode, Receipt,
@@ -298,6 +299,37 @@ async fn a_whatsapp_web_connection_end_to_end(app: TestApp) {
     let connected = connection_when(&app, &token, id, |c| c["status"] == "CONNECTED").await;
     assert_eq!(connected["number"], PHONE);
     assert!(connected["qrcode"].as_str().is_none_or(str::is_empty));
+
+    // A new contact's number is checked with WhatsApp: refused without an account, stored in
+    // WhatsApp's own form with one; a check WhatsApp fails to answer says so.
+    assert_error(
+        app.post("/contacts", &token, &json!({"name": "Sem WhatsApp", "number": "5511955554444"}))
+            .await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "ERR_WAPP_INVALID_CONTACT",
+    )
+    .await;
+    run.client().set_number(NumberCheck {
+        jid: jid("5511955554444@s.whatsapp.net"),
+        is_registered: true,
+        lid: Some(jid("123456789@lid")),
+        pn: Some(jid("551155554444@s.whatsapp.net")),
+    });
+    let checked = json_of(
+        app.post("/contacts", &token, &json!({"name": "Com WhatsApp", "number": "+55 11 95555-4444"}))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(checked["number"], "551155554444", "WhatsApp's form of the number");
+    run.client().fail_next(FakeOp::IsOnWhatsapp, "timed out");
+    assert_error(
+        app.post("/contacts", &token, &json!({"name": "Talvez", "number": "5511933332222"}))
+            .await,
+        StatusCode::BAD_GATEWAY,
+        "ERR_WAPP_CHECK_CONTACT",
+    )
+    .await;
 
     // A message from a contact: the hook's commit returns once it is stored (WhatsApp gets
     // the ack only then); a redelivery stores nothing more.

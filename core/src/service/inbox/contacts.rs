@@ -92,12 +92,75 @@ async fn find(ports: &Ports, scope: TenantScope, id: ContactId) -> Result<Contac
 }
 
 /// Creates a contact from the form (`POST /contacts`): validated and normalised;
-/// `ERR_DUPLICATED_CONTACT` when the company has that number on that channel.
+/// `ERR_DUPLICATED_CONTACT` when the company has that number on that channel. A WhatsApp number
+/// is checked with WhatsApp first ([`checked_number`]): the number WhatsApp answers is the one
+/// stored, `ERR_WAPP_INVALID_CONTACT` when it has no account.
 #[tracing::instrument(level = "debug", name = "inbox.contacts::create", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn create(ports: &Ports, actor: &Actor, input: ContactInput) -> Result<Contact> {
-    let input = contact_rules::prepare(input)?;
+    let mut input = contact_rules::prepare(input)?;
+    if let Some(number) = checked_number(ports, actor.scope(), &input).await? {
+        input.number = number;
+    }
     let contact = ports.contacts.create(actor.scope(), &input).await?;
     one_for_actor(ports, actor, contact).await
+}
+
+/// The number WhatsApp knows for a new person's WhatsApp contact (`input` prepared), asked
+/// through a connected connection of the company (the contact's own, else the default one):
+/// WhatsApp's own form of the number (a country's old or new digit rules) when it has an
+/// account, `ERR_WAPP_INVALID_CONTACT` when it has none, `ERR_WAPP_CHECK_CONTACT` when the
+/// channel failed to answer. `None` when there is nothing to ask: another channel, a group, no
+/// connected connection, a session running on another server process, or a channel that cannot
+/// check numbers (the sandbox): the number is stored as typed.
+pub async fn checked_number(
+    ports: &Ports,
+    scope: TenantScope,
+    input: &ContactInput,
+) -> Result<Option<String>> {
+    if input.channel.unwrap_or(ChannelKind::Whatsapp) != ChannelKind::Whatsapp || input.is_group {
+        return Ok(None);
+    }
+    let own = match input.whatsapp_id {
+        Some(id) => ports
+            .connections
+            .get(scope, id)
+            .await?
+            .filter(|c| c.status == ConnectionStatus::Connected),
+        None => None,
+    };
+    let connection = match own {
+        Some(connection) => connection,
+        None => match connected_connection(ports, scope).await? {
+            Some(connection) => connection,
+            None => return Ok(None),
+        },
+    };
+    let Ok(provider) = ports.channels.get(connection.provider) else {
+        return Ok(None);
+    };
+    match provider
+        .check_number(scope, connection.id, &input.number)
+        .await
+    {
+        Ok(Some(number)) => Ok(Some(number)),
+        Ok(None) => Err(Error::with_detail(
+            ErrorCode::ERR_WAPP_INVALID_CONTACT,
+            "this number has no WhatsApp account",
+        )),
+        Err(e)
+            if matches!(
+                e.code,
+                ErrorCode::ERR_CHANNEL_NOT_SUPPORTED | ErrorCode::ERR_WAPP_NOT_INITIALIZED
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) if e.code == ErrorCode::ERR_WAPP_INVALID_CONTACT => Err(e),
+        Err(e) => Err(Error::with_detail(
+            ErrorCode::ERR_WAPP_CHECK_CONTACT,
+            e.detail.unwrap_or_else(|| e.code.to_string()),
+        )),
+    }
 }
 
 /// Edits a contact (`PUT /contacts/{id}`). Under LGPD a plain user's form carries the masked
