@@ -634,6 +634,7 @@ async fn sending_needs_a_session_and_acks_climb() {
         to: "5511".into(),
         content: OutboundContent::Text { body: "hi".into() },
         quoted_external_id: None,
+        quoted: None,
         idempotency_key: None,
     };
     let refused = provider

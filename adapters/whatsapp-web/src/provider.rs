@@ -26,7 +26,7 @@
 //! | `new_qr` | [`Stop::NewQr`]: the keys wiped and a new session showing a new QR code |
 //! | `disconnect` | [`Stop::Logout`]: the device unlinked from the phone, the keys wiped |
 //! | `request_pair_code` | [`Supervisor::request_pair_code`] |
-//! | `send` | [`send_outbound`] on the live client |
+//! | `send` | [`send_outbound`] on the live client (a reply to the contact's message carries its text) |
 //! | `edit`, `delete`, `react` | the live client's edit, revoke and react |
 //! | `mark_read` | a read receipt for the contact's messages (one-to-one chats) |
 //! | `check_number`, `profile` | WhatsApp's number check, the profile picture |
@@ -51,7 +51,7 @@ use whatsapp_rust::waproto::whatsapp as wa;
 use crate::client::{NotConnected, WaClient};
 use crate::inbound::address::phone_digits;
 use crate::inbound::{Ingestor, map_event};
-use crate::outbound::{send_outbound, text_message, to_jid};
+use crate::outbound::{QuotedMessage, send_outbound, text_message, to_jid};
 use crate::supervisor::{Stop, Supervisor, SupervisorDeps, TrafficHandler};
 
 /// Builds the supervisor's dependencies once the sink is known (see the module's
@@ -198,7 +198,8 @@ impl ChannelProvider for WaProvider {
 
     async fn send(&self, _scope: TenantScope, message: &Outbound) -> Result<String> {
         let client = self.client(message.connection)?;
-        send_outbound(client.as_ref(), message, None).await
+        let quoted = quoted_message(message);
+        send_outbound(client.as_ref(), message, quoted.as_ref()).await
     }
 
     async fn edit(
@@ -321,6 +322,21 @@ impl ChannelProvider for WaProvider {
             phone_digits(&address).unwrap_or_else(|| address.user.to_string())
         }))
     }
+}
+
+/// What a reply shows of the contact's message it quotes: its writer and text. A quote of our
+/// own message, or of a message in a group (whose writer is not at hand here), names the
+/// message by id only.
+fn quoted_message(message: &Outbound) -> Option<QuotedMessage> {
+    let quoted = message.quoted.as_ref().filter(|q| !q.from_me)?;
+    let chat = to_jid(&message.to).ok()?;
+    if chat.server == whatsapp_rust::Server::Group {
+        return None;
+    }
+    Some(QuotedMessage {
+        sender: chat,
+        message: text_message(&quoted.body, None),
+    })
 }
 
 /// What WhatsApp answered about `jid`, when it has an account.

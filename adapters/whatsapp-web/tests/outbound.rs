@@ -22,6 +22,7 @@ fn outbound(to: &str, content: OutboundContent) -> Outbound {
         to: to.to_owned(),
         content,
         quoted_external_id: None,
+        quoted: None,
         idempotency_key: Some("message-1".to_owned()),
     }
 }

@@ -729,6 +729,7 @@ async fn pairing_a_simulated_phone(app: TestApp) {
                     body: "Welcome!".into(),
                 },
                 quoted_external_id: None,
+                quoted: None,
                 idempotency_key: None,
             },
         )

@@ -434,6 +434,42 @@ async fn a_whatsapp_web_connection_end_to_end(app: TestApp) {
     );
     assert_eq!(sends[0].2, external);
 
+    // A reply quoting the contact's message carries its writer and text (what the phone shows).
+    let contact_message = messages
+        .iter()
+        .find(|m| m["body"] == "Oi, quero um orçamento")
+        .and_then(|m| m["id"].as_i64())
+        .expect("the contact's message");
+    json_of(
+        app.post(
+            &format!("/messages/{ticket}"),
+            &token,
+            &json!({"body": "Sobre isso:", "quotedMsg": {"id": contact_message}, "signMessage": false}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let sends = run.client().sent();
+    let reply = &sends.last().expect("the reply").1;
+    let context = reply
+        .extended_text_message
+        .as_option()
+        .and_then(|m| m.context_info.as_option())
+        .expect("a quote");
+    assert_eq!(context.stanza_id.as_deref(), Some("3A0000000000000000AA"));
+    assert_eq!(
+        context.participant.as_deref(),
+        Some(format!("{CONTACT}@s.whatsapp.net").as_str())
+    );
+    assert_eq!(
+        context
+            .quoted_message
+            .as_option()
+            .and_then(|q| q.conversation.as_deref()),
+        Some("Oi, quero um orçamento")
+    );
+
     // WhatsApp's receipts move the ack: delivered, then read.
     for (kind, ack) in [(ReceiptType::Delivered, 2), (ReceiptType::Read, 3)] {
         run.emit(Event::Receipt(

@@ -128,11 +128,25 @@ pub struct Outbound {
     pub content: OutboundContent,
     /// The external id of the quoted message.
     pub quoted_external_id: Option<String>,
+    /// What the quoted message said and whether the connection sent it, when it is known:
+    /// channels that show a quote's text (WhatsApp) need it besides the id.
+    #[serde(default)]
+    pub quoted: Option<QuotedContent>,
     /// Our id of the stored message this sends, when there is one: a provider sends a message
     /// with a given key at most once, and a repeated send (a send resumed after a crash) answers
     /// the first send's external id without reaching the phone again.
     #[serde(default)]
     pub idempotency_key: Option<String>,
+}
+
+/// The quoted message of an outbound reply, as the inbox stored it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuotedContent {
+    /// Its text (a caption, or empty for a file without one).
+    pub body: String,
+    /// Sent from the connection (ours), rather than by the contact.
+    pub from_me: bool,
 }
 
 /// A contact's profile as a channel knows it (`GET /contacts/profile/{number}`).

@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::Actor;
 use crate::ids::{ContactId, MessageId, TenantScope, TicketId, UserId};
-use crate::inbox::channel::{ChannelMedia, ContactCard, Outbound, OutboundContent};
+use crate::inbox::channel::{ChannelMedia, ContactCard, Outbound, OutboundContent, QuotedContent};
 use crate::inbox::messages::{
     may_delete, may_edit, media_limit, media_type_of, signed_body, validate_body,
 };
@@ -118,6 +118,8 @@ pub struct PreparedSend {
     pub message: NewMessage,
     pub content: Option<OutboundContent>,
     pub quoted_external_id: Option<String>,
+    /// The quoted message's text and side, for channels that show the quote.
+    pub quoted: Option<QuotedContent>,
 }
 
 /// Sends the stored `message` of `prepared` (nothing for a private note); see [`send`].
@@ -138,6 +140,7 @@ pub async fn deliver_prepared(
                 message,
                 content,
                 prepared.quoted_external_id,
+                prepared.quoted,
             )
             .await
         }
@@ -252,6 +255,7 @@ pub async fn prepare_send(
             message,
             content: None,
             quoted_external_id: None,
+            quoted: None,
         });
     }
     let content = match (&input.contact_card, &input.media, kind) {
@@ -271,6 +275,10 @@ pub async fn prepare_send(
         ticket,
         message,
         content: Some(content),
+        quoted: quoted.as_ref().map(|q| QuotedContent {
+            body: q.body.clone(),
+            from_me: q.from_me,
+        }),
         quoted_external_id: quoted.and_then(|q| q.external_id),
     })
 }
@@ -284,6 +292,7 @@ async fn deliver_outbound(
     message: Message,
     content: OutboundContent,
     quoted_external_id: Option<String>,
+    quoted: Option<QuotedContent>,
 ) -> Result<Message> {
     let sent = async {
         let connection_id = ticket
@@ -303,6 +312,7 @@ async fn deliver_outbound(
                     to: ticket.contact.number.clone(),
                     content,
                     quoted_external_id,
+                    quoted,
                     idempotency_key: Some(message.id.0.to_string()),
                 },
             )
