@@ -112,6 +112,8 @@ pub trait WaClient: Send + Sync {
     async fn is_on_whatsapp(&self, jids: &[Jid]) -> anyhow::Result<Vec<NumberCheck>>;
     /// The address of the profile picture of `jid`, when it has one we may see.
     async fn profile_picture(&self, jid: &Jid) -> anyhow::Result<Option<String>>;
+    /// The subject (name) of the group `jid`.
+    async fn group_subject(&self, jid: &Jid) -> anyhow::Result<String>;
     /// Asks WhatsApp for a pair code for `phone` (digits, international); answers the code.
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String>;
     /// Unlinks this device from the phone.

@@ -74,6 +74,9 @@ pub enum FakeCall {
     ProfilePicture {
         jid: Jid,
     },
+    GroupSubject {
+        jid: Jid,
+    },
     PairWithCode {
         phone: String,
     },
@@ -92,6 +95,7 @@ pub enum FakeOp {
     MarkRead,
     IsOnWhatsapp,
     ProfilePicture,
+    GroupSubject,
     PairWithCode,
     Logout,
 }
@@ -115,6 +119,7 @@ struct ClientState {
     numbers: HashMap<Jid, NumberCheck>,
     pair_code: String,
     profile_pictures: HashMap<Jid, String>,
+    group_subjects: HashMap<Jid, String>,
     downloads: VecDeque<Vec<u8>>,
     stats: SessionStats,
 }
@@ -240,6 +245,13 @@ impl FakeWaClient {
         self.lock()
             .profile_pictures
             .insert(jid.clone(), url.to_owned());
+    }
+
+    /// The subject of the group `jid` (an unknown group answers an error).
+    pub fn set_group_subject(&self, jid: &Jid, subject: &str) {
+        self.lock()
+            .group_subjects
+            .insert(jid.clone(), subject.to_owned());
     }
 
     /// The bytes the next `download` answers (queued; an empty queue answers an error).
@@ -398,6 +410,18 @@ impl WaClient for FakeWaClient {
             FakeCall::ProfilePicture { jid: jid.clone() },
         )?;
         Ok(self.lock().profile_pictures.get(jid).cloned())
+    }
+
+    async fn group_subject(&self, jid: &Jid) -> anyhow::Result<String> {
+        self.record(
+            FakeOp::GroupSubject,
+            FakeCall::GroupSubject { jid: jid.clone() },
+        )?;
+        self.lock()
+            .group_subjects
+            .get(jid)
+            .cloned()
+            .ok_or_else(|| anyhow::anyhow!("no such group"))
     }
 
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String> {

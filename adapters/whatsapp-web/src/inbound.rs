@@ -53,7 +53,9 @@
 //! # Not yet
 //!
 //! - Reactions made on the connected phone (the event cannot say they are the company's).
-//! - Group names (groups are named by their id until their subject is looked up), polls,
+//! - Group pictures; a group renamed while the session runs keeps its old name until the next
+//!   run (the subject is asked with a group's first message of each run and names the group's
+//!   contact), polls,
 //!   interactive replies, view-once contents beyond their kind, status updates, newsletters,
 //!   history sync, push-name and picture changes, undecryptable placeholders.
 //! - Receipts count per message, not per group member: the first member's delivery marks a
@@ -66,6 +68,7 @@
 pub mod address;
 pub mod map;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -93,6 +96,8 @@ pub struct Ingestor {
     pub sink: Arc<dyn InboundSink>,
     /// `true` once the ingestor is shut down.
     stopped: watch::Sender<bool>,
+    /// Group subjects already asked for in this run, by chat.
+    subjects: std::sync::Mutex<HashMap<String, String>>,
 }
 
 /// Why a delivery stopped before every event was handled.
@@ -111,6 +116,7 @@ impl Ingestor {
             connection,
             sink,
             stopped: watch::Sender::new(false),
+            subjects: std::sync::Mutex::default(),
         }
     }
 
@@ -148,10 +154,45 @@ impl Ingestor {
             };
             if let InboundEvent::Message(message) = &mut event {
                 message.media = fetch_media(client, &inbound.message, &message.external_id).await;
+                if message.is_group && message.chat_name.is_empty() {
+                    message.chat_name = self.group_subject(client, &message.chat).await;
+                }
             }
             events.push(event);
         }
         self.commit_events(events).await
+    }
+
+    /// The subject of the group `chat`, asked once per run ([`GROUP_SUBJECT_TIMEOUT`]); empty
+    /// when WhatsApp does not answer (the group is then named by its id, and asked again with
+    /// its next message).
+    async fn group_subject(&self, client: &dyn WaClient, chat: &str) -> String {
+        let known = self
+            .subjects
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(chat)
+            .cloned();
+        if let Some(subject) = known {
+            return subject;
+        }
+        let Some(jid) = address::jid_of(chat) else {
+            return String::new();
+        };
+        match tokio::time::timeout(GROUP_SUBJECT_TIMEOUT, client.group_subject(&jid)).await {
+            Ok(Ok(subject)) => {
+                self.subjects
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert(chat.to_owned(), subject.clone());
+                subject
+            }
+            Ok(Err(error)) => {
+                tracing::debug!(chat, error = %format!("{error:#}"), "a group's subject could not be read");
+                String::new()
+            }
+            Err(_) => String::new(),
+        }
     }
 
     async fn commit_events(&self, events: Vec<InboundEvent>) -> anyhow::Result<()> {
@@ -241,6 +282,9 @@ impl Ingestor {
         Ok(())
     }
 }
+
+/// How long asking a group's subject may take before the message goes on without it.
+pub const GROUP_SUBJECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The largest attachment downloaded (64 MiB): a larger one arrives as its kind and caption,
 /// without the file.

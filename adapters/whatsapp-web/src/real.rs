@@ -417,6 +417,11 @@ impl WaClient for RealWaClient {
         Ok(picture.map(|p| p.url))
     }
 
+    async fn group_subject(&self, jid: &Jid) -> anyhow::Result<String> {
+        self.ready()?;
+        Ok(self.0.groups().get_metadata(jid).await?.subject)
+    }
+
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String> {
         Ok(self
             .0

@@ -61,6 +61,15 @@ mod sqlite {
         )
         .await;
     }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_group_is_named_by_its_subject() {
+        crate::helpers::run(
+            crate::helpers::Backend::Sqlite,
+            |_| {},
+            super::a_group_is_named_by_its_subject,
+        )
+        .await;
+    }
 }
 
 mod postgres {
@@ -88,6 +97,15 @@ mod postgres {
             crate::helpers::Backend::Postgres,
             |_| {},
             super::a_second_server_takes_the_session_over,
+        )
+        .await;
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_group_is_named_by_its_subject() {
+        crate::helpers::run(
+            crate::helpers::Backend::Postgres,
+            |_| {},
+            super::a_group_is_named_by_its_subject,
         )
         .await;
     }
@@ -683,4 +701,68 @@ async fn a_second_server_takes_the_session_over(app: TestApp) {
         .expect("committed");
     let (_, uuid) = ticket_of(&app, &token, CONTACT).await;
     assert_eq!(messages_of(&app, &token, &uuid).await.len(), 1);
+}
+
+async fn a_group_is_named_by_its_subject(app: TestApp) {
+    const GROUP: &str = "120363025000000000@g.us";
+    let (_, token) = admin(&app, "Alpha").await;
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token,
+            &json!({"name": "Grupos", "provider": "beta", "allowGroup": true, "groupAsTicket": true}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(&app).await;
+    run.connect();
+    run.client().set_group_subject(&jid(GROUP), "Fornecedores SP");
+    for (n, body) in ["Bom dia", "Alguém aí?"].into_iter().enumerate() {
+        let mut message = from_contact(&format!("3A00000000000000000{n}"), body);
+        let info = Arc::make_mut(&mut message.info);
+        info.source.chat = jid(GROUP);
+        info.source.is_group = true;
+        run.ingestor
+            .commit_with_media(&[message], run.client().as_ref())
+            .await
+            .expect("committed");
+    }
+    let mut found = None;
+    for _ in 0..200 {
+        let page = json_of(
+            app.get("/tickets?showAll=true&status=pending", &token).await,
+            StatusCode::OK,
+        )
+        .await;
+        found = page["tickets"].as_array().and_then(|list| {
+            list.iter()
+                .find(|t| t["isGroup"] == true)
+                .map(|t| (t["id"].as_i64().unwrap_or_default(), t["uuid"].as_str().unwrap_or_default().to_owned()))
+        });
+        if found.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (ticket, uuid) = found.expect("the group's ticket");
+    let contact = &json_of(app.get(&format!("/tickets/{ticket}"), &token).await, StatusCode::OK).await["contact"];
+    assert_eq!(contact["name"], "Fornecedores SP");
+    assert_eq!(contact["isGroup"], true);
+    assert_eq!(messages_of(&app, &token, &uuid).await.len(), 2);
+    let asked = run
+        .client()
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, FakeCall::GroupSubject { .. }))
+        .count();
+    assert_eq!(asked, 1, "the subject is asked once per run");
 }
