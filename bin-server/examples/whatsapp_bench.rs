@@ -171,7 +171,11 @@ async fn engine(label: &str, url: &str, dir: &std::path::Path, args: &Args) -> R
             .bearer_auth(&token)
             .send()
             .await?;
-        anyhow::ensure!(response.status().is_success(), "start: {}", response.status());
+        anyhow::ensure!(
+            response.status().is_success(),
+            "start: {}",
+            response.status()
+        );
         let run = tokio::time::timeout(Duration::from_secs(30), factory.next_session())
             .await
             .context("the session starts")?;
@@ -254,7 +258,11 @@ async fn engine(label: &str, url: &str, dir: &std::path::Path, args: &Args) -> R
     }
     let busiest = at
         .iter()
-        .map(|t| at.iter().filter(|u| **u >= *t && **u < *t + Duration::from_secs(1)).count())
+        .map(|t| {
+            at.iter()
+                .filter(|u| **u >= *t && **u < *t + Duration::from_secs(1))
+                .count()
+        })
         .max()
         .unwrap_or(0);
     println!(

@@ -82,13 +82,19 @@ async fn main() -> anyhow::Result<()> {
 type Answer = Result<Json<Value>, (StatusCode, String)>;
 
 /// The connection's newest session.
-fn newest(factory: &FakeWaClientFactory, id: i64) -> Result<FakeSessionHandle, (StatusCode, String)> {
+fn newest(
+    factory: &FakeWaClientFactory,
+    id: i64,
+) -> Result<FakeSessionHandle, (StatusCode, String)> {
     factory
         .sessions()
         .into_iter()
         .rev()
         .find(|s| s.connection.0 == id)
-        .ok_or((StatusCode::NOT_FOUND, format!("connection {id} has no session yet")))
+        .ok_or((
+            StatusCode::NOT_FOUND,
+            format!("connection {id} has no session yet"),
+        ))
 }
 
 fn jid(text: &str) -> Result<Jid, (StatusCode, String)> {
@@ -109,7 +115,10 @@ async fn describe(State(factory): State<FakeWaClientFactory>, Path(id): Path<i64
         .iter()
         .map(|call| {
             let name = format!("{call:?}");
-            name.split([' ', '{', '(']).next().unwrap_or_default().to_owned()
+            name.split([' ', '{', '('])
+                .next()
+                .unwrap_or_default()
+                .to_owned()
         })
         .collect();
     let sent: Vec<Value> = run
@@ -125,7 +134,9 @@ async fn describe(State(factory): State<FakeWaClientFactory>, Path(id): Path<i64
             _ => None,
         })
         .collect();
-    Ok(Json(json!({"sessions": sessions, "calls": calls, "sent": sent})))
+    Ok(Json(
+        json!({"sessions": sessions, "calls": calls, "sent": sent}),
+    ))
 }
 
 #[derive(Deserialize)]

@@ -321,8 +321,12 @@ async fn a_whatsapp_web_connection_end_to_end(app: TestApp) {
     // A new contact's number is checked with WhatsApp: refused without an account, stored in
     // WhatsApp's own form with one; a check WhatsApp fails to answer says so.
     assert_error(
-        app.post("/contacts", &token, &json!({"name": "Sem WhatsApp", "number": "5511955554444"}))
-            .await,
+        app.post(
+            "/contacts",
+            &token,
+            &json!({"name": "Sem WhatsApp", "number": "5511955554444"}),
+        )
+        .await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "ERR_WAPP_INVALID_CONTACT",
     )
@@ -334,16 +338,27 @@ async fn a_whatsapp_web_connection_end_to_end(app: TestApp) {
         pn: Some(jid("551155554444@s.whatsapp.net")),
     });
     let checked = json_of(
-        app.post("/contacts", &token, &json!({"name": "Com WhatsApp", "number": "+55 11 95555-4444"}))
-            .await,
+        app.post(
+            "/contacts",
+            &token,
+            &json!({"name": "Com WhatsApp", "number": "+55 11 95555-4444"}),
+        )
+        .await,
         StatusCode::OK,
     )
     .await;
-    assert_eq!(checked["number"], "551155554444", "WhatsApp's form of the number");
+    assert_eq!(
+        checked["number"], "551155554444",
+        "WhatsApp's form of the number"
+    );
     run.client().fail_next(FakeOp::IsOnWhatsapp, "timed out");
     assert_error(
-        app.post("/contacts", &token, &json!({"name": "Talvez", "number": "5511933332222"}))
-            .await,
+        app.post(
+            "/contacts",
+            &token,
+            &json!({"name": "Talvez", "number": "5511933332222"}),
+        )
+        .await,
         StatusCode::BAD_GATEWAY,
         "ERR_WAPP_CHECK_CONTACT",
     )
@@ -725,7 +740,8 @@ async fn a_group_is_named_by_its_subject(app: TestApp) {
     );
     let run = next_session(&app).await;
     run.connect();
-    run.client().set_group_subject(&jid(GROUP), "Fornecedores SP");
+    run.client()
+        .set_group_subject(&jid(GROUP), "Fornecedores SP");
     for (n, body) in ["Bom dia", "Alguém aí?"].into_iter().enumerate() {
         let mut message = from_contact(&format!("3A00000000000000000{n}"), body);
         let info = Arc::make_mut(&mut message.info);
@@ -739,14 +755,18 @@ async fn a_group_is_named_by_its_subject(app: TestApp) {
     let mut found = None;
     for _ in 0..200 {
         let page = json_of(
-            app.get("/tickets?showAll=true&status=pending", &token).await,
+            app.get("/tickets?showAll=true&status=pending", &token)
+                .await,
             StatusCode::OK,
         )
         .await;
         found = page["tickets"].as_array().and_then(|list| {
-            list.iter()
-                .find(|t| t["isGroup"] == true)
-                .map(|t| (t["id"].as_i64().unwrap_or_default(), t["uuid"].as_str().unwrap_or_default().to_owned()))
+            list.iter().find(|t| t["isGroup"] == true).map(|t| {
+                (
+                    t["id"].as_i64().unwrap_or_default(),
+                    t["uuid"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
         });
         if found.is_some() {
             break;
@@ -754,7 +774,11 @@ async fn a_group_is_named_by_its_subject(app: TestApp) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let (ticket, uuid) = found.expect("the group's ticket");
-    let contact = &json_of(app.get(&format!("/tickets/{ticket}"), &token).await, StatusCode::OK).await["contact"];
+    let contact = &json_of(
+        app.get(&format!("/tickets/{ticket}"), &token).await,
+        StatusCode::OK,
+    )
+    .await["contact"];
     assert_eq!(contact["name"], "Fornecedores SP");
     assert_eq!(contact["isGroup"], true);
     assert_eq!(messages_of(&app, &token, &uuid).await.len(), 2);

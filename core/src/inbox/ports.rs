@@ -245,8 +245,7 @@ pub trait TicketRepo: Send + Sync {
     /// `updateUnread`. Answers the channel ids of the contact's messages it marked read, newest
     /// first (at most 100: what the phone is told was read); `None` when there is no such
     /// ticket.
-    async fn reset_unread(&self, scope: TenantScope, id: TicketId)
-    -> Result<Option<Vec<String>>>;
+    async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<Option<Vec<String>>>;
     async fn set_use_integration(
         &self,
         scope: TenantScope,

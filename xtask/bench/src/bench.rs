@@ -361,7 +361,10 @@ fn whatsapp(root: &std::path::Path, args: &BenchArgs) -> Result<()> {
     if args.no_postgres || args.sqlite_db.is_some() {
         bench.push("--no-postgres");
     }
-    run_step("WhatsApp Web bench", cmd(&binary.to_string_lossy(), &bench))
+    run_step(
+        "WhatsApp Web bench",
+        &mut cmd(&binary.to_string_lossy(), &bench),
+    )
 }
 
 fn num_cpus() -> usize {

@@ -179,7 +179,7 @@ pub async fn redeliver(ports: &Ports, scope: TenantScope, message: Message) -> R
             body: message.body.clone(),
         },
     };
-    deliver_outbound(ports, scope, &ticket, message, content, None).await
+    deliver_outbound(ports, scope, &ticket, message, content, None, None).await
 }
 
 /// Checks a send on a ticket the actor may see and builds the message to store (the file, if
@@ -405,6 +405,7 @@ pub async fn send_bot_media(
             caption: String::new(),
         },
         None,
+        None,
     )
     .await
 }
@@ -434,6 +435,7 @@ async fn send_text_as(
         OutboundContent::Text {
             body: body.to_owned(),
         },
+        None,
         None,
     )
     .await
@@ -628,7 +630,7 @@ pub async fn forward(
         },
         None => OutboundContent::Text { body },
     };
-    deliver_outbound(ports, scope, &target, message, content, None).await
+    deliver_outbound(ports, scope, &target, message, content, None, None).await
 }
 
 /// A message's media (`GET /messages/{id}/media`): `(file name, bytes)`; `ERR_NOT_FOUND` for
