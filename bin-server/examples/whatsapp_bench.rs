@@ -301,7 +301,7 @@ async fn create(http: &reqwest::Client, base: &str, token: &str, name: &str) -> 
 }
 
 fn message(prefix: &str, i: u64) -> InboundMessage {
-    let number = 5511_9000_00000 + (i % CONTACTS);
+    let number = 5_511_900_000_000 + (i % CONTACTS);
     let sender: Jid = format!("{number}@s.whatsapp.net")
         .parse()
         .expect("an address");

@@ -330,7 +330,7 @@ impl Store {
 /// The channel ids of the contact's messages among those just marked read, newest first, at
 /// most [`READ_RECEIPT_LIMIT`] (what the channel is told was read).
 fn contact_reads(mut marked: Vec<(i64, bool, Option<String>)>) -> Vec<String> {
-    marked.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    marked.sort_unstable_by_key(|m| std::cmp::Reverse(m.0));
     marked
         .into_iter()
         .filter(|(_, from_me, _)| !from_me)
