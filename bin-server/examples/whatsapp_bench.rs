@@ -23,11 +23,9 @@ use chatflow_core::TenantScope;
 use chatflow_core::inbox::model::{ConnectionInput, ConnectionStatus, ProviderKind, SessionUpdate};
 use chatflow_server::config::{Config, Secret};
 use chatflow_server::{App, JobRunner, build_with_whatsapp};
-use chatflow_whatsapp_web::fake::{FakeSessionHandle, FakeWaClientFactory};
+use chatflow_whatsapp_web::fake::{FakeSessionHandle, FakeWaClientFactory, text_from};
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::types::events::InboundMessage;
-use chatflow_whatsapp_web::whatsapp_rust::types::message::{MessageInfo, MessageSource};
-use chatflow_whatsapp_web::whatsapp_rust::waproto::whatsapp as wa;
 use chatflow_wiring::Wiring;
 use serde_json::{Value, json};
 use sqlx::Connection as _;
@@ -305,22 +303,12 @@ fn message(prefix: &str, i: u64) -> InboundMessage {
     let sender: Jid = format!("{number}@s.whatsapp.net")
         .parse()
         .expect("an address");
-    InboundMessage::builder()
-        .message(Arc::new(wa::Message {
-            conversation: Some(format!("mensagem {i} do banco de provas")),
-            ..Default::default()
-        }))
-        .info(Arc::new(MessageInfo {
-            source: MessageSource {
-                chat: sender.clone(),
-                sender,
-                ..Default::default()
-            },
-            id: format!("3A{prefix}{i:018}"),
-            push_name: format!("Contato {}", i % CONTACTS),
-            ..Default::default()
-        }))
-        .build()
+    text_from(
+        &sender,
+        &format!("3A{prefix}{i:018}"),
+        &format!("mensagem {i} do banco de provas"),
+        &format!("Contato {}", i % CONTACTS),
+    )
 }
 
 /// Commits `count` messages in batches of `batch` through the run's hook path; the latency of

@@ -27,13 +27,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use chatflow_server::config::Config;
 use chatflow_server::{JobRunner, build_with_whatsapp};
-use chatflow_whatsapp_web::fake::{FakeCall, FakeSessionHandle, FakeWaClientFactory};
+use chatflow_whatsapp_web::fake::{FakeCall, FakeSessionHandle, FakeWaClientFactory, text_from};
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
-use chatflow_whatsapp_web::whatsapp_rust::types::events::{
-    Event, InboundMessage, PairSuccess, PairingQrCode,
-};
-use chatflow_whatsapp_web::whatsapp_rust::types::message::{MessageInfo, MessageSource};
-use chatflow_whatsapp_web::whatsapp_rust::waproto::whatsapp as wa;
+use chatflow_whatsapp_web::whatsapp_rust::types::events::{Event, PairSuccess, PairingQrCode};
 use chatflow_wiring::Wiring;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -208,22 +204,7 @@ async fn message(
 ) -> Answer {
     let run = newest(&factory, id)?;
     let sender = jid(&format!("{}@s.whatsapp.net", body.from))?;
-    let inbound = InboundMessage::builder()
-        .message(Arc::new(wa::Message {
-            conversation: Some(body.body),
-            ..Default::default()
-        }))
-        .info(Arc::new(MessageInfo {
-            source: MessageSource {
-                chat: sender.clone(),
-                sender,
-                ..Default::default()
-            },
-            id: body.id,
-            push_name: body.name,
-            ..Default::default()
-        }))
-        .build();
+    let inbound = text_from(&sender, &body.id, &body.body, &body.name);
     run.ingestor
         .commit_with_media(&[inbound], run.client().as_ref())
         .await

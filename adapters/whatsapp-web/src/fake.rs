@@ -22,9 +22,11 @@ use chatflow_core::WhatsappId;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 use whatsapp_rust::Jid;
+use whatsapp_rust::types::events::InboundMessage;
 use whatsapp_rust::types::events::{
     ConnectFailureReason, Connected, Event, LoggedOut, PairingCode, PairingCodeError,
 };
+use whatsapp_rust::types::message::{MessageInfo, MessageSource};
 use whatsapp_rust::waproto::whatsapp as wa;
 
 use crate::client::{
@@ -659,4 +661,25 @@ impl WaClientFactory for FakeWaClientFactory {
         let _ = self.started.send(handle);
         Ok(Box::new(FakeSession { client, run }))
     }
+}
+
+/// A one-to-one text message from `sender` (`digits@s.whatsapp.net`), as the library hands it
+/// to the durability hook: what tests, the browser tests' fake server and the bench feed in.
+pub fn text_from(sender: &Jid, id: &str, body: &str, push_name: &str) -> InboundMessage {
+    InboundMessage::builder()
+        .message(Arc::new(wa::Message {
+            conversation: Some(body.to_owned()),
+            ..Default::default()
+        }))
+        .info(Arc::new(MessageInfo {
+            source: MessageSource {
+                chat: sender.clone(),
+                sender: sender.clone(),
+                ..Default::default()
+            },
+            id: id.to_owned(),
+            push_name: push_name.to_owned(),
+            ..Default::default()
+        }))
+        .build()
 }

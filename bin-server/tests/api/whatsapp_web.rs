@@ -17,99 +17,29 @@ use std::time::Duration;
 
 use chatflow_core::WhatsappId;
 use chatflow_whatsapp_web::client::NumberCheck;
-use chatflow_whatsapp_web::fake::{FakeCall, FakeOp, FakeSessionHandle};
+use chatflow_whatsapp_web::fake::{FakeCall, FakeOp, FakeSessionHandle, text_from};
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::types::events::{
     Event, InboundMessage, PairSuccess, PairingQrCode, Receipt,
 };
-use chatflow_whatsapp_web::whatsapp_rust::types::message::{MessageInfo, MessageSource};
+use chatflow_whatsapp_web::whatsapp_rust::types::message::MessageSource;
 use chatflow_whatsapp_web::whatsapp_rust::types::presence::ReceiptType;
 use chatflow_whatsapp_web::whatsapp_rust::waproto::whatsapp as wa;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{Backend, MemberOptions, TestApp, assert_error, json_of, run};
+use crate::tickets::inbox_tests;
 
 const CONTACT: &str = "5511977776666";
 const PHONE: &str = "5511988887777";
 
-mod sqlite {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_whatsapp_web_connection_end_to_end() {
-        crate::helpers::run(
-            crate::helpers::Backend::Sqlite,
-            |c| c.sandbox = Some(true),
-            super::a_whatsapp_web_connection_end_to_end,
-        )
-        .await;
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn another_company_cannot_drive_or_read_the_connection() {
-        crate::helpers::run(
-            crate::helpers::Backend::Sqlite,
-            |_| {},
-            super::another_company_cannot_drive_or_read_the_connection,
-        )
-        .await;
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_second_server_takes_the_session_over() {
-        crate::helpers::run(
-            crate::helpers::Backend::Sqlite,
-            |_| {},
-            super::a_second_server_takes_the_session_over,
-        )
-        .await;
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_group_is_named_by_its_subject() {
-        crate::helpers::run(
-            crate::helpers::Backend::Sqlite,
-            |_| {},
-            super::a_group_is_named_by_its_subject,
-        )
-        .await;
-    }
-}
-
-mod postgres {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_whatsapp_web_connection_end_to_end() {
-        crate::helpers::run(
-            crate::helpers::Backend::Postgres,
-            |c| c.sandbox = Some(true),
-            super::a_whatsapp_web_connection_end_to_end,
-        )
-        .await;
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn another_company_cannot_drive_or_read_the_connection() {
-        crate::helpers::run(
-            crate::helpers::Backend::Postgres,
-            |_| {},
-            super::another_company_cannot_drive_or_read_the_connection,
-        )
-        .await;
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_second_server_takes_the_session_over() {
-        crate::helpers::run(
-            crate::helpers::Backend::Postgres,
-            |_| {},
-            super::a_second_server_takes_the_session_over,
-        )
-        .await;
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_group_is_named_by_its_subject() {
-        crate::helpers::run(
-            crate::helpers::Backend::Postgres,
-            |_| {},
-            super::a_group_is_named_by_its_subject,
-        )
-        .await;
-    }
-}
+inbox_tests!(
+    a_whatsapp_web_connection_end_to_end,
+    another_company_cannot_drive_or_read_the_connection,
+    a_second_server_takes_the_session_over,
+    a_group_is_named_by_its_subject,
+);
 
 /// Without the sandbox, the server runs `beta` only and new connections get it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -223,23 +153,12 @@ fn jid(text: &str) -> Jid {
 
 /// A text message from the contact, as the library hands it to the durability hook.
 fn from_contact(id: &str, body: &str) -> InboundMessage {
-    let sender = jid(&format!("{CONTACT}@s.whatsapp.net"));
-    InboundMessage::builder()
-        .message(Arc::new(wa::Message {
-            conversation: Some(body.into()),
-            ..Default::default()
-        }))
-        .info(Arc::new(MessageInfo {
-            source: MessageSource {
-                chat: sender.clone(),
-                sender,
-                ..Default::default()
-            },
-            id: id.into(),
-            push_name: "Ana Souza".into(),
-            ..Default::default()
-        }))
-        .build()
+    text_from(
+        &jid(&format!("{CONTACT}@s.whatsapp.net")),
+        id,
+        body,
+        "Ana Souza",
+    )
 }
 
 async fn a_whatsapp_web_connection_end_to_end(app: TestApp) {
