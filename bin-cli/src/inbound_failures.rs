@@ -61,6 +61,10 @@ fn summary(event: &InboundEvent) -> (String, String) {
         InboundEvent::MissedCall { chat, .. } => ("call".into(), chat.clone()),
         InboundEvent::Ack { external_id, .. } => ("ack".into(), external_id.clone()),
         InboundEvent::Delete { external_id } => ("delete".into(), external_id.clone()),
+        InboundEvent::Identities { chat, aliases } => (
+            "identities".into(),
+            format!("{chat} = {}", aliases.join(", ")),
+        ),
         InboundEvent::Session(_) => ("session".into(), String::new()),
     }
 }

@@ -263,6 +263,7 @@ pub fn phone_event(
         media,
         quoted_external_id: None,
         timestamp: now,
+        aliases: Vec::new(),
     }))
 }
 

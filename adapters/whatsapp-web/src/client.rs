@@ -114,6 +114,9 @@ pub trait WaClient: Send + Sync {
     async fn profile_picture(&self, jid: &Jid) -> anyhow::Result<Option<String>>;
     /// The subject (name) of the group `jid`.
     async fn group_subject(&self, jid: &Jid) -> anyhow::Result<String>;
+    /// The phone number (digits) WhatsApp told this session for the LID `lid`, if any (a
+    /// lookup in what the session learned; nothing is sent).
+    async fn phone_number_of(&self, lid: &Jid) -> anyhow::Result<Option<String>>;
     /// Asks WhatsApp for a pair code for `phone` (digits, international); answers the code.
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String>;
     /// Unlinks this device from the phone.

@@ -79,6 +79,9 @@ pub enum FakeCall {
     GroupSubject {
         jid: Jid,
     },
+    PhoneNumberOf {
+        lid: Jid,
+    },
     PairWithCode {
         phone: String,
     },
@@ -98,6 +101,7 @@ pub enum FakeOp {
     IsOnWhatsapp,
     ProfilePicture,
     GroupSubject,
+    PhoneNumberOf,
     PairWithCode,
     Logout,
 }
@@ -122,6 +126,7 @@ struct ClientState {
     pair_code: String,
     profile_pictures: HashMap<Jid, String>,
     group_subjects: HashMap<Jid, String>,
+    phone_numbers: HashMap<Jid, String>,
     downloads: VecDeque<Vec<u8>>,
     stats: SessionStats,
 }
@@ -254,6 +259,13 @@ impl FakeWaClient {
         self.lock()
             .group_subjects
             .insert(jid.clone(), subject.to_owned());
+    }
+
+    /// The phone number (digits) WhatsApp knows for the LID `lid` (none unless set).
+    pub fn set_phone_number(&self, lid: &Jid, phone: &str) {
+        self.lock()
+            .phone_numbers
+            .insert(lid.clone(), phone.to_owned());
     }
 
     /// The bytes the next `download` answers (queued; an empty queue answers an error).
@@ -424,6 +436,14 @@ impl WaClient for FakeWaClient {
             .get(jid)
             .cloned()
             .ok_or_else(|| anyhow::anyhow!("no such group"))
+    }
+
+    async fn phone_number_of(&self, lid: &Jid) -> anyhow::Result<Option<String>> {
+        self.record(
+            FakeOp::PhoneNumberOf,
+            FakeCall::PhoneNumberOf { lid: lid.clone() },
+        )?;
+        Ok(self.lock().phone_numbers.get(lid).cloned())
     }
 
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String> {

@@ -28,9 +28,14 @@
 //!   - A document without a caption shows its file name; a location shows its name, address and
 //!     a map link; a contact card shows the name and the numbers (one a line), the form of the
 //!     cards the inbox sends.
-//!   - The chat is the person's phone number, or the LID when WhatsApp did not tell the number
-//!     ([`address`]); in a group it is the group and the participant is the writer's number
-//!     (the inbox stores group messages only on connections that take groups).
+//!   - The chat is the person's phone number, or the LID when neither the message nor what the
+//!     session learned tells the number ([`address`]); the identity that did not win goes along
+//!     as the message's alias, so the inbox keeps one contact per person
+//!     ([`chatflow_core::inbox::identities`]). In a group the chat is the group and the
+//!     participant is the writer's number (the inbox stores group messages only on connections
+//!     that take groups).
+//! - **Number changes** (`ContactNumberChanged`): the new number with the old number and LIDs
+//!   as its aliases, so the contact moves to the new number with its history.
 //!   - The chat's name is the contact's push name; groups and messages sent from the phone
 //!     leave it empty (the push name is the participant's, or ours).
 //! - **Edits** (the new text) and **deletions for everyone**, by the id of the message they
@@ -74,6 +79,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chatflow_core::inbox::channel::{ChannelMedia, InboundEvent, InboundSink, Queued};
+use chatflow_core::inbox::identities;
 use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::{TenantScope, WhatsappId};
 use tokio::sync::watch;
@@ -157,6 +163,7 @@ impl Ingestor {
                 if message.is_group && message.chat_name.is_empty() {
                     message.chat_name = self.group_subject(client, &message.chat).await;
                 }
+                phone_number_for_lid(client, message).await;
             }
             events.push(event);
         }
@@ -360,5 +367,37 @@ impl InboundDurabilityHook for IngestHook {
         batch: &[InboundMessage],
     ) -> anyhow::Result<()> {
         self.0.commit_with_media(batch, &RealWaClient(client)).await
+    }
+}
+
+/// A one-to-one message known only by the person's LID: when the session learned the person's
+/// phone number (from a contact sync, a group, an earlier message), the message is addressed by
+/// the number and the LID becomes its alias, so it reaches the contact the number has. A failed
+/// lookup leaves the message as it came (the contact is merged once WhatsApp tells both).
+async fn phone_number_for_lid(
+    client: &dyn WaClient,
+    message: &mut chatflow_core::inbox::channel::InboundMessage,
+) {
+    if message.is_group
+        || !message.chat.ends_with("@lid")
+        || message.aliases.iter().any(|a| identities::is_phone(a))
+    {
+        return;
+    }
+    let Some(lid) = address::jid_of(&message.chat) else {
+        return;
+    };
+    match tokio::time::timeout(GROUP_SUBJECT_TIMEOUT, client.phone_number_of(&lid)).await {
+        Ok(Ok(Some(phone))) => {
+            let lid = std::mem::replace(&mut message.chat, phone);
+            if !message.aliases.contains(&lid) {
+                message.aliases.push(lid);
+            }
+        }
+        Ok(Ok(None)) => {}
+        Ok(Err(error)) => {
+            tracing::debug!(%error, "the phone number of a LID could not be looked up")
+        }
+        Err(_) => tracing::debug!("the phone number of a LID was not looked up in time"),
     }
 }

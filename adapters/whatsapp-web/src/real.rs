@@ -422,6 +422,15 @@ impl WaClient for RealWaClient {
         Ok(self.0.groups().get_metadata(jid).await?.subject)
     }
 
+    async fn phone_number_of(&self, lid: &Jid) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .0
+            .get_lid_pn_entry(lid)
+            .await?
+            .map(|entry| entry.phone_number.to_string())
+            .filter(|phone| chatflow_core::inbox::identities::is_phone(phone)))
+    }
+
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String> {
         Ok(self
             .0

@@ -78,6 +78,7 @@ fn expected(body: &str, media_type: MediaType) -> Message {
         media: None,
         quoted_external_id: None,
         timestamp: at(),
+        aliases: Vec::new(),
     }
 }
 
@@ -523,10 +524,20 @@ fn a_lid_sender_with_a_phone_alias_is_their_number() {
         "123456789012345:7@lid",
         Some(&format!("{NUMBER}@s.whatsapp.net")),
     );
+    // The LID goes along: the same person, one contact.
     assert_eq!(
         message_of(mapped(text("oi"), info)),
-        expected("oi", MediaType::Chat)
+        Message {
+            aliases: vec![LID.into()],
+            ..expected("oi", MediaType::Chat)
+        }
     );
+    // Addressed by number with the LID as the alternative: the same.
+    let info = dm_info(
+        &format!("{NUMBER}:3@s.whatsapp.net"),
+        Some("123456789012345@lid"),
+    );
+    assert_eq!(message_of(mapped(text("oi"), info)).aliases, vec![LID]);
 }
 
 #[test]
@@ -624,6 +635,7 @@ fn a_message_sent_from_the_phone_belongs_to_its_recipient() {
             // Our own push name names no contact.
             chat_name: String::new(),
             from_me: true,
+            aliases: vec![LID.into()],
             ..expected("já enviamos", MediaType::Chat)
         }
     );
@@ -774,6 +786,26 @@ fn a_missed_call_is_one_event_in_the_callers_chat() {
         map_event(&from_lid).as_slice(),
         [InboundEvent::MissedCall { chat, .. }] if chat == LID
     ));
+}
+
+#[test]
+fn a_number_change_names_the_new_number_with_the_old_identities() {
+    let change = Event::ContactNumberChanged(
+        chatflow_whatsapp_web::whatsapp_rust::types::events::ContactNumberChanged::builder()
+            .old_jid(jid(&format!("{NUMBER}@s.whatsapp.net")))
+            .new_jid(jid("5511888880000@s.whatsapp.net"))
+            .old_lid(jid(LID))
+            .new_lid(jid("555@lid"))
+            .timestamp(at())
+            .build(),
+    );
+    assert_eq!(
+        map_event(&change),
+        [InboundEvent::Identities {
+            chat: "5511888880000".into(),
+            aliases: vec!["555@lid".into(), NUMBER.into(), LID.into()],
+        }]
+    );
 }
 
 #[test]

@@ -366,6 +366,7 @@ mod tests {
                     media: None,
                     quoted_external_id: None,
                     timestamp: ports.clock.now(),
+                    aliases: Vec::new(),
                 }),
                 attempts: 1,
             })

@@ -133,6 +133,7 @@ pub(crate) fn inbound(external: &str, from: &str, body: &str) -> InboundMessage 
         media: None,
         quoted_external_id: None,
         timestamp: chrono::Utc::now(),
+        aliases: Vec::new(),
     }
 }
 

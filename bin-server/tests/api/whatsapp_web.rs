@@ -11,6 +11,8 @@
 //! - Another company can neither drive the connection nor read what it received.
 //! - Two servers on one database: a session runs on one of them; when that one shuts down, the
 //!   other takes the connection over.
+//! - One person is one contact: a LID, the number with the LID, the LID the session can resolve,
+//!   and a number change all reach the same contact and ticket.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,7 +22,7 @@ use chatflow_whatsapp_web::client::NumberCheck;
 use chatflow_whatsapp_web::fake::{FakeCall, FakeOp, FakeSessionHandle, text_from};
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::types::events::{
-    Event, InboundMessage, PairSuccess, PairingQrCode, Receipt,
+    ContactNumberChanged, Event, InboundMessage, PairSuccess, PairingQrCode, Receipt,
 };
 use chatflow_whatsapp_web::whatsapp_rust::types::message::MessageSource;
 use chatflow_whatsapp_web::whatsapp_rust::types::presence::ReceiptType;
@@ -39,6 +41,7 @@ inbox_tests!(
     another_company_cannot_drive_or_read_the_connection,
     a_second_server_takes_the_session_over,
     a_group_is_named_by_its_subject,
+    one_person_under_a_lid_and_a_number_is_one_contact,
 );
 
 /// Without the sandbox, the server runs `beta` only and new connections get it.
@@ -708,4 +711,108 @@ async fn a_group_is_named_by_its_subject(app: TestApp) {
         .filter(|c| matches!(c, FakeCall::GroupSubject { .. }))
         .count();
     assert_eq!(asked, 1, "the subject is asked once per run");
+}
+
+/// The duplicate-ticket defect of the peer products, proved absent: a person who writes first
+/// under their LID alone, then under their number with the LID along, then under the LID alone
+/// again (the session now knowing the number), and who then changes number, is one contact with
+/// one ticket throughout.
+async fn one_person_under_a_lid_and_a_number_is_one_contact(app: TestApp) {
+    const LID: &str = "201234567890123@lid";
+    let (_, token) = admin(&app, "Alpha").await;
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token,
+            &json!({"name": "Loja", "provider": "beta"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(&app).await;
+    run.connect();
+    let commit = |message: InboundMessage| {
+        let run = &run;
+        async move {
+            run.ingestor
+                .commit_with_media(&[message], run.client().as_ref())
+                .await
+                .expect("committed");
+        }
+    };
+
+    // 1. The LID alone: a contact under the LID.
+    commit(text_from(
+        &jid(LID),
+        "3A1D0000000000000001",
+        "Primeira",
+        "Ana",
+    ))
+    .await;
+    let (ticket, uuid) = ticket_of(&app, &token, LID).await;
+
+    // 2. The number, with the LID along: the same contact, now under the number.
+    let mut second = text_from(
+        &jid(&format!("{CONTACT}@s.whatsapp.net")),
+        "3A1D0000000000000002",
+        "Segunda",
+        "Ana",
+    );
+    Arc::make_mut(&mut second.info).source.sender_alt = Some(jid(LID));
+    commit(second).await;
+    assert_eq!(
+        ticket_of(&app, &token, CONTACT).await,
+        (ticket, uuid.clone())
+    );
+
+    // 3. The LID alone again, the session knowing the number: asked, and the same contact.
+    run.client().set_phone_number(&jid(LID), CONTACT);
+    commit(text_from(
+        &jid(LID),
+        "3A1D0000000000000003",
+        "Terceira",
+        "Ana",
+    ))
+    .await;
+    assert!(
+        run.client()
+            .calls()
+            .iter()
+            .any(|c| matches!(c, FakeCall::PhoneNumberOf { lid } if *lid == jid(LID)))
+    );
+    let bodies: Vec<String> = messages_of(&app, &token, &uuid)
+        .await
+        .iter()
+        .map(|m| m["body"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(bodies, ["Primeira", "Segunda", "Terceira"]);
+    let contacts = json_of(app.get("/contacts", &token).await, StatusCode::OK).await;
+    let list = contacts["contacts"].as_array().expect("contacts");
+    assert_eq!(list.len(), 1, "{contacts}");
+    assert_eq!(list[0]["number"], CONTACT);
+
+    // 4. A number change: the contact and its ticket move to the new number.
+    let new_number = "5511955554444";
+    assert!(
+        run.emit(Event::ContactNumberChanged(
+            ContactNumberChanged::builder()
+                .old_jid(jid(&format!("{CONTACT}@s.whatsapp.net")))
+                .new_jid(jid(&format!("{new_number}@s.whatsapp.net")))
+                .old_lid(jid(LID))
+                .new_lid(jid(LID))
+                .timestamp(chrono::Utc::now())
+                .build(),
+        ))
+    );
+    assert_eq!(ticket_of(&app, &token, new_number).await, (ticket, uuid));
+    let contacts = json_of(app.get("/contacts", &token).await, StatusCode::OK).await;
+    assert_eq!(contacts["contacts"].as_array().map(Vec::len), Some(1));
 }

@@ -47,6 +47,11 @@ pub struct InboundMessage {
     /// The external id of the quoted message.
     pub quoted_external_id: Option<String>,
     pub timestamp: DateTime<Utc>,
+    /// The person's other identities on this channel, besides `chat` (WhatsApp: the LID of a
+    /// person written to by phone number, or the other way round): the same contact
+    /// ([`crate::inbox::identities`]). Empty for groups and channels that know one identity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
 }
 
 /// What a provider reports.
@@ -84,6 +89,12 @@ pub enum InboundEvent {
         chat_name: String,
         timestamp: DateTime<Utc>,
     },
+    /// The channel told that these identities are one person (WhatsApp: a contact changed their
+    /// phone number): `chat` is the identity to keep the contact under, `aliases` the others.
+    /// An existing contact under any of them moves to `chat`, merged with the others
+    /// ([`crate::inbox::identities`]); nobody known, nothing changes.
+    #[serde(rename_all = "camelCase")]
+    Identities { chat: String, aliases: Vec<String> },
     /// The session changed (QR code, connected, disconnected...).
     Session(SessionUpdate),
 }

@@ -60,6 +60,7 @@ pub fn clean_event(mut event: InboundEvent) -> InboundEvent {
         InboundEvent::Message(m) => {
             clean(&mut m.external_id);
             clean(&mut m.chat);
+            m.aliases.iter_mut().for_each(clean);
             clean(&mut m.chat_name);
             clean_opt(&mut m.participant);
             clean(&mut m.body);
@@ -96,6 +97,10 @@ pub fn clean_event(mut event: InboundEvent) -> InboundEvent {
             clean(external_id);
             clean(chat);
             clean(chat_name);
+        }
+        InboundEvent::Identities { chat, aliases } => {
+            clean(chat);
+            aliases.iter_mut().for_each(clean);
         }
         InboundEvent::Session(SessionUpdate { qrcode, number, .. }) => {
             clean(qrcode);
@@ -224,6 +229,7 @@ mod tests {
             }),
             quoted_external_id: Some("Q\0".into()),
             timestamp: chrono::DateTime::UNIX_EPOCH,
+            aliases: Vec::new(),
         }
     }
 

@@ -15,6 +15,7 @@
 //! - [`ports`]: repositories of the inbox.
 //! - [`connection_rules`]: validation of a connection's settings.
 //! - [`contact_rules`]: contact validation and number normalisation.
+//! - [`identities`]: one person, one contact: a contact's aliases and the merges they cause.
 //! - [`import`]: contact import rules (column mapping, row outcomes).
 //! - [`sandbox`]: the sandbox channel's persistence port.
 //! - [`session_state`]: a channel session's key state (byte-level, per connection, fenced
@@ -24,6 +25,7 @@
 pub mod channel;
 pub mod connection_rules;
 pub mod contact_rules;
+pub mod identities;
 pub mod import;
 pub mod inbound;
 pub mod ingest;

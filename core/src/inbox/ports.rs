@@ -112,6 +112,35 @@ pub trait ContactRepo: Send + Sync {
         channel: crate::ports::ChannelKind,
         number: &str,
     ) -> Result<Option<Contact>>;
+    /// The contacts of the scope's company on `channel` that one of `identities` names, as its
+    /// number or as one of its aliases: each match with the identity that matched.
+    async fn find_by_identities(
+        &self,
+        scope: TenantScope,
+        channel: crate::ports::ChannelKind,
+        identities: &[&str],
+    ) -> Result<Vec<(String, crate::inbox::identities::KnownContact)>>;
+    /// Carries out `plan` (its `keep` set) in one transaction: merges the `merge` contacts into
+    /// `keep` (their tickets, messages, notes, schedules, tags, extra information and aliases;
+    /// a ticket open on a connection where `keep` has one too joins it and is removed), gives
+    /// `keep` the plan's number when `renumber`, and makes the plan's aliases `keep`'s. Appends
+    /// the contact and ticket events. `false` when `keep` is no longer the company's.
+    async fn apply_identities(
+        &self,
+        scope: TenantScope,
+        channel: crate::ports::ChannelKind,
+        plan: &crate::inbox::identities::IdentityPlan,
+    ) -> Result<bool>;
+    /// Makes each alias its contact's (an alias another contact had moves), in one statement
+    /// per chunk.
+    async fn add_aliases(
+        &self,
+        scope: TenantScope,
+        channel: crate::ports::ChannelKind,
+        aliases: &[(ContactId, String)],
+    ) -> Result<()>;
+    /// The aliases of the company's contact `id`, sorted (none when it is not the company's).
+    async fn aliases(&self, scope: TenantScope, id: ContactId) -> Result<Vec<String>>;
 }
 
 /// Tags.

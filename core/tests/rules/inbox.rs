@@ -412,6 +412,7 @@ fn inbound(from_me: bool, is_group: bool, body: &str, media: MediaType) -> Inbou
         media: None,
         quoted_external_id: None,
         timestamp: fixed_now(),
+        aliases: Vec::new(),
     }
 }
 

@@ -862,4 +862,40 @@ impl ContactRepo for Store {
             (contact, created)
         }))
     }
+
+    #[tracing::instrument(level = "debug", name = "ContactRepo::find_by_identities", skip_all, fields(company = scope.company_id().0))]
+    async fn find_by_identities(
+        &self,
+        scope: TenantScope,
+        channel: ChannelKind,
+        identities: &[&str],
+    ) -> Result<Vec<(String, chatflow_core::inbox::identities::KnownContact)>> {
+        self.find_contacts_by_identities(scope, channel, identities)
+            .await
+    }
+
+    #[tracing::instrument(level = "debug", name = "ContactRepo::apply_identities", skip_all, fields(company = scope.company_id().0))]
+    async fn apply_identities(
+        &self,
+        scope: TenantScope,
+        channel: ChannelKind,
+        plan: &chatflow_core::inbox::identities::IdentityPlan,
+    ) -> Result<bool> {
+        self.apply_contact_identities(scope, channel, plan).await
+    }
+
+    #[tracing::instrument(level = "debug", name = "ContactRepo::add_aliases", skip_all, fields(company = scope.company_id().0))]
+    async fn add_aliases(
+        &self,
+        scope: TenantScope,
+        channel: ChannelKind,
+        aliases: &[(ContactId, String)],
+    ) -> Result<()> {
+        self.add_contact_aliases(scope, channel, aliases).await
+    }
+
+    #[tracing::instrument(level = "debug", name = "ContactRepo::aliases", skip_all, fields(company = scope.company_id().0, contact = id.0))]
+    async fn aliases(&self, scope: TenantScope, id: ContactId) -> Result<Vec<String>> {
+        self.contact_aliases(scope, id).await
+    }
 }

@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 
 mod companies;
 mod connections;
+mod contact_aliases;
 pub(crate) mod contacts;
 pub(crate) mod events;
 mod flows;

@@ -560,6 +560,7 @@ fn text(external_id: &str, body: &str) -> InboundEvent {
         media: None,
         quoted_external_id: None,
         timestamp: chrono::Utc::now(),
+        aliases: Vec::new(),
     })
 }
 

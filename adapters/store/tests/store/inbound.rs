@@ -33,6 +33,7 @@ fn message(external_id: &str, chat: &str, body: &str) -> InboundEvent {
         media: None,
         quoted_external_id: None,
         timestamp: chrono::Utc::now(),
+        aliases: Vec::new(),
     })
 }
 

@@ -47,6 +47,7 @@ pub(crate) fn inbound(external: &str, from: &str, body: &str) -> InboundMessage 
         media: None,
         quoted_external_id: None,
         timestamp: Utc::now(),
+        aliases: Vec::new(),
     }
 }
 

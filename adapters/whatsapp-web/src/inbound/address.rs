@@ -52,6 +52,30 @@ pub fn preferred_chat<'a>(
     chat_of(primary)
 }
 
+/// A person's chat string ([`preferred_chat`]) and their other identities WhatsApp sent along
+/// (the LID of a person known by phone number, or the other way round): the message's aliases,
+/// which keep one person one contact. `None` when `primary` is no chat of the inbox.
+pub fn person<'a>(
+    primary: &'a Jid,
+    alternatives: impl IntoIterator<Item = Option<&'a Jid>>,
+) -> Option<(String, Vec<String>)> {
+    let alternatives: Vec<&Jid> = alternatives.into_iter().flatten().collect();
+    let chat = preferred_chat(primary, alternatives.iter().copied().map(Some))?;
+    let mut aliases: Vec<String> = Vec::new();
+    for jid in std::iter::once(primary).chain(alternatives) {
+        if jid.server == Server::Group {
+            continue;
+        }
+        if let Some(identity) = chat_of(jid)
+            && identity != chat
+            && !aliases.contains(&identity)
+        {
+            aliases.push(identity);
+        }
+    }
+    Some((chat, aliases))
+}
+
 /// The address of a chat string (the inverse of [`chat_of`]): digits are a phone number
 /// (formatting such as `+`, spaces, dashes and parentheses is ignored), `…@lid` a LID and
 /// `…@g.us` a group. `None` for anything else.
@@ -116,6 +140,25 @@ mod tests {
         assert_eq!(chat_of(&jid("status@broadcast")), None);
         assert_eq!(chat_of(&jid("120363999@newsletter")), None);
         assert_eq!(chat_of(&jid("867051314767696@bot")), None);
+    }
+
+    #[test]
+    fn a_person_keeps_the_identities_that_did_not_win_as_aliases() {
+        let lid = jid("123456789@lid");
+        let pn = jid("5511999990000@s.whatsapp.net");
+        assert_eq!(
+            person(&lid, [Some(&pn)]),
+            Some(("5511999990000".to_owned(), vec!["123456789@lid".to_owned()]))
+        );
+        assert_eq!(
+            person(&pn, [Some(&lid), None, Some(&lid)]),
+            Some(("5511999990000".to_owned(), vec!["123456789@lid".to_owned()]))
+        );
+        assert_eq!(
+            person(&lid, [None]),
+            Some(("123456789@lid".to_owned(), vec![]))
+        );
+        assert_eq!(person(&jid("status@broadcast"), [Some(&pn)]), None);
     }
 
     #[test]

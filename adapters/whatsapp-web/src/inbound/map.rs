@@ -13,7 +13,7 @@ use whatsapp_rust::wacore_binary::JidExt as _;
 use whatsapp_rust::waproto::whatsapp as wa;
 use whatsapp_rust::waproto::whatsapp::message::protocol_message::Type as ProtocolType;
 
-use super::address::{chat_of, preferred_chat};
+use super::address::{chat_of, person};
 
 /// The ack of a message the channel could not deliver (a server error receipt). Below the 0
 /// a sent message starts at, so today's forward-only acks never apply it (see the parent
@@ -164,11 +164,12 @@ pub fn map_message(inbound: &InboundMessage) -> Option<InboundEvent> {
             .and_then(|c| non_empty(c.stanza_id.as_deref()))
             .map(str::to_owned),
         timestamp: info.timestamp,
+        aliases: place.aliases,
     }))
 }
 
 /// The events of a library event outside the durability hook: an ack per message of a receipt,
-/// a missed call. Everything else (session events included: the supervisor maps those) is
+/// a missed call, a contact's number change. Everything else (session events included: the supervisor maps those) is
 /// nothing here.
 pub fn map_event(event: &Event) -> Vec<InboundEvent> {
     match event {
@@ -193,6 +194,24 @@ pub fn map_event(event: &Event) -> Vec<InboundEvent> {
             }],
             _ => Vec::new(),
         },
+        Event::ContactNumberChanged(change) if change.new_jid.server != Server::Group => {
+            let Some((chat, mut aliases)) = person(&change.new_jid, [change.new_lid.as_ref()])
+            else {
+                return Vec::new();
+            };
+            for jid in [Some(&change.old_jid), change.old_lid.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                if let Some(identity) = chat_of(jid)
+                    && identity != chat
+                    && !aliases.contains(&identity)
+                {
+                    aliases.push(identity);
+                }
+            }
+            vec![InboundEvent::Identities { chat, aliases }]
+        }
         _ => Vec::new(),
     }
 }
@@ -216,49 +235,57 @@ struct Place {
     chat_name: String,
     is_group: bool,
     participant: Option<String>,
+    /// The person's other identities (see [`person`]); empty in groups.
+    aliases: Vec<String>,
 }
 
-/// The chat of a message: the group, or the person (by phone number when WhatsApp told it).
-/// `None` for status updates, newsletters and other places that are no chat of the inbox.
+/// The chat of a message: the group, or the person (by phone number when WhatsApp told it, with
+/// the other identity as an alias). `None` for status updates, newsletters and other places that
+/// are no chat of the inbox.
 fn place_of(info: &MessageInfo) -> Option<Place> {
     let source = &info.source;
     let from_me = source.is_from_me;
-    let sender = || preferred_chat(&source.sender, [source.sender_alt.as_ref()]);
+    let sender = || person(&source.sender, [source.sender_alt.as_ref()]);
+    let one_to_one = |(chat, aliases): (String, Vec<String>), chat_name: String| Place {
+        chat,
+        chat_name,
+        is_group: false,
+        participant: None,
+        aliases,
+    };
     match source.chat.server {
         Server::Group => Some(Place {
             chat: chat_of(&source.chat)?,
             // The push name is the participant's, not the group's.
             chat_name: String::new(),
             is_group: true,
-            participant: if from_me { None } else { sender() },
+            participant: if from_me {
+                None
+            } else {
+                sender().map(|(chat, _)| chat)
+            },
+            aliases: Vec::new(),
         }),
         // A broadcast list reaches each member as a one-to-one message from its owner.
-        Server::Broadcast if !source.chat.is_status_broadcast() && !from_me => Some(Place {
-            chat: sender()?,
-            chat_name: info.push_name.clone(),
-            is_group: false,
-            participant: None,
-        }),
+        Server::Broadcast if !source.chat.is_status_broadcast() && !from_me => {
+            Some(one_to_one(sender()?, info.push_name.clone()))
+        }
         Server::Broadcast => None,
-        _ if from_me => Some(Place {
-            // Sent from the phone: the chat is the recipient, and the push name is ours.
-            chat: preferred_chat(
+        // Sent from the phone: the chat is the recipient, and the push name is ours.
+        _ if from_me => Some(one_to_one(
+            person(
                 &source.chat,
                 [
                     source.recipient_alt.as_ref(),
                     info.peer_recipient_pn.as_ref(),
                 ],
             )?,
-            chat_name: String::new(),
-            is_group: false,
-            participant: None,
-        }),
-        _ => Some(Place {
-            chat: preferred_chat(&source.chat, [source.sender_alt.as_ref()])?,
-            chat_name: info.push_name.clone(),
-            is_group: false,
-            participant: None,
-        }),
+            String::new(),
+        )),
+        _ => Some(one_to_one(
+            person(&source.chat, [source.sender_alt.as_ref()])?,
+            info.push_name.clone(),
+        )),
     }
 }
 

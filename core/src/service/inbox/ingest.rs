@@ -176,6 +176,7 @@ async fn other_event(
                 media: None,
                 quoted_external_id: None,
                 timestamp,
+                aliases: Vec::new(),
             };
             let connection = connection_of(ports, scope, connection_id).await?;
             store_message(ports, scope, &connection, &message)
@@ -214,6 +215,11 @@ async fn other_event(
                 .await?;
             Ok(None)
         }
+        InboundEvent::Identities { chat, aliases } => {
+            let connection = connection_of(ports, scope, connection_id).await?;
+            super::identities::one_person(ports, scope, &connection, &chat, &aliases).await?;
+            Ok(None)
+        }
         InboundEvent::Session(update) => {
             super::connections::record_session(ports, scope, connection_id, &update).await?;
             Ok(None)
@@ -237,7 +243,8 @@ async fn store_message(
     }
 }
 
-/// Stores the messages' attachments with the media port, then ingests them in one transaction
+/// Resolves the messages' identities ([`super::identities`]), stores their attachments with the
+/// media port, then ingests them in one transaction
 /// ([`crate::inbox::ports::MessageRepo::ingest_batch`]).
 async fn store_messages(
     ports: &Ports,
@@ -245,8 +252,11 @@ async fn store_messages(
     connection: &Connection,
     messages: &[&InboundMessage],
 ) -> Result<IngestBatch> {
+    // One person, one contact: chats rewritten to their contact's number, contacts merged.
+    let resolved = super::identities::resolve(ports, scope, connection, messages).await?;
+    let messages: Vec<&InboundMessage> = resolved.messages.iter().map(|m| &**m).collect();
     let mut media_paths = Vec::with_capacity(messages.len());
-    for message in messages {
+    for message in &messages {
         media_paths.push(match &message.media {
             Some(media) => Some(
                 ports
@@ -265,10 +275,17 @@ async fn store_messages(
             media_path: media_path.as_deref(),
         })
         .collect();
-    ports
+    let batch = ports
         .messages
         .ingest_batch(scope, connection, &items, &decide)
-        .await
+        .await?;
+    // Best effort: the messages are committed; a person's next message records them again.
+    if let Err(error) =
+        super::identities::record_new(ports, scope, connection, &resolved, &batch.outcomes).await
+    {
+        tracing::warn!(%error, "the aliases of new contacts were not recorded");
+    }
+    Ok(batch)
 }
 
 /// What the automation of one stored message may take as read instead of reading it.

@@ -3,6 +3,7 @@
 
 pub mod connections;
 pub mod contacts;
+pub mod identities;
 pub mod inbound_failures;
 pub mod ingest;
 pub mod messages;

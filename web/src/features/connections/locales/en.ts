@@ -157,6 +157,7 @@ const connections: typeof pt = {
         delete: 'Message deletion',
         reaction: 'Reaction',
         missedCall: 'Missed call',
+        identities: 'Contact identities',
         session: 'Session update',
       },
     },

@@ -157,6 +157,7 @@ const connections: typeof pt = {
         delete: 'Mesaj silme',
         reaction: 'Tepki',
         missedCall: 'Cevapsız arama',
+        identities: 'Kişi kimlikleri',
         session: 'Oturum güncellemesi',
       },
     },
