@@ -264,6 +264,7 @@ pub fn phone_event(
         quoted_external_id: None,
         timestamp: now,
         aliases: Vec::new(),
+        media_failed: None,
     }))
 }
 

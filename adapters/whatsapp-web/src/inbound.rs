@@ -78,7 +78,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use chatflow_core::inbox::channel::{ChannelMedia, InboundEvent, InboundSink, Queued};
+use base64::Engine as _;
+use chatflow_core::inbox::channel::{ChannelMedia, FailedMedia, InboundEvent, InboundSink, Queued};
 use chatflow_core::inbox::identities;
 use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::{TenantScope, WhatsappId};
@@ -159,7 +160,10 @@ impl Ingestor {
                 continue;
             };
             if let InboundEvent::Message(message) = &mut event {
-                message.media = fetch_media(client, &inbound.message, &message.external_id).await;
+                match fetch_media(client, &inbound.message, &message.external_id).await {
+                    Ok(media) => message.media = media,
+                    Err(failed) => message.media_failed = Some(Box::new(failed)),
+                }
                 if message.is_group && message.chat_name.is_empty() {
                     message.chat_name = self.group_subject(client, &message.chat).await;
                 }
@@ -303,56 +307,114 @@ pub const MEDIA_TIMEOUT: Duration = Duration::from_secs(60);
 /// Downloads of one attachment before the message is stored without its file.
 pub const MEDIA_ATTEMPTS: u32 = 3;
 
-/// The attachment of `message` downloaded and decrypted through `client`, ready for the inbox
-/// to store; `None` for a message without one, and (with a warning) for one larger than
-/// [`MAX_MEDIA_BYTES`] or whose download failed [`MEDIA_ATTEMPTS`] times (1 s, then 2 s
-/// apart): the message is stored anyway, showing its kind and caption without the file.
+/// Downloads the attachment of `message` (received as `external_id`): `Ok(None)` when it has
+/// none or declares more than [`MAX_MEDIA_BYTES`] (nothing to try again), `Ok(Some)` with the
+/// file, or, when every one of the [`MEDIA_ATTEMPTS`] tries failed (1 s, then 2 s apart), what a
+/// later try needs ([`failed_media`]): the message is stored with `ERR_WAPP_DOWNLOAD_MEDIA` and
+/// the inbox offers to try again ([`download_again`]).
 pub async fn fetch_media(
     client: &dyn WaClient,
     message: &wa::Message,
     external_id: &str,
-) -> Option<ChannelMedia> {
-    let info = media_of(message)?;
+) -> Result<Option<ChannelMedia>, FailedMedia> {
+    let Some(info) = media_of(message) else {
+        return Ok(None);
+    };
     if declared_size(message).is_some_and(|size| size > MAX_MEDIA_BYTES) {
         tracing::warn!(
             message = external_id,
             "an attachment larger than the download limit is stored without its file"
         );
-        return None;
+        return Ok(None);
     }
     for attempt in 1..=MEDIA_ATTEMPTS {
-        match tokio::time::timeout(MEDIA_TIMEOUT, client.download(message)).await {
-            Ok(Ok(bytes)) if (bytes.len() as u64) <= MAX_MEDIA_BYTES => {
-                return Some(ChannelMedia {
-                    media_type: info.media_type,
-                    file_name: stored_file_name(external_id, &info),
-                    mime_type: info.mime_type,
-                    bytes,
-                });
-            }
-            Ok(Ok(_)) => {
-                tracing::warn!(
-                    message = external_id,
-                    "an attachment larger than the download limit is stored without its file"
-                );
-                return None;
-            }
-            Ok(Err(error)) => {
-                tracing::warn!(message = external_id, attempt, error = %format!("{error:#}"), "an attachment could not be downloaded");
-            }
-            Err(_) => {
-                tracing::warn!(
-                    message = external_id,
-                    attempt,
-                    "an attachment's download timed out"
-                );
+        match download_once(client, message, external_id, &info).await {
+            Ok(media) => return Ok(media),
+            Err(error) => {
+                tracing::warn!(message = external_id, attempt, %error, "an attachment could not be downloaded");
             }
         }
         if attempt < MEDIA_ATTEMPTS {
             tokio::time::sleep(Duration::from_secs(u64::from(attempt))).await;
         }
     }
-    None
+    Err(failed_media(message, external_id, &info))
+}
+
+/// One bounded download: the file, `None` when it is larger than [`MAX_MEDIA_BYTES`], or why it
+/// failed.
+async fn download_once(
+    client: &dyn WaClient,
+    message: &wa::Message,
+    external_id: &str,
+    info: &map::MediaInfo,
+) -> Result<Option<ChannelMedia>, String> {
+    match tokio::time::timeout(MEDIA_TIMEOUT, client.download(message)).await {
+        Ok(Ok(bytes)) if (bytes.len() as u64) <= MAX_MEDIA_BYTES => Ok(Some(ChannelMedia {
+            media_type: info.media_type,
+            file_name: stored_file_name(external_id, info),
+            mime_type: info.mime_type.clone(),
+            bytes,
+        })),
+        Ok(Ok(_)) => {
+            tracing::warn!(
+                message = external_id,
+                "an attachment larger than the download limit is stored without its file"
+            );
+            Ok(None)
+        }
+        Ok(Err(error)) => Err(format!("{error:#}")),
+        Err(_) => Err("timed out".into()),
+    }
+}
+
+/// What a later download of `message`'s attachment needs: its kind, name and type, and as the
+/// locator the message itself (the media's path and keys; thumbnails dropped), base64.
+pub fn failed_media(
+    message: &wa::Message,
+    external_id: &str,
+    info: &map::MediaInfo,
+) -> FailedMedia {
+    use whatsapp_rust::buffa::Message as _;
+    let mut kept = message.clone();
+    map::drop_thumbnails(&mut kept);
+    FailedMedia {
+        media_type: info.media_type,
+        file_name: stored_file_name(external_id, info),
+        mime_type: info.mime_type.clone(),
+        locator: base64::engine::general_purpose::STANDARD.encode(kept.encode_to_vec()),
+    }
+}
+
+/// Downloads again an attachment [`fetch_media`] could not have (`media` as it reported it):
+/// one bounded try; `ERR_WAPP_DOWNLOAD_MEDIA` when it fails (or the locator is not ours).
+pub async fn download_again(
+    client: &dyn WaClient,
+    media: &FailedMedia,
+) -> chatflow_core::Result<ChannelMedia> {
+    use whatsapp_rust::buffa::Message as _;
+    let failed = |detail: String| {
+        chatflow_core::Error::with_detail(chatflow_core::ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA, detail)
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&media.locator)
+        .map_err(|e| failed(format!("the attachment's locator: {e}")))?;
+    let message = wa::Message::decode_from_slice(&bytes)
+        .map_err(|e| failed(format!("the attachment's locator: {e}")))?;
+    let info = map::MediaInfo {
+        media_type: media.media_type,
+        mime_type: media.mime_type.clone(),
+        file_name: Some(media.file_name.clone()),
+        voice_note: false,
+    };
+    match download_once(client, &message, "", &info).await {
+        Ok(Some(downloaded)) => Ok(ChannelMedia {
+            file_name: media.file_name.clone(),
+            ..downloaded
+        }),
+        Ok(None) => Err(failed("larger than the download limit".into())),
+        Err(error) => Err(failed(error)),
+    }
 }
 
 /// The library's inbound durability hook over an [`Ingestor`]: WhatsApp gets the ack of a batch

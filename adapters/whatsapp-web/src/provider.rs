@@ -41,7 +41,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use async_trait::async_trait;
-use chatflow_core::inbox::channel::{ChannelProfile, ChannelProvider, InboundSink, Outbound};
+use chatflow_core::inbox::channel::{
+    ChannelMedia, ChannelProfile, ChannelProvider, FailedMedia, InboundSink, Outbound,
+};
 use chatflow_core::inbox::model::ProviderKind;
 use chatflow_core::{Error, ErrorCode, Result, TenantScope, WhatsappId};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -194,6 +196,16 @@ impl ChannelProvider for WaProvider {
 
     async fn disconnect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
         self.live()?.stop(scope, connection, Stop::Logout).await
+    }
+
+    async fn download_media(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        media: &FailedMedia,
+    ) -> Result<ChannelMedia> {
+        let client = self.client(connection)?;
+        crate::inbound::download_again(client.as_ref(), media).await
     }
 
     async fn send(&self, _scope: TenantScope, message: &Outbound) -> Result<String> {

@@ -79,6 +79,7 @@ fn expected(body: &str, media_type: MediaType) -> Message {
         quoted_external_id: None,
         timestamp: at(),
         aliases: Vec::new(),
+        media_failed: None,
     }
 }
 

@@ -367,6 +367,7 @@ mod tests {
                     quoted_external_id: None,
                     timestamp: ports.clock.now(),
                     aliases: Vec::new(),
+                    media_failed: None,
                 }),
                 attempts: 1,
             })

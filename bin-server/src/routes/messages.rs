@@ -36,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(react))
         .routes(routes!(forward))
         .routes(routes!(media))
+        .routes(routes!(retry_media))
         .routes(routes!(count_messages))
 }
 
@@ -395,6 +396,30 @@ async fn media(
 ) -> Result<Response, ApiError> {
     let (name, bytes) = messages::media(&state.ports, &tenant.actor, MessageId(id)).await?;
     Ok(attachment(&name, bytes))
+}
+
+/// Tries again to download a received attachment that could not be had when its message
+/// arrived (the message's `mediaError`); answers the message, with its file on success.
+#[utoipa::path(
+    post,
+    path = "/messages/{id}/media/retry",
+    tag = "messages",
+    params(("id" = i64, Path, description = "The message's id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = Message),
+        (status = 502, description = "ERR_WAPP_DOWNLOAD_MEDIA (WhatsApp did not give the file this time either) or ERR_WAPP_NOT_INITIALIZED (the session is not connected)", body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+async fn retry_media(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<Message>> {
+    Ok(axum::Json(
+        messages::retry_media(&state.ports, &tenant.actor, MessageId(id)).await?,
+    ))
 }
 
 /// A download of `bytes` as an attachment named after `name` (reduced to safe characters).

@@ -134,6 +134,7 @@ pub(crate) fn inbound(external: &str, from: &str, body: &str) -> InboundMessage 
         quoted_external_id: None,
         timestamp: chrono::Utc::now(),
         aliases: Vec::new(),
+        media_failed: None,
     }
 }
 

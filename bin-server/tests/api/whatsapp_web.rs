@@ -11,6 +11,8 @@
 //! - Another company can neither drive the connection nor read what it received.
 //! - Two servers on one database: a session runs on one of them; when that one shuts down, the
 //!   other takes the connection over.
+//! - A file that could not be downloaded shows its error and is tried again on request; another
+//!   company cannot.
 //! - One person is one contact: a LID, the number with the LID, the LID the session can resolve,
 //!   and a number change all reach the same contact and ticket.
 
@@ -42,6 +44,7 @@ inbox_tests!(
     a_second_server_takes_the_session_over,
     a_group_is_named_by_its_subject,
     one_person_under_a_lid_and_a_number_is_one_contact,
+    a_file_that_could_not_be_downloaded_is_tried_again,
 );
 
 /// Without the sandbox, the server runs `beta` only and new connections get it.
@@ -815,4 +818,122 @@ async fn one_person_under_a_lid_and_a_number_is_one_contact(app: TestApp) {
     assert_eq!(ticket_of(&app, &token, new_number).await, (ticket, uuid));
     let contacts = json_of(app.get("/contacts", &token).await, StatusCode::OK).await;
     assert_eq!(contacts["contacts"].as_array().map(Vec::len), Some(1));
+}
+
+/// An attachment WhatsApp would not give when its message arrived: the message is stored with
+/// `ERR_WAPP_DOWNLOAD_MEDIA` and no file; a retry that fails again says so and changes nothing;
+/// once WhatsApp gives it, the retry stores it and the message shows it. Another company can
+/// neither retry nor learn anything.
+async fn a_file_that_could_not_be_downloaded_is_tried_again(app: TestApp) {
+    let (_, token) = admin(&app, "Alpha").await;
+    let (_, intruder) = admin(&app, "Beta").await;
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token,
+            &json!({"name": "Loja", "provider": "beta"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(&app).await;
+    run.connect();
+
+    // No download scripted: each of the hook's tries fails; the message is stored anyway.
+    let mut photo = from_contact("3A0000000000000000F1", "");
+    photo.message = Arc::new(wa::Message {
+        image_message: wa::message::ImageMessage {
+            mimetype: Some("image/jpeg".into()),
+            caption: Some("o recibo".into()),
+            file_length: Some(5),
+            direct_path: Some("/v/t62.7118-24/receipt".into()),
+            media_key: Some(vec![7; 32]),
+            jpeg_thumbnail: Some(vec![0xAB; 64]),
+            ..Default::default()
+        }
+        .into(),
+        ..Default::default()
+    });
+    run.ingestor
+        .commit_with_media(&[photo], run.client().as_ref())
+        .await
+        .expect("committed");
+    let (_, uuid) = ticket_of(&app, &token, CONTACT).await;
+    let stored = messages_of(&app, &token, &uuid)
+        .await
+        .into_iter()
+        .find(|m| m["body"] == "o recibo")
+        .expect("the photo's message is stored");
+    assert_eq!(stored["mediaError"], "ERR_WAPP_DOWNLOAD_MEDIA");
+    assert_eq!(stored["mediaUrl"], Value::Null);
+    assert_eq!(stored["mediaName"], "3A0000000000000000F1.jpg");
+    let message = stored["id"].as_i64().expect("id");
+    let retry = format!("/messages/{message}/media/retry");
+
+    // Another company: not found, nothing tried.
+    let downloads = |run: &FakeSessionHandle| {
+        run.client()
+            .calls()
+            .into_iter()
+            .filter(|c| matches!(c, FakeCall::Download { .. }))
+            .count()
+    };
+    let before = downloads(&run);
+    assert_error(
+        app.post(&retry, &intruder, &json!({})).await,
+        StatusCode::NOT_FOUND,
+        "ERR_NOT_FOUND",
+    )
+    .await;
+    assert_eq!(downloads(&run), before);
+
+    // Still not available: the error, and the message keeps its state.
+    assert_error(
+        app.post(&retry, &token, &json!({})).await,
+        StatusCode::BAD_GATEWAY,
+        "ERR_WAPP_DOWNLOAD_MEDIA",
+    )
+    .await;
+    assert_eq!(downloads(&run), before + 1);
+
+    // WhatsApp gives it now: stored, shown, served.
+    run.client().push_download(vec![0xFF, 0xD8, 0xFF, 0xE0, 9]);
+    let recovered = json_of(app.post(&retry, &token, &json!({})).await, StatusCode::OK).await;
+    assert_eq!(recovered["mediaError"], Value::Null);
+    let url = recovered["mediaUrl"].as_str().expect("a file");
+    let file = app.get(url, &token).await;
+    assert_eq!(file.status(), StatusCode::OK);
+    assert_eq!(
+        file.bytes().await.expect("bytes").to_vec(),
+        vec![0xFF, 0xD8, 0xFF, 0xE0, 9]
+    );
+    // The retry asked for the same media (its path and key), without the inline preview.
+    let asked = run
+        .client()
+        .calls()
+        .into_iter()
+        .rev()
+        .find_map(|c| match c {
+            FakeCall::Download { message } => Some(message),
+            _ => None,
+        })
+        .expect("a download");
+    let image = asked.image_message.as_option().expect("the photo");
+    assert_eq!(image.direct_path.as_deref(), Some("/v/t62.7118-24/receipt"));
+    assert_eq!(image.media_key.as_deref(), Some(&[7u8; 32][..]));
+    assert_eq!(image.jpeg_thumbnail, None);
+
+    // Done: a further retry answers the message as it is, without asking WhatsApp.
+    let count = downloads(&run);
+    let again = json_of(app.post(&retry, &token, &json!({})).await, StatusCode::OK).await;
+    assert_eq!(again["mediaUrl"], recovered["mediaUrl"]);
+    assert_eq!(downloads(&run), count);
 }

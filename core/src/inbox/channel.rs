@@ -26,6 +26,20 @@ pub struct ChannelMedia {
     pub bytes: Vec<u8>,
 }
 
+/// An attachment the provider could not download when its message arrived: the message is
+/// stored with the error `ERR_WAPP_DOWNLOAD_MEDIA` and what a later try needs
+/// ([`ChannelProvider::download_media`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedMedia {
+    pub media_type: MediaType,
+    pub file_name: String,
+    pub mime_type: String,
+    /// What the provider needs to fetch it again (WhatsApp: the media's keys and path), opaque
+    /// to the inbox; sealed at rest and never shown.
+    pub locator: String,
+}
+
 /// A message that reached a connection from a contact (or was sent from the phone itself).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -52,6 +66,9 @@ pub struct InboundMessage {
     /// ([`crate::inbox::identities`]). Empty for groups and channels that know one identity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
+    /// The attachment that could not be downloaded (then `media` is `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_failed: Option<Box<FailedMedia>>,
 }
 
 /// What a provider reports.
@@ -283,6 +300,17 @@ pub trait ChannelProvider: Send + Sync {
         _connection: WhatsappId,
     ) -> Result<Vec<ChannelChat>> {
         Err(not_supported(self.kind(), "list its chats"))
+    }
+    /// Tries again to download an attachment that failed when its message arrived (`media` as
+    /// the provider reported it, its locator opened). `ERR_WAPP_DOWNLOAD_MEDIA` when it fails
+    /// again; providers that report no failed attachments answer `ERR_CHANNEL_NOT_SUPPORTED`.
+    async fn download_media(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+        _media: &FailedMedia,
+    ) -> Result<ChannelMedia> {
+        Err(not_supported(self.kind(), "download an attachment again"))
     }
 }
 

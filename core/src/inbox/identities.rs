@@ -228,6 +228,7 @@ mod tests {
             quoted_external_id: None,
             timestamp: chrono::DateTime::UNIX_EPOCH,
             aliases: Vec::new(),
+            media_failed: None,
         };
         assert!(!needs_lookup(&message));
         message.aliases = vec!["123@lid".into(), " ".into(), "123@lid".into()];

@@ -230,6 +230,7 @@ mod tests {
             quoted_external_id: Some("Q\0".into()),
             timestamp: chrono::DateTime::UNIX_EPOCH,
             aliases: Vec::new(),
+            media_failed: None,
         }
     }
 

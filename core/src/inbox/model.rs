@@ -757,6 +757,10 @@ pub struct Message {
     pub quoted_msg: Option<QuotedMessage>,
     /// 0 clock, 1 sent, 2 delivered, 3 and 4 read (audio played), 5 read.
     pub ack: i64,
+    /// Why the attachment is missing (`ERR_WAPP_DOWNLOAD_MEDIA`: it could not be downloaded
+    /// when the message arrived; `POST /messages/{id}/media/retry` tries again), else `None`.
+    #[serde(default)]
+    pub media_error: Option<String>,
     pub reactions: Vec<Reaction>,
     /// The user who sent it from the inbox (own-message checks), if any.
     pub user_id: Option<UserId>,

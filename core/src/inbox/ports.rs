@@ -415,6 +415,21 @@ pub trait MessageRepo: Send + Sync {
     ) -> Result<Option<Message>>;
     async fn edit(&self, scope: TenantScope, id: MessageId, body: &str) -> Result<Option<Message>>;
     async fn mark_deleted(&self, scope: TenantScope, id: MessageId) -> Result<Option<Message>>;
+    /// The attachment of the company's message `id` that could not be downloaded (its locator
+    /// still sealed), if it is still missing.
+    async fn failed_media(
+        &self,
+        scope: TenantScope,
+        id: MessageId,
+    ) -> Result<Option<crate::inbox::channel::FailedMedia>>;
+    /// The missing attachment of message `id` was had after all: stored under `media_path`; the
+    /// error and what a retry needed are cleared; appends the message's update event.
+    async fn media_recovered(
+        &self,
+        scope: TenantScope,
+        id: MessageId,
+        media_path: &str,
+    ) -> Result<Option<Message>>;
     /// Sets our side's reaction (empty removes).
     async fn react(
         &self,

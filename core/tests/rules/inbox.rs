@@ -251,6 +251,7 @@ fn message(user: Option<UserId>, minutes_ago: i64) -> Message {
         media_name: None,
         quoted_msg: None,
         ack: 1,
+        media_error: None,
         reactions: vec![],
         user_id: user,
         participant: None,
@@ -413,6 +414,7 @@ fn inbound(from_me: bool, is_group: bool, body: &str, media: MediaType) -> Inbou
         quoted_external_id: None,
         timestamp: fixed_now(),
         aliases: Vec::new(),
+        media_failed: None,
     }
 }
 

@@ -24,7 +24,7 @@ use chatflow_core::inbox::ingest::EventIntent;
 use chatflow_core::inbox::model::{Contact, Ticket};
 
 /// The most rows one multi-row statement carries (SQLite takes at most 32,766 parameters; a
-/// message row has 12).
+/// message row has 14).
 pub(crate) const ROWS_PER_STATEMENT: usize = 500;
 
 /// `count` rows of a multi-row statement: `row(first)` for each, where `first` is the number of
@@ -469,12 +469,12 @@ macro_rules! ingest_pass {
                 .chunks(ROWS_PER_STATEMENT)
                 .zip(kinds.chunks(ROWS_PER_STATEMENT))
             {
-                let rows = row_list(chunk.len(), 4, 12, |p| {
+                let rows = row_list(chunk.len(), 4, 14, |p| {
                     let n = |d: usize| p + d;
                     format!(
                         "($1, ${}, ${}, $2, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, \
                          (SELECT id FROM messages WHERE whatsapp_id = $2 AND external_id = ${}), \
-                         ${}, $3, $3)",
+                         ${}, ${}, ${}, $3, $3)",
                         n(0),
                         n(1),
                         n(2),
@@ -487,13 +487,16 @@ macro_rules! ingest_pass {
                         n(8),
                         n(9),
                         n(10),
-                        n(11)
+                        n(11),
+                        n(12),
+                        n(13)
                     )
                 });
                 let sql = format!(
                     "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
                      external_id, body, search_text, from_me, read, media_type, media_path, \
-                     media_name, participant, quoted_msg_id, ack, created_at, updated_at) \
+                     media_name, participant, quoted_msg_id, ack, media_error, media_retry, \
+                     created_at, updated_at) \
                      VALUES {} ON CONFLICT DO NOTHING RETURNING id, external_id",
                     rows.join(", ")
                 );
@@ -515,10 +518,12 @@ macro_rules! ingest_pass {
                         .bind(message.from_me)
                         .bind(kind)
                         .bind(media_path)
-                        .bind(message.media.as_ref().map(|m| m.file_name.clone()))
+                        .bind($crate::repo::messages::inbound_media_name(message))
                         .bind(message.participant.as_deref())
                         .bind(message.quoted_external_id.as_deref())
-                        .bind(i64::from(message.from_me));
+                        .bind(i64::from(message.from_me))
+                        .bind($crate::repo::messages::inbound_media_error(message))
+                        .bind($crate::repo::messages::inbound_media_retry(message)?);
                 }
                 rows_of.extend(
                     query

@@ -31,7 +31,7 @@ use crate::repo::to_wire;
 pub(crate) const MESSAGE_SELECT: &str = "m.id, m.ticket_id, m.contact_id, m.whatsapp_id, \
      m.external_id, m.body, m.from_me, m.read, m.is_private, m.is_deleted, m.is_edited, \
      m.is_forwarded, m.media_type, m.media_path, m.media_name, m.participant, m.quoted_msg_id, \
-     m.ack, m.user_id, m.created_at, m.updated_at, qm.body AS quoted_body, \
+     m.ack, m.user_id, m.media_error, m.created_at, m.updated_at, qm.body AS quoted_body, \
      qm.from_me AS quoted_from_me, qm.media_type AS quoted_media_type, \
      qm.is_deleted AS quoted_is_deleted \
      FROM messages m LEFT JOIN messages qm ON qm.id = m.quoted_msg_id";
@@ -58,6 +58,7 @@ pub(crate) struct MessageRow {
     quoted_msg_id: Option<i64>,
     ack: i64,
     user_id: Option<i64>,
+    media_error: Option<String>,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     quoted_body: Option<String>,
@@ -72,6 +73,36 @@ pub(crate) struct ReactionRow {
     message_id: i64,
     from_me: bool,
     emoji: String,
+}
+
+/// The file name an inbound message's attachment is stored under: the file's, or the one that
+/// could not be downloaded.
+pub(crate) fn inbound_media_name(message: &InboundMessage) -> Option<String> {
+    message
+        .media
+        .as_ref()
+        .map(|m| m.file_name.clone())
+        .or_else(|| message.media_failed.as_ref().map(|f| f.file_name.clone()))
+}
+
+/// The error an inbound message shows for an attachment that could not be downloaded.
+pub(crate) fn inbound_media_error(message: &InboundMessage) -> Option<&'static str> {
+    message
+        .media_failed
+        .as_ref()
+        .map(|_| ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA.as_str())
+}
+
+/// What a later download needs (`media_retry`), as JSON; the locator is sealed by the use case.
+pub(crate) fn inbound_media_retry(message: &InboundMessage) -> Result<Option<String>> {
+    message
+        .media_failed
+        .as_ref()
+        .map(|failed| {
+            serde_json::to_string(failed)
+                .map_err(|e| Error::internal(format!("a failed attachment as JSON: {e}")))
+        })
+        .transpose()
 }
 
 pub(crate) fn media_type(value: &str) -> MediaType {
@@ -115,6 +146,7 @@ pub(crate) fn assemble(rows: Vec<MessageRow>, reactions: Vec<ReactionRow>) -> Ve
                 is_deleted: row.quoted_is_deleted.unwrap_or_default(),
             }),
             ack: row.ack,
+            media_error: row.media_error,
             reactions: by_message.remove(&row.id).unwrap_or_default(),
             user_id: row.user_id.map(UserId),
             participant: row.participant,
@@ -422,6 +454,45 @@ impl MessageRepo for Store {
             .await
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::failed_media", skip_all, fields(company = scope.company_id().0, message = id.0))]
+    async fn failed_media(
+        &self,
+        scope: TenantScope,
+        id: MessageId,
+    ) -> Result<Option<chatflow_core::inbox::channel::FailedMedia>> {
+        let retry: Option<Option<String>> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar("SELECT media_retry FROM messages WHERE company_id = $1 AND id = $2")
+                .bind(scope.company_id().0)
+                .bind(id.0)
+                .fetch_optional(p)
+                .await
+                .map_err(db_error)
+        })?;
+        retry
+            .flatten()
+            .map(|json| {
+                serde_json::from_str(&json)
+                    .map_err(|e| Error::internal(format!("a stored failed attachment: {e}")))
+            })
+            .transpose()
+    }
+
+    #[tracing::instrument(level = "debug", name = "MessageRepo::media_recovered", skip_all, fields(company = scope.company_id().0, message = id.0))]
+    async fn media_recovered(
+        &self,
+        scope: TenantScope,
+        id: MessageId,
+        media_path: &str,
+    ) -> Result<Option<Message>> {
+        self.update_message(
+            scope,
+            id.0,
+            "media_path = $3, media_error = NULL, media_retry = NULL",
+            Some(media_path.to_owned()),
+        )
+        .await
+    }
+
     #[tracing::instrument(level = "debug", name = "MessageRepo::react", skip_all, fields(company = scope.company_id().0, message = id.0))]
     async fn react(
         &self,
@@ -643,10 +714,11 @@ impl MessageRepo for Store {
                 let message_id: Option<i64> = sqlx::query_scalar(
                     "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
                      external_id, body, search_text, from_me, read, media_type, media_path, \
-                     media_name, participant, quoted_msg_id, ack, created_at, updated_at) \
+                     media_name, participant, quoted_msg_id, ack, created_at, updated_at, \
+                     media_error, media_retry) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, \
                      (SELECT id FROM messages WHERE whatsapp_id = $4 AND external_id = $13), \
-                     $14, $15, $15) ON CONFLICT DO NOTHING RETURNING id",
+                     $14, $15, $15, $16, $17) ON CONFLICT DO NOTHING RETURNING id",
                 )
                 .bind(company)
                 .bind(ticket_id)
@@ -658,11 +730,13 @@ impl MessageRepo for Store {
                 .bind(message.from_me)
                 .bind(&kind)
                 .bind(media_path)
-                .bind(message.media.as_ref().map(|m| m.file_name.clone()))
+                .bind(inbound_media_name(message))
                 .bind(message.participant.as_deref())
                 .bind(message.quoted_external_id.as_deref())
                 .bind(i64::from(message.from_me))
                 .bind(at)
+                .bind(inbound_media_error(message))
+                .bind(inbound_media_retry(message)?)
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(db_error)?;

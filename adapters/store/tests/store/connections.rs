@@ -561,6 +561,7 @@ fn text(external_id: &str, body: &str) -> InboundEvent {
         quoted_external_id: None,
         timestamp: chrono::Utc::now(),
         aliases: Vec::new(),
+        media_failed: None,
     })
 }
 

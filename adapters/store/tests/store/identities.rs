@@ -43,6 +43,7 @@ fn message(external_id: &str, chat: &str, aliases: &[&str]) -> InboundEvent {
         quoted_external_id: None,
         timestamp: chrono::Utc::now(),
         aliases: aliases.iter().map(|a| (*a).to_owned()).collect(),
+        media_failed: None,
     })
 }
 

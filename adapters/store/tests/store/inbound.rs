@@ -34,6 +34,7 @@ fn message(external_id: &str, chat: &str, body: &str) -> InboundEvent {
         quoted_external_id: None,
         timestamp: chrono::Utc::now(),
         aliases: Vec::new(),
+        media_failed: None,
     })
 }
 

@@ -48,6 +48,7 @@ pub(crate) fn inbound(external: &str, from: &str, body: &str) -> InboundMessage 
         quoted_external_id: None,
         timestamp: Utc::now(),
         aliases: Vec::new(),
+        media_failed: None,
     }
 }
 

@@ -125,6 +125,20 @@ pub fn stored_file_name(external_id: &str, info: &MediaInfo) -> String {
     format!("{external_id}.{extension}")
 }
 
+/// Drops the inline preview pictures of `message`'s photo, video or document (a few KB each
+/// that a later download does not need).
+pub fn drop_thumbnails(message: &mut wa::Message) {
+    if let Some(m) = message.image_message.as_option_mut() {
+        m.jpeg_thumbnail = None;
+    }
+    if let Some(m) = message.video_message.as_option_mut() {
+        m.jpeg_thumbnail = None;
+    }
+    if let Some(m) = message.document_message.as_option_mut() {
+        m.jpeg_thumbnail = None;
+    }
+}
+
 /// The event a decrypted message is for the inbox; `None` for messages the inbox shows nothing
 /// of (protocol messages other than edits and deletions, key distributions, polls, status
 /// updates, our own reactions...).
@@ -165,6 +179,7 @@ pub fn map_message(inbound: &InboundMessage) -> Option<InboundEvent> {
             .map(str::to_owned),
         timestamp: info.timestamp,
         aliases: place.aliases,
+        media_failed: None,
     }))
 }
 

@@ -177,6 +177,7 @@ async fn other_event(
                 quoted_external_id: None,
                 timestamp,
                 aliases: Vec::new(),
+                media_failed: None,
             };
             let connection = connection_of(ports, scope, connection_id).await?;
             store_message(ports, scope, &connection, &message)
@@ -253,7 +254,16 @@ async fn store_messages(
     messages: &[&InboundMessage],
 ) -> Result<IngestBatch> {
     // One person, one contact: chats rewritten to their contact's number, contacts merged.
-    let resolved = super::identities::resolve(ports, scope, connection, messages).await?;
+    let mut resolved = super::identities::resolve(ports, scope, connection, messages).await?;
+    // What a later download of a missing attachment needs is sealed before it is stored.
+    for message in &mut resolved.messages {
+        if let Some(failed) = &message.media_failed {
+            let sealed = ports.secrets.seal(&failed.locator)?;
+            if let Some(failed) = &mut message.to_mut().media_failed {
+                failed.locator = sealed;
+            }
+        }
+    }
     let messages: Vec<&InboundMessage> = resolved.messages.iter().map(|m| &**m).collect();
     let mut media_paths = Vec::with_capacity(messages.len());
     for message in &messages {

@@ -651,6 +651,45 @@ pub async fn media(ports: &Ports, actor: &Actor, id: MessageId) -> Result<(Strin
     Ok((message.media_name.unwrap_or(path), bytes))
 }
 
+/// Tries again to download a received attachment that could not be had when its message
+/// arrived (`POST /messages/{id}/media/retry`): through the provider of the message's
+/// connection; on success the file is stored and the message shows it (its update event goes
+/// out). A message whose file is there already is answered as it is. `ERR_WAPP_DOWNLOAD_MEDIA`
+/// when it fails again (the message keeps its error and can be tried later);
+/// `ERR_WAPP_NOT_INITIALIZED` when the session is not connected here.
+#[tracing::instrument(level = "debug", name = "inbox.messages::retry_media", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, message = id.0))]
+pub async fn retry_media(ports: &Ports, actor: &Actor, id: MessageId) -> Result<Message> {
+    let scope = actor.scope();
+    let (message, ticket) = visible_message(ports, actor, id).await?;
+    let Some(mut failed) = ports.messages.failed_media(scope, id).await? else {
+        return Ok(message);
+    };
+    let connection = ticket
+        .whatsapp_id
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
+    let provider = ports
+        .connections
+        .get(scope, connection)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?
+        .provider;
+    failed.locator = ports.secrets.open(&failed.locator)?;
+    let media = ports
+        .channels
+        .get(provider)?
+        .download_media(scope, connection, &failed)
+        .await?;
+    let path = ports
+        .media
+        .put(scope, &media.file_name, &media.bytes)
+        .await?;
+    ports
+        .messages
+        .media_recovered(scope, id, &path)
+        .await?
+        .ok_or_else(|| Error::new(ErrorCode::ERR_NOT_FOUND))
+}
+
 /// How many messages in a range (`GET /messages-allMe`).
 #[tracing::instrument(level = "debug", name = "inbox.messages::count", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0))]
 pub async fn count(
