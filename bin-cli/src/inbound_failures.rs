@@ -59,6 +59,7 @@ fn summary(event: &InboundEvent) -> (String, String) {
             ("reaction".into(), format!("{chat}: {emoji}"))
         }
         InboundEvent::MissedCall { chat, .. } => ("call".into(), chat.clone()),
+        InboundEvent::IncomingCall { chat, .. } => ("incoming call".into(), chat.clone()),
         InboundEvent::Ack { external_id, .. } => ("ack".into(), external_id.clone()),
         InboundEvent::Delete { external_id } => ("delete".into(), external_id.clone()),
         InboundEvent::Identities { chat, aliases } => (

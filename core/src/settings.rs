@@ -585,6 +585,28 @@ const MESSAGE_RULES: &[MessageRule] = &[
     },
 ];
 
+/// What to do with a call a contact is making to a connection's phone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallAnswer {
+    /// The company takes calls (`acceptCallWhatsapp` enabled, the default): the phone rings.
+    Ring,
+    /// The company does not take calls: decline it, and answer with `reply` when there is one
+    /// (`AcceptCallWhatsappMessage`).
+    Decline { reply: Option<String> },
+}
+
+/// The company's answer to an incoming call, from its stored settings.
+pub fn incoming_call(stored: &SettingsMap) -> CallAnswer {
+    let view = SettingsView::new(stored);
+    if view.get("acceptCallWhatsapp") != DISABLED {
+        return CallAnswer::Ring;
+    }
+    let reply = view.get("AcceptCallWhatsappMessage").trim().to_owned();
+    CallAnswer::Decline {
+        reply: (!reply.is_empty()).then_some(reply),
+    }
+}
+
 /// Checks a change of `key` to `value` against the key's rule and the settings it depends on.
 ///
 /// `current` holds the stored values of the same company (missing keys count as their
@@ -941,6 +963,20 @@ mod tests {
         let off = map(&[("greetingAcceptedMessage", "Oi")]);
         assert!(check_change(&off, "greetingAcceptedMessage", "").is_ok());
 
+        assert_eq!(incoming_call(&SettingsMap::new()), CallAnswer::Ring);
+        assert_eq!(
+            incoming_call(&map(&[("acceptCallWhatsapp", DISABLED)])),
+            CallAnswer::Decline { reply: None }
+        );
+        assert_eq!(
+            incoming_call(&map(&[
+                ("acceptCallWhatsapp", DISABLED),
+                ("AcceptCallWhatsappMessage", " Não atendemos ligações. "),
+            ])),
+            CallAnswer::Decline {
+                reply: Some("Não atendemos ligações.".into())
+            }
+        );
         let refusing_calls = map(&[("acceptCallWhatsapp", DISABLED)]);
         assert!(check_change(&refusing_calls, "AcceptCallWhatsappMessage", "").is_err());
         assert!(check_change(&SettingsMap::new(), "AcceptCallWhatsappMessage", "").is_ok());

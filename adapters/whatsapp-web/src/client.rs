@@ -119,6 +119,9 @@ pub trait WaClient: Send + Sync {
     async fn phone_number_of(&self, lid: &Jid) -> anyhow::Result<Option<String>>;
     /// Asks WhatsApp for a pair code for `phone` (digits, international); answers the code.
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String>;
+    /// Declines the ringing call `call_id` from `peer` (`creator`: the call's creator as the
+    /// offer named it).
+    async fn reject_call(&self, call_id: &str, peer: &Jid, creator: &Jid) -> anyhow::Result<()>;
     /// Unlinks this device from the phone.
     async fn logout(&self) -> anyhow::Result<()>;
     /// Whether the socket is up and logged in.

@@ -82,6 +82,11 @@ pub enum FakeCall {
     PhoneNumberOf {
         lid: Jid,
     },
+    RejectCall {
+        call_id: String,
+        peer: Jid,
+        creator: Jid,
+    },
     PairWithCode {
         phone: String,
     },
@@ -102,6 +107,7 @@ pub enum FakeOp {
     ProfilePicture,
     GroupSubject,
     PhoneNumberOf,
+    RejectCall,
     PairWithCode,
     Logout,
 }
@@ -444,6 +450,18 @@ impl WaClient for FakeWaClient {
             FakeCall::PhoneNumberOf { lid: lid.clone() },
         )?;
         Ok(self.lock().phone_numbers.get(lid).cloned())
+    }
+
+    async fn reject_call(&self, call_id: &str, peer: &Jid, creator: &Jid) -> anyhow::Result<()> {
+        self.record(
+            FakeOp::RejectCall,
+            FakeCall::RejectCall {
+                call_id: call_id.to_owned(),
+                peer: peer.clone(),
+                creator: creator.clone(),
+            },
+        )?;
+        Ok(())
     }
 
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String> {

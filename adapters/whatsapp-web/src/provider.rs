@@ -47,6 +47,7 @@ use chatflow_core::inbox::channel::{
 use chatflow_core::inbox::model::ProviderKind;
 use chatflow_core::{Error, ErrorCode, Result, TenantScope, WhatsappId};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use whatsapp_rust::Jid;
 use whatsapp_rust::types::events::Event;
 use whatsapp_rust::waproto::whatsapp as wa;
 
@@ -71,7 +72,13 @@ pub struct WaProvider {
 struct Inner {
     builder: Mutex<Option<DepsBuilder>>,
     supervisor: OnceLock<Arc<Supervisor>>,
+    /// The calls ringing now, for declining them: by call id, the caller and the call's creator
+    /// as the offer named them.
+    ringing: Arc<Mutex<HashMap<String, (Jid, Jid)>>>,
 }
+
+/// At most this many ringing calls are remembered (a call is declined within seconds or never).
+const RINGING_KEPT: usize = 1024;
 
 impl WaProvider {
     /// A provider that becomes live at [`WaProvider::attach_sink`].
@@ -80,6 +87,7 @@ impl WaProvider {
             inner: Arc::new(Inner {
                 builder: Mutex::new(Some(builder)),
                 supervisor: OnceLock::new(),
+                ringing: Arc::new(Mutex::new(HashMap::new())),
             }),
         }
     }
@@ -97,7 +105,7 @@ impl WaProvider {
         let Some(builder) = builder else {
             return;
         };
-        let traffic = traffic_lanes(sink.clone());
+        let traffic = traffic_lanes(sink.clone(), self.inner.ringing.clone());
         let supervisor = Supervisor::new(builder(sink, traffic));
         let _ = self.inner.supervisor.set(supervisor);
     }
@@ -142,10 +150,23 @@ impl WaProvider {
 }
 
 /// A traffic handler with one delivery lane per connection (see the module's documentation).
-fn traffic_lanes(sink: Arc<dyn InboundSink>) -> TrafficHandler {
+fn traffic_lanes(
+    sink: Arc<dyn InboundSink>,
+    ringing: Arc<Mutex<HashMap<String, (Jid, Jid)>>>,
+) -> TrafficHandler {
     type Lane = UnboundedSender<Arc<Event>>;
     let lanes: Mutex<HashMap<WhatsappId, Lane>> = Mutex::new(HashMap::new());
     Arc::new(move |scope, connection, event| {
+        if let Event::IncomingCall(call) = &*event {
+            let mut ringing = ringing.lock().unwrap_or_else(PoisonError::into_inner);
+            if ringing.len() >= RINGING_KEPT {
+                ringing.clear();
+            }
+            ringing.insert(
+                call.action.call_id().to_owned(),
+                (call.from.clone(), call.action.call_creator().clone()),
+            );
+        }
         let mut lanes = lanes.lock().unwrap_or_else(PoisonError::into_inner);
         let lane = lanes.entry(connection).or_insert_with(|| {
             let (sender, mut receiver) = unbounded_channel::<Arc<Event>>();
@@ -196,6 +217,33 @@ impl ChannelProvider for WaProvider {
 
     async fn disconnect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
         self.live()?.stop(scope, connection, Stop::Logout).await
+    }
+
+    async fn reject_call(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        call_id: &str,
+        chat: &str,
+    ) -> Result<()> {
+        let known = self
+            .inner
+            .ringing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(call_id);
+        let (peer, creator) = match known {
+            Some(known) => known,
+            None => {
+                let peer = to_jid(chat)?;
+                (peer.clone(), peer)
+            }
+        };
+        let client = self.client(connection)?;
+        client
+            .reject_call(call_id, &peer, &creator)
+            .await
+            .map_err(|e| failure(ErrorCode::ERR_INTERNAL, &e))
     }
 
     async fn download_media(

@@ -431,6 +431,11 @@ impl WaClient for RealWaClient {
             .filter(|phone| chatflow_core::inbox::identities::is_phone(phone)))
     }
 
+    async fn reject_call(&self, call_id: &str, peer: &Jid, creator: &Jid) -> anyhow::Result<()> {
+        self.ready()?;
+        Ok(self.0.voip().reject_call(call_id, peer, creator).await?)
+    }
+
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String> {
         Ok(self
             .0

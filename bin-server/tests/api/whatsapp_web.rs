@@ -13,6 +13,8 @@
 //!   other takes the connection over.
 //! - A file that could not be downloaded shows its error and is tried again on request; another
 //!   company cannot.
+//! - A company that takes no calls: a ringing call is declined, shown in the ticket and answered
+//!   once; a company that takes calls lets the phone ring.
 //! - One person is one contact: a LID, the number with the LID, the LID the session can resolve,
 //!   and a number change all reach the same contact and ticket.
 
@@ -23,6 +25,9 @@ use chatflow_core::WhatsappId;
 use chatflow_whatsapp_web::client::NumberCheck;
 use chatflow_whatsapp_web::fake::{FakeCall, FakeOp, FakeSessionHandle, text_from};
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
+use chatflow_whatsapp_web::whatsapp_rust::types::call::{
+    CallAction, IncomingCall, MissedCall, MissedReason,
+};
 use chatflow_whatsapp_web::whatsapp_rust::types::events::{
     ContactNumberChanged, Event, InboundMessage, PairSuccess, PairingQrCode, Receipt,
 };
@@ -45,6 +50,7 @@ inbox_tests!(
     a_group_is_named_by_its_subject,
     one_person_under_a_lid_and_a_number_is_one_contact,
     a_file_that_could_not_be_downloaded_is_tried_again,
+    calls_are_declined_and_answered_when_the_company_takes_none,
 );
 
 /// Without the sandbox, the server runs `beta` only and new connections get it.
@@ -936,4 +942,163 @@ async fn a_file_that_could_not_be_downloaded_is_tried_again(app: TestApp) {
     let again = json_of(app.post(&retry, &token, &json!({})).await, StatusCode::OK).await;
     assert_eq!(again["mediaUrl"], recovered["mediaUrl"]);
     assert_eq!(downloads(&run), count);
+}
+
+/// A call offer from the contact, ringing now.
+fn ringing(call_id: &str) -> Event {
+    Event::IncomingCall(
+        IncomingCall::builder()
+            .from(jid(&format!("{CONTACT}@s.whatsapp.net")))
+            .stanza_id(format!("stanza-{call_id}"))
+            .notify("Ana Souza".to_owned())
+            .timestamp(chrono::Utc::now())
+            .offline(false)
+            .action(CallAction::Offer {
+                call_id: call_id.to_owned(),
+                call_creator: jid(&format!("{CONTACT}:4@s.whatsapp.net")),
+                caller_pn: None,
+                caller_country_code: None,
+                device_class: None,
+                joinable: false,
+                is_video: false,
+                audio: Vec::new(),
+                group_jid: None,
+            })
+            .build(),
+    )
+}
+
+async fn calls_are_declined_and_answered_when_the_company_takes_none(app: TestApp) {
+    const REPLY: &str = "Não atendemos ligações: escreva por aqui, por favor.";
+    let (_, token) = admin(&app, "Alpha").await;
+    for (key, value) in [
+        ("AcceptCallWhatsappMessage", REPLY),
+        ("acceptCallWhatsapp", "disabled"),
+    ] {
+        let response = app
+            .put(
+                &format!("/settings/{key}"),
+                &token,
+                &json!({ "value": value }),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::OK, "{key}");
+    }
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token,
+            &json!({"name": "Loja", "provider": "beta"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(&app).await;
+    run.connect();
+    let declined = |run: &FakeSessionHandle, id: &str| {
+        run.client()
+            .calls()
+            .into_iter()
+            .filter(|c| matches!(c, FakeCall::RejectCall { call_id, .. } if call_id == id))
+            .count()
+    };
+    let replies = |run: &FakeSessionHandle| {
+        run.client()
+            .sent()
+            .iter()
+            .filter(|(_, m, _)| m.conversation.as_deref() == Some(REPLY))
+            .count()
+    };
+
+    // The call rings: declined (to the caller, naming the call's creator), a call-log line in
+    // the contact's ticket, and the company's answer.
+    assert!(run.emit(ringing("CALL0001")));
+    eventually("the call is declined and answered", || {
+        declined(&run, "CALL0001") == 1 && replies(&run) == 1
+    })
+    .await;
+    let rejected = run
+        .client()
+        .calls()
+        .into_iter()
+        .find_map(|c| match c {
+            FakeCall::RejectCall { peer, creator, .. } => Some((peer, creator)),
+            _ => None,
+        })
+        .expect("declined");
+    assert_eq!(rejected.0, jid(&format!("{CONTACT}@s.whatsapp.net")));
+    assert_eq!(rejected.1, jid(&format!("{CONTACT}:4@s.whatsapp.net")));
+    let (_, uuid) = ticket_of(&app, &token, CONTACT).await;
+    let kinds: Vec<(String, bool)> = messages_of(&app, &token, &uuid)
+        .await
+        .iter()
+        .map(|m| {
+            (
+                m["mediaType"].as_str().unwrap_or_default().to_owned(),
+                m["fromMe"].as_bool().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [("call_log".to_owned(), false), ("chat".to_owned(), true)]
+    );
+
+    // The same call again (a redelivery) and its missed-call event: nothing more.
+    assert!(run.emit(ringing("CALL0001")));
+    assert!(run.emit(Event::MissedCall(MissedCall::new(
+        jid(&format!("{CONTACT}@s.whatsapp.net")),
+        "CALL0001".into(),
+        chrono::Utc::now(),
+        MissedReason::Remote,
+    ))));
+    // A company that takes calls again: the next call rings on the phone.
+    let response = app
+        .put(
+            "/settings/acceptCallWhatsapp",
+            &token,
+            &json!({"value": "enabled"}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(run.emit(ringing("CALL0002")));
+    // The lane is ordered: once a message after them is in, they were handled.
+    run.ingestor
+        .commit_with_media(
+            &[from_contact("3A00000000000000CA11", "liguei")],
+            run.client().as_ref(),
+        )
+        .await
+        .expect("committed");
+    let mut bodies = Vec::new();
+    for _ in 0..200 {
+        bodies = messages_of(&app, &token, &uuid).await;
+        if bodies.iter().any(|m| m["body"] == "liguei") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Declining a call again is harmless; the answer and the call-log line are once.
+    assert!(declined(&run, "CALL0001") >= 1);
+    assert_eq!(replies(&run), 1, "answered once");
+    assert_eq!(
+        declined(&run, "CALL0002"),
+        0,
+        "a company that takes calls lets it ring"
+    );
+    let calls = messages_of(&app, &token, &uuid)
+        .await
+        .iter()
+        .filter(|m| m["mediaType"] == "call_log")
+        .count();
+    assert_eq!(calls, 1, "{bodies:?}");
 }

@@ -106,6 +106,19 @@ pub enum InboundEvent {
         chat_name: String,
         timestamp: DateTime<Utc>,
     },
+    /// A contact is calling the connection's phone right now (a one-to-one voice or video
+    /// call). When the company does not take calls (`acceptCallWhatsapp` disabled) the call is
+    /// declined ([`ChannelProvider::reject_call`]), shown in the ticket as a call-log line and
+    /// answered with the company's message; otherwise the phone rings as usual.
+    #[serde(rename_all = "camelCase")]
+    IncomingCall {
+        /// The call's id (deduplication key, shared with a later missed-call event).
+        external_id: String,
+        chat: String,
+        chat_name: String,
+        is_video: bool,
+        timestamp: DateTime<Utc>,
+    },
     /// The channel told that these identities are one person (WhatsApp: a contact changed their
     /// phone number): `chat` is the identity to keep the contact under, `aliases` the others.
     /// An existing contact under any of them moves to `chat`, merged with the others
@@ -300,6 +313,18 @@ pub trait ChannelProvider: Send + Sync {
         _connection: WhatsappId,
     ) -> Result<Vec<ChannelChat>> {
         Err(not_supported(self.kind(), "list its chats"))
+    }
+    /// Declines the ringing call `call_id` from `chat` (reported as
+    /// [`InboundEvent::IncomingCall`]). Providers without calls answer
+    /// `ERR_CHANNEL_NOT_SUPPORTED`.
+    async fn reject_call(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+        _call_id: &str,
+        _chat: &str,
+    ) -> Result<()> {
+        Err(not_supported(self.kind(), "decline a call"))
     }
     /// Tries again to download an attachment that failed when its message arrived (`media` as
     /// the provider reported it, its locator opened). `ERR_WAPP_DOWNLOAD_MEDIA` when it fails

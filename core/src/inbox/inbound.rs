@@ -98,6 +98,16 @@ pub fn clean_event(mut event: InboundEvent) -> InboundEvent {
             clean(chat);
             clean(chat_name);
         }
+        InboundEvent::IncomingCall {
+            external_id,
+            chat,
+            chat_name,
+            ..
+        } => {
+            clean(external_id);
+            clean(chat);
+            clean(chat_name);
+        }
         InboundEvent::Identities { chat, aliases } => {
             clean(chat);
             aliases.iter_mut().for_each(clean);

@@ -5,6 +5,7 @@ use chatflow_core::inbox::channel::{InboundEvent, InboundMessage as Message};
 use chatflow_core::inbox::model::MediaType;
 use whatsapp_rust::Server;
 use whatsapp_rust::chrono::{DateTime, Utc};
+use whatsapp_rust::types::call::CallAction;
 use whatsapp_rust::types::events::{Event, InboundMessage};
 use whatsapp_rust::types::message::MessageInfo;
 use whatsapp_rust::types::presence::ReceiptType;
@@ -207,6 +208,29 @@ pub fn map_event(event: &Event) -> Vec<InboundEvent> {
                 chat_name: String::new(),
                 timestamp: call.timestamp,
             }],
+            _ => Vec::new(),
+        },
+        // A one-to-one call ringing now (offers replayed after a reconnection come as another
+        // event: they no longer ring).
+        Event::IncomingCall(call) => match &call.action {
+            CallAction::Offer {
+                call_id,
+                caller_pn,
+                is_video,
+                group_jid: None,
+                ..
+            } if !call.offline && call.from.server != Server::Group => {
+                match person(&call.from, [caller_pn.as_ref()]) {
+                    Some((chat, _)) => vec![InboundEvent::IncomingCall {
+                        external_id: call_id.clone(),
+                        chat,
+                        chat_name: call.notify.clone().unwrap_or_default(),
+                        is_video: *is_video,
+                        timestamp: call.timestamp,
+                    }],
+                    None => Vec::new(),
+                }
+            }
             _ => Vec::new(),
         },
         Event::ContactNumberChanged(change) if change.new_jid.server != Server::Group => {

@@ -216,6 +216,22 @@ async fn other_event(
                 .await?;
             Ok(None)
         }
+        InboundEvent::IncomingCall {
+            external_id,
+            chat,
+            chat_name,
+            timestamp,
+            ..
+        } => {
+            let connection = connection_of(ports, scope, connection_id).await?;
+            let call = super::calls::IncomingCall {
+                external_id,
+                chat,
+                chat_name,
+                timestamp,
+            };
+            super::calls::on_incoming(ports, scope, &connection, call).await
+        }
         InboundEvent::Identities { chat, aliases } => {
             let connection = connection_of(ports, scope, connection_id).await?;
             super::identities::one_person(ports, scope, &connection, &chat, &aliases).await?;
@@ -226,6 +242,16 @@ async fn other_event(
             Ok(None)
         }
     }
+}
+
+/// Stores one message (no automation): what ingestion did with it.
+pub(super) async fn store_one(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    message: &InboundMessage,
+) -> Result<Stored> {
+    store_message(ports, scope, connection, message).await
 }
 
 async fn store_message(

@@ -1,6 +1,7 @@
 //! Use cases of the inbox (issue 3): connections, contacts and tags, tickets and messages,
 //! inbound ingestion.
 
+pub mod calls;
 pub mod connections;
 pub mod contacts;
 pub mod identities;

@@ -157,6 +157,7 @@ const connections: typeof pt = {
         delete: 'Message deletion',
         reaction: 'Reaction',
         missedCall: 'Missed call',
+        incomingCall: 'Incoming call',
         identities: 'Contact identities',
         session: 'Session update',
       },

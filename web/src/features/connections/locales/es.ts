@@ -157,6 +157,7 @@ const connections: typeof pt = {
         delete: 'Eliminación de mensaje',
         reaction: 'Reacción',
         missedCall: 'Llamada perdida',
+        incomingCall: 'Llamada entrante',
         identities: 'Identidades del contacto',
         session: 'Actualización de la sesión',
       },

@@ -156,6 +156,7 @@ const connections = {
         delete: 'Exclusão de mensagem',
         reaction: 'Reação',
         missedCall: 'Chamada perdida',
+        incomingCall: 'Chamada recebida',
         identities: 'Identidades do contato',
         session: 'Atualização da sessão',
       },

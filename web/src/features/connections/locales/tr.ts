@@ -157,6 +157,7 @@ const connections: typeof pt = {
         delete: 'Mesaj silme',
         reaction: 'Tepki',
         missedCall: 'Cevapsız arama',
+        incomingCall: 'Gelen arama',
         identities: 'Kişi kimlikleri',
         session: 'Oturum güncellemesi',
       },

@@ -3,7 +3,7 @@ import type { TFunction } from 'i18next';
 import type { InboundEvent } from '../api/inbound-failures';
 
 /** Kinds of kept events the list names (core/src/inbox/channel.rs `InboundEvent`). */
-const EVENT_KINDS = ['message', 'ack', 'edit', 'delete', 'reaction', 'missedCall', 'identities', 'session'] as const;
+const EVENT_KINDS = ['message', 'ack', 'edit', 'delete', 'reaction', 'missedCall', 'incomingCall', 'identities', 'session'] as const;
 type EventKind = (typeof EVENT_KINDS)[number];
 const SUMMARY_LENGTH = 80;
 
