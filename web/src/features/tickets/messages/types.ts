@@ -26,6 +26,11 @@ export const messageSchema = z.object({
   mediaType: z.catch(z.string(), 'chat'),
   mediaUrl: z.nullish(z.string()),
   mediaName: z.nullish(z.string()),
+  /**
+   * A received attachment that could not be downloaded: the error code (`ERR_WAPP_DOWNLOAD_MEDIA`);
+   * the message then has its `mediaType` but no `mediaUrl` (`POST /messages/{id}/media/retry`).
+   */
+  mediaError: z.nullish(z.string()),
   quotedMsg: z.nullish(quotedMessageSchema),
   ack: z.catch(z.number(), 0),
   reactions: z.catch(z.array(z.object({ emoji: z.string(), fromMe: z.catch(z.boolean(), false) })), []),

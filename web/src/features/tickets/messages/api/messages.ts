@@ -1,9 +1,10 @@
 /**
  * Messages (docs/api.md "Messages"): the pages of a ticket (newest page first, each page oldest
  * first; older pages through `nextCursor`), send text / note / contact card / media, edit,
- * delete, react, forward, and the media bytes fetched with the bearer token.
+ * delete, react, forward, the media bytes fetched with the bearer token, and the download of a
+ * received attachment tried again.
  */
-import { useInfiniteQuery, useMutation, useQuery, type InfiniteData } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { api } from '../../../../lib/api';
 import { messageSchema, messagesPageSchema, type Message, type MessagesPage } from '../types';
 import { z } from 'zod/mini';
@@ -107,6 +108,24 @@ export function reactToMessage(id: number, emoji: string): Promise<unknown> {
 
 export function forwardMessage(messageId: number, contactId: number, signMessage: boolean): Promise<unknown> {
   return api.post('/message/forward', { messageId, contactId, signMessage });
+}
+
+/**
+ * Downloads a received attachment again (the message has a `mediaError`): the message as
+ * updated, with its `mediaUrl` and no `mediaError`. Fails with `ERR_WAPP_DOWNLOAD_MEDIA` when
+ * the download fails again, `ERR_WAPP_NOT_INITIALIZED` when the connection is not connected.
+ */
+export function retryMessageMedia(id: number): Promise<Message> {
+  return api.post(`/messages/${id}/media/retry`, undefined, { schema: messageSchema });
+}
+
+/** `retryMessageMedia`, whose answer replaces the message in the ticket's loaded pages. */
+export function useRetryMessageMedia(ticketUuid: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: retryMessageMedia,
+    onSuccess: (message) => queryClient.setQueryData<MessagesData>(messagesKeys.ticket(ticketUuid), (data) => upsertMessage(data, message)),
+  });
 }
 
 export function useMessageAction<A>(run: (args: A) => Promise<unknown>) {

@@ -1,12 +1,17 @@
 import { memo, useState } from 'react';
-import { Box, Chip, IconButton, Menu, MenuItem, Stack, Typography, useTheme } from '@mui/material';
+import { Box, Button, Chip, CircularProgress, IconButton, Menu, MenuItem, Stack, Typography, useTheme } from '@mui/material';
 import AccessTimeIcon from '@mui/icons-material/AccessTime';
 import DoneIcon from '@mui/icons-material/Done';
 import DoneAllIcon from '@mui/icons-material/DoneAll';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import MicIcon from '@mui/icons-material/Mic';
 import PhoneMissedIcon from '@mui/icons-material/PhoneMissed';
+import RefreshIcon from '@mui/icons-material/Refresh';
+import ReportProblemOutlinedIcon from '@mui/icons-material/ReportProblemOutlined';
 import { useTranslation } from 'react-i18next';
+import { isKnownErrorCode } from '../../../../lib/i18n/errors';
+import { toastError } from '../../../../lib/toast';
+import { useRetryMessageMedia } from '../api/messages';
 import { canDeleteMessage, canEditMessage, type Message } from '../types';
 import { ackState, REACTIONS, timeOf } from '../format';
 import { bubbleColors } from '../bubble';
@@ -35,8 +40,40 @@ function AckIcon({ ack, mediaType }: { ack: number; mediaType: string }) {
   }
 }
 
+/**
+ * A received attachment that could not be downloaded (`mediaError`): the translated error and a
+ * button that downloads it again; the answer replaces the message, a failure shows as a toast.
+ */
+function MediaErrorNotice({ message, ticketUuid }: { message: Message; ticketUuid: string }) {
+  const { t } = useTranslation();
+  const retry = useRetryMessageMedia(ticketUuid);
+  const code = message.mediaError;
+  const text = isKnownErrorCode(code) ? t(`errors.${code}`) : t('messages.mediaError');
+  return (
+    <Stack direction="row" spacing={0.75} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', mb: 0.5 }} data-testid={`message-media-error-${message.id}`}>
+      <ReportProblemOutlinedIcon fontSize="small" color="warning" />
+      <Typography variant="caption" sx={{ flex: '1 1 140px', fontStyle: 'italic' }} data-testid={`message-media-error-text-${message.id}`}>
+        {text}
+      </Typography>
+      <Button
+        size="small"
+        variant="outlined"
+        disabled={retry.isPending}
+        aria-busy={retry.isPending}
+        startIcon={retry.isPending ? <CircularProgress size={14} color="inherit" /> : <RefreshIcon />}
+        onClick={() => retry.mutate(message.id, { onError: (error) => void toastError(error) })}
+        data-testid={`message-media-retry-${message.id}`}
+      >
+        {t('messages.mediaRetry')}
+      </Button>
+    </Stack>
+  );
+}
+
 interface Props {
   message: Message;
+  /** The ticket's uuid: the key of its loaded messages, which a retried download updates. */
+  ticketUuid: string;
   userId: number;
   /** The ticket is a Facebook or Instagram conversation: contact messages carry the 24-hour notice. */
   social?: boolean;
@@ -44,7 +81,7 @@ interface Props {
 }
 
 /** One message bubble (spec 1 "Ticket view"). */
-export const MessageItem = memo(function MessageItem({ message, userId, social, onCommand }: Props) {
+export const MessageItem = memo(function MessageItem({ message, ticketUuid, userId, social, onCommand }: Props) {
   const { t } = useTranslation();
   const mode = useTheme().palette.mode;
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
@@ -119,7 +156,11 @@ export const MessageItem = memo(function MessageItem({ message, userId, social, 
           </Typography>
         ) : (
           <>
-            {message.mediaUrl && ['image', 'video', 'audio', 'application'].includes(message.mediaType) && <MessageMedia message={message} />}
+            {message.mediaError ? (
+              <MediaErrorNotice message={message} ticketUuid={ticketUuid} />
+            ) : (
+              message.mediaUrl && ['image', 'video', 'audio', 'application'].includes(message.mediaType) && <MessageMedia message={message} />
+            )}
             {message.body && !(message.mediaType === 'audio' && message.mediaUrl) && (
               <Typography variant="body2" component="div" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }} data-testid={`message-body-${message.id}`}>
                 {message.mediaType === 'contactMessage' ? `👤 ${message.body}` : <FormattedText text={message.body} />}

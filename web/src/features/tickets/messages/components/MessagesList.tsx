@@ -146,7 +146,7 @@ export function MessagesList({ ticket, userId, onCommand }: Props) {
                   </Box>
                 )}
                 <div data-message-id={message.id}>
-                  <MessageItem message={message} userId={userId} social={social} onCommand={onCommand} />
+                  <MessageItem message={message} ticketUuid={ticket.uuid} userId={userId} social={social} onCommand={onCommand} />
                 </div>
               </Fragment>
             );

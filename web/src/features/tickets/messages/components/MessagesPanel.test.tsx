@@ -268,6 +268,90 @@ describe('ticket view messages', () => {
   });
 });
 
+describe('an attachment that could not be downloaded', () => {
+  const failed = (overrides: Record<string, unknown> = {}) =>
+    messageFixture(1, { mediaType: 'image', mediaUrl: null, mediaName: 'foto.png', body: 'legenda da foto', mediaError: 'ERR_WAPP_DOWNLOAD_MEDIA', ...overrides });
+  const page = () => ({ messages: [failed()], hasMore: false, nextCursor: null });
+  const downloadError = 'Não foi possível baixar a mídia. Verifique a página de conexões.';
+
+  it('shows the error and the caption instead of the media, and shows the media once the download is tried again', async () => {
+    const server = ticketServer({
+      'GET /messages/:uuid': page,
+      'POST /messages/:id/media/retry': () => failed({ mediaUrl: '/messages/1/media', mediaError: null }),
+      'GET /messages/1/media': () => imageResponse(),
+    });
+    // The retry answers when the test lets it, so the progress can be seen.
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const route = server.fetch.getMockImplementation();
+    server.fetch.mockImplementation(async (input, init) => {
+      if (String(input).endsWith('/media/retry')) await answered;
+      return route!(input, init);
+    });
+    renderApp('/tickets/uuid-7');
+    expect(await screen.findByTestId('message-media-error-text-1')).toHaveTextContent(downloadError);
+    expect(screen.getByTestId('message-body-1')).toHaveTextContent('legenda da foto');
+    expect(screen.queryByTestId('message-image-1')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('message-media-loading-1')).not.toBeInTheDocument();
+    expect(server.find('GET', '/messages/1/media')).toHaveLength(0);
+
+    const retry = screen.getByTestId('message-media-retry-1');
+    expect(retry).toHaveTextContent('Tentar novamente');
+    await userEvent.setup().click(retry);
+    await waitFor(() => expect(retry).toBeDisabled());
+    answer();
+
+    expect(await screen.findByTestId('message-image-1')).toHaveAttribute('src', 'blob:http://localhost/1');
+    const [request] = server.find('POST', '/messages/1/media/retry');
+    expect(request.headers.Authorization).toBe('Bearer stored');
+    expect(request.body).toBeUndefined();
+    expect(server.find('POST', '/messages/1/media/retry')).toHaveLength(1);
+    expect(screen.queryByTestId('message-media-error-1')).not.toBeInTheDocument();
+    expect(screen.getByTestId('message-body-1')).toHaveTextContent('legenda da foto');
+  });
+
+  it('shows a failed retry as a translated error and keeps the button', async () => {
+    let answer = reply(400, { error: 'ERR_WAPP_DOWNLOAD_MEDIA' });
+    const server = ticketServer({
+      'GET /messages/:uuid': page,
+      'POST /messages/:id/media/retry': () => answer,
+    });
+    renderApp('/tickets/uuid-7');
+    const user = userEvent.setup();
+    const retry = await screen.findByTestId('message-media-retry-1');
+    await user.click(retry);
+    expect(await screen.findByTestId('toast-error')).toHaveTextContent(downloadError);
+    await waitFor(() => expect(retry).toBeEnabled());
+    expect(screen.getByTestId('message-media-error-text-1')).toHaveTextContent(downloadError);
+
+    answer = reply(409, { error: 'ERR_WAPP_NOT_INITIALIZED', message: 'session not connected' });
+    await user.click(retry);
+    expect(await screen.findByText('Esta conexão não foi inicializada. Verifique a página de conexões.')).toBeInTheDocument();
+    expect(server.find('POST', '/messages/1/media/retry')).toHaveLength(2);
+    await waitFor(() => expect(retry).toBeEnabled());
+    expect(screen.getByTestId('message-media-error-1')).toBeInTheDocument();
+  });
+
+  it('speaks the language of the user', async () => {
+    ticketServer({ 'GET /messages/:uuid': page });
+    await setLanguage('en');
+    renderApp('/tickets/uuid-7');
+    expect(await screen.findByTestId('message-media-error-text-1')).toHaveTextContent('Could not download the media. Check the connections page.');
+    expect(screen.getByTestId('message-media-retry-1')).toHaveTextContent('Try again');
+  });
+
+  it('takes the realtime update of the message', async () => {
+    ticketServer({ 'GET /messages/:uuid': page, 'GET /messages/1/media': () => imageResponse() });
+    renderApp('/tickets/uuid-7');
+    await screen.findByTestId('message-media-retry-1');
+    act(() =>
+      lastSocket().serverEmit('company-1-appMessage', { action: 'update', seq: 1, ticket: ticketFixture(7), message: failed({ mediaUrl: '/messages/1/media', mediaError: null }) }),
+    );
+    expect(await screen.findByTestId('message-image-1')).toBeInTheDocument();
+    expect(screen.queryByTestId('message-media-error-1')).not.toBeInTheDocument();
+  });
+});
+
 describe('the conversation pane', () => {
   const arrives = (id: number, overrides: Record<string, unknown> = {}) =>
     act(() => lastSocket().serverEmit('company-1-appMessage', { action: 'create', seq: id, ticket: ticketFixture(7), message: messageFixture(id, overrides) }));

@@ -38,6 +38,7 @@ const messages: typeof pt = {
     callLog: 'Missed call at {{time}}',
     reply24h: 'You have 24 hours to reply to this message.',
     mediaError: 'The media could not be loaded.',
+    mediaRetry: 'Try again',
     download: 'Download',
     deleteTitle: 'Delete message?',
     deleteMessage: 'The message will be deleted for everyone.',

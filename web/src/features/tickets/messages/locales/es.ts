@@ -38,6 +38,7 @@ const messages: typeof pt = {
     callLog: 'Llamada perdida a las {{time}}',
     reply24h: 'Tiene 24 horas para responder a este mensaje.',
     mediaError: 'No se pudo cargar el archivo.',
+    mediaRetry: 'Intentar de nuevo',
     download: 'Descargar',
     deleteTitle: '¿Eliminar mensaje?',
     deleteMessage: 'El mensaje se eliminará para todos.',

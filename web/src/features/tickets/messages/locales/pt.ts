@@ -37,6 +37,8 @@ const messages = {
     callLog: 'Chamada perdida às {{time}}',
     reply24h: 'Você tem 24 horas para responder a esta mensagem.',
     mediaError: 'Não foi possível carregar a mídia.',
+    /** The attachment of a received message could not be downloaded: download it again. */
+    mediaRetry: 'Tentar novamente',
     download: 'Baixar',
     deleteTitle: 'Apagar mensagem?',
     deleteMessage: 'A mensagem será apagada para todos.',

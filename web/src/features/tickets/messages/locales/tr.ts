@@ -38,6 +38,7 @@ const messages: typeof pt = {
     callLog: '{{time}} cevapsız arama',
     reply24h: 'Bu mesajı yanıtlamak için 24 saatiniz var.',
     mediaError: 'Medya yüklenemedi.',
+    mediaRetry: 'Tekrar dene',
     download: 'İndir',
     deleteTitle: 'Mesaj silinsin mi?',
     deleteMessage: 'Mesaj herkes için silinecek.',
