@@ -6,7 +6,8 @@
 //!   the provider's mapping and durability hook (`Ingestor::commit`, what the library calls before
 //!   acknowledging to WhatsApp) into the server's ingestion, from 200 contacts in turn. Timed per
 //!   commit (the ack waits for it): one message per batch (live traffic), 50 per batch (a backlog
-//!   after a reconnection), and 4 connections at once with batches of 50.
+//!   after a reconnection), and 4 connections at once with batches of 50; then the first two
+//!   again with each person's LID along (the one-person-one-contact lookup on every message).
 //! - **Restoring connections after a restart**: N connections recorded `CONNECTED` (200 by
 //!   default), then a server starts on the database: the time until every session was built, and
 //!   the most sessions built within any one second (the start stagger keeps WhatsApp from seeing
@@ -190,6 +191,15 @@ async fn engine(label: &str, url: &str, dir: &std::path::Path, args: &Args) -> R
         commit_all(&runs[1], "B", n, 50)
     })
     .await?;
+    // The same with the person's LID along (new contacts, then lookups by every identity).
+    measure("inbound with the LID along, batches of 1", n, || {
+        commit_all(&runs[2], "LA", n, 1)
+    })
+    .await?;
+    measure("inbound with the LID along, batches of 50", n, || {
+        commit_all(&runs[3], "LB", n, 50)
+    })
+    .await?;
     let parallel = n / 4;
     measure(
         "inbound, 4 connections at once, batches of 50",
@@ -298,17 +308,33 @@ async fn create(http: &reqwest::Client, base: &str, token: &str, name: &str) -> 
     created["id"].as_i64().context("an id")
 }
 
+/// The `i`th message: from one of [`CONTACTS`] phone numbers; for a prefix starting with `L`,
+/// from other numbers with the person's LID along (WhatsApp's usual addressing today), so each
+/// message takes the one-person-one-contact lookup.
 fn message(prefix: &str, i: u64) -> InboundMessage {
-    let number = 5_511_900_000_000 + (i % CONTACTS);
+    let with_lid = prefix.starts_with('L');
+    let base = if with_lid {
+        5_511_800_000_000
+    } else {
+        5_511_900_000_000
+    };
+    let number = base + (i % CONTACTS);
     let sender: Jid = format!("{number}@s.whatsapp.net")
         .parse()
         .expect("an address");
-    text_from(
+    let mut message = text_from(
         &sender,
         &format!("3A{prefix}{i:018}"),
         &format!("mensagem {i} do banco de provas"),
         &format!("Contato {}", i % CONTACTS),
-    )
+    );
+    if with_lid {
+        let lid: Jid = format!("{}@lid", 100_000_000_000 + (i % CONTACTS))
+            .parse()
+            .expect("a LID");
+        Arc::make_mut(&mut message.info).source.sender_alt = Some(lid);
+    }
+    message
 }
 
 /// Commits `count` messages in batches of `batch` through the run's hook path; the latency of
