@@ -71,6 +71,33 @@ pub struct InboundMessage {
     pub media_failed: Option<Box<FailedMedia>>,
 }
 
+impl InboundMessage {
+    /// The call-log line of a call from `chat` (a missed or declined call), kept once per call
+    /// by its id.
+    pub fn call_log(
+        external_id: String,
+        chat: String,
+        chat_name: String,
+        timestamp: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            external_id,
+            chat,
+            chat_name,
+            is_group: false,
+            participant: None,
+            from_me: false,
+            body: String::new(),
+            media_type: MediaType::CallLog,
+            media: None,
+            quoted_external_id: None,
+            timestamp,
+            aliases: Vec::new(),
+            media_failed: None,
+        }
+    }
+}
+
 /// What a provider reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]

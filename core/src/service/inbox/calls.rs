@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use crate::error::Result;
 use crate::ids::TenantScope;
 use crate::inbox::channel::InboundMessage;
-use crate::inbox::model::{Connection, MediaType};
+use crate::inbox::model::Connection;
 use crate::inbox::ports::IngestOutcome;
 use crate::service::Ports;
 use crate::settings::{self, CallAnswer};
@@ -52,21 +52,8 @@ pub async fn on_incoming(
         }
         Err(error) => tracing::warn!(%error, "a call could not be declined"),
     }
-    let line = InboundMessage {
-        external_id: call.external_id,
-        chat: call.chat,
-        chat_name: call.chat_name,
-        is_group: false,
-        participant: None,
-        from_me: false,
-        body: String::new(),
-        media_type: MediaType::CallLog,
-        media: None,
-        quoted_external_id: None,
-        timestamp: call.timestamp,
-        aliases: Vec::new(),
-        media_failed: None,
-    };
+    let line =
+        InboundMessage::call_log(call.external_id, call.chat, call.chat_name, call.timestamp);
     let stored = super::ingest::store_one(ports, scope, connection, &line).await?;
     if let (IngestOutcome::Stored { ticket, .. }, Some(reply)) = (&stored.outcome, reply) {
         let ticket = match stored.ticket.as_deref() {

@@ -22,7 +22,7 @@ use crate::ids::{TenantScope, WhatsappId};
 use crate::inbox::channel::{InboundEvent, InboundMessage, Queued};
 use crate::inbox::inbound::{self, check_event, clean_event};
 use crate::inbox::ingest::decide;
-use crate::inbox::model::{Connection, MediaType};
+use crate::inbox::model::Connection;
 use crate::inbox::ports::{Inbound, IngestBatch, IngestOutcome, Stored};
 use crate::service::Ports;
 use crate::service::automation::{self, StoredInbound};
@@ -164,21 +164,7 @@ async fn other_event(
             chat_name,
             timestamp,
         } => {
-            let message = InboundMessage {
-                external_id,
-                chat,
-                chat_name,
-                is_group: false,
-                participant: None,
-                from_me: false,
-                body: String::new(),
-                media_type: MediaType::CallLog,
-                media: None,
-                quoted_external_id: None,
-                timestamp,
-                aliases: Vec::new(),
-                media_failed: None,
-            };
+            let message = InboundMessage::call_log(external_id, chat, chat_name, timestamp);
             let connection = connection_of(ports, scope, connection_id).await?;
             store_message(ports, scope, &connection, &message)
                 .await
