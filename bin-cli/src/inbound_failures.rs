@@ -66,6 +66,10 @@ fn summary(event: &InboundEvent) -> (String, String) {
             "identities".into(),
             format!("{chat} = {}", aliases.join(", ")),
         ),
+        InboundEvent::History(chunk) => (
+            "history".into(),
+            format!("{} messages", chunk.messages.len()),
+        ),
         InboundEvent::Session(_) => ("session".into(), String::new()),
     }
 }

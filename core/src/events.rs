@@ -19,7 +19,7 @@ use uuid::Uuid;
 use crate::flow_ports::{FlowCampaign, FlowCampaignId, FlowId, FlowSummary};
 use crate::identity::Actor;
 use crate::ids::{
-    CompanyId, ContactId, QueueId, QuickMessageId, ScheduleId, TagId, TicketId, UserId,
+    CompanyId, ContactId, QueueId, QuickMessageId, ScheduleId, TagId, TicketId, UserId, WhatsappId,
 };
 use crate::inbox::model::{Connection, Contact, Message, Tag, Ticket};
 use crate::queue::Queue;
@@ -130,6 +130,20 @@ pub enum Event {
     /// `company-{id}-flowcampaign` `{action: "delete", flowCampaignId}` for the whole company.
     #[serde(rename_all = "camelCase")]
     FlowCampaignDeleted { flow_campaign_id: FlowCampaignId },
+    /// `importMessages-{id}` `{action: "update", status: {this, all, date, whatsappId}}` for the
+    /// whole company: how far a connection's import of old messages is (`this` is -1 while
+    /// nothing is written yet; `date` is the time of the last message written).
+    #[serde(rename_all = "camelCase")]
+    ImportProgress {
+        whatsapp_id: WhatsappId,
+        this: i64,
+        all: i64,
+        date: Option<DateTime<Utc>>,
+    },
+    /// `importMessages-{id}` `{action: "refresh", whatsappId}` for the whole company: the
+    /// import finished (its tickets are listed again).
+    #[serde(rename_all = "camelCase")]
+    ImportFinished { whatsapp_id: WhatsappId },
 }
 
 /// Whether a record was created or changed.
@@ -190,6 +204,10 @@ impl RecipientSettings {
 impl Event {
     /// The socket event name, e.g. `company-3-ticket`.
     pub fn name(&self, company: CompanyId) -> String {
+        if let Event::ImportProgress { .. } | Event::ImportFinished { .. } = self {
+            // The one event spec 2 names the other way round.
+            return format!("importMessages-{company}");
+        }
         format!("company-{company}-{}", self.suffix())
     }
 
@@ -212,6 +230,7 @@ impl Event {
             Event::FlowSaved { .. } | Event::FlowDeleted { .. } => "flowbuilder",
             Event::QueueSaved { .. } | Event::QueueDeleted { .. } => "queue",
             Event::FlowCampaignSaved { .. } | Event::FlowCampaignDeleted { .. } => "flowcampaign",
+            Event::ImportProgress { .. } | Event::ImportFinished { .. } => "importMessages",
         }
     }
 
@@ -357,6 +376,18 @@ impl Event {
             } => json!({"action": action, "flowCampaign": flow_campaign}),
             Event::FlowCampaignDeleted { flow_campaign_id } => {
                 json!({"action": "delete", "flowCampaignId": flow_campaign_id})
+            }
+            Event::ImportProgress {
+                whatsapp_id,
+                this,
+                all,
+                date,
+            } => json!({
+                "action": "update",
+                "status": {"this": this, "all": all, "date": date, "whatsappId": whatsapp_id},
+            }),
+            Event::ImportFinished { whatsapp_id } => {
+                json!({"action": "refresh", "whatsappId": whatsapp_id})
             }
         };
         if let Some(map) = value.as_object_mut() {

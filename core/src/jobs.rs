@@ -55,6 +55,11 @@ pub enum JobPayload {
         schedule_id: crate::ids::ScheduleId,
         revision: i64,
     },
+    /// A step of a connection's import of old messages
+    /// (`core::service::inbox::history::step`): write the next batch, wait for more history,
+    /// or finish.
+    #[serde(rename_all = "camelCase")]
+    ImportHistory { whatsapp_id: crate::ids::WhatsappId },
 }
 
 impl JobPayload {
@@ -65,6 +70,7 @@ impl JobPayload {
             JobPayload::FlowTimer { .. } => "flowTimer",
             JobPayload::RoutingTimer { .. } => "routingTimer",
             JobPayload::SendSchedule { .. } => "sendSchedule",
+            JobPayload::ImportHistory { .. } => "importHistory",
         }
     }
 }
@@ -111,7 +117,8 @@ pub fn follow_ups(job: &Job, now: DateTime<Utc>) -> Vec<NewJob> {
             .collect(),
         JobPayload::FlowTimer { .. }
         | JobPayload::RoutingTimer { .. }
-        | JobPayload::SendSchedule { .. } => Vec::new(),
+        | JobPayload::SendSchedule { .. }
+        | JobPayload::ImportHistory { .. } => Vec::new(),
     }
 }
 

@@ -136,6 +136,7 @@ impl Wiring {
             inbound_failures: store.clone(),
             session_state: store.clone(),
             leases: store.clone(),
+            history: store.clone(),
             assistant: Arc::new(chatflow_integrations::HttpAssistant::new(
                 host.openai_base_url,
                 options(),

@@ -1,5 +1,6 @@
-//! Connections (`/whatsapp`, `/whatsappsession`, `/whatsapp-restart`): the company's channel
-//! accounts and their sessions.
+//! Connections (`/whatsapp`, `/whatsappsession`, `/whatsapp-restart`, `/closedimported`): the
+//! company's channel accounts, their sessions and the tickets their import of old messages
+//! opened.
 //!
 //! Every handler hands the caller and the request to
 //! `chatflow_core::service::inbox::connections`, which scopes each call to the caller's
@@ -35,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(start_session, new_qr, disconnect))
         .routes(routes!(request_pair_code))
         .routes(routes!(restart_all))
+        .routes(routes!(close_imported))
 }
 
 /// `GET /whatsapp` query.
@@ -63,6 +65,13 @@ pub struct PairCodeRequest {
     /// are ignored; 8 to 15 digits remain).
     #[schema(example = "5511988887777")]
     pub number: String,
+}
+
+/// The answer of `POST /closedimported/{id}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ClosedImported {
+    /// How many imported tickets were closed.
+    pub closed: u64,
 }
 
 /// The answer of `POST /whatsapp-restart/`.
@@ -330,4 +339,33 @@ async fn restart_all(
 ) -> ApiResult<axum::Json<Restarted>> {
     let restarted = connections::restart_all(&state.ports, &tenant.actor).await?;
     Ok(axum::Json(Restarted { restarted }))
+}
+
+/// Closes the tickets the connection's import of old messages opened that are still pending
+/// (no message goes to the contacts); the connection's `statusImportMessages` is cleared once
+/// its import is over.
+#[utoipa::path(
+    post,
+    path = "/closedimported/{id}",
+    tag = "connections",
+    params(("id" = i64, Path, description = "Connection id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = ClosedImported),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
+async fn close_imported(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<ClosedImported>> {
+    let closed = chatflow_core::service::inbox::history::close_imported(
+        &state.ports,
+        &tenant.actor,
+        WhatsappId(id),
+    )
+    .await?;
+    Ok(axum::Json(ClosedImported { closed }))
 }

@@ -152,8 +152,27 @@ pub enum InboundEvent {
     /// ([`crate::inbox::identities`]); nobody known, nothing changes.
     #[serde(rename_all = "camelCase")]
     Identities { chat: String, aliases: Vec<String> },
+    /// A part of the phone's message history (WhatsApp sends it right after a new link): kept
+    /// for the connection's import of old messages when that is on
+    /// ([`crate::inbox::history`]), dropped otherwise. Never a live message: no bot, flow or
+    /// notification follows it.
+    History(HistoryChunk),
     /// The session changed (QR code, connected, disconnected...).
     Session(SessionUpdate),
+}
+
+/// A part of a connection's message history, as the phone sent it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryChunk {
+    /// Its messages, in any order, each as a live message would arrive (chat and aliases, who
+    /// sent it, its time, kind, text and quote). Attachments are not downloaded yet: a file
+    /// comes as [`InboundMessage::media_failed`] with what its download needs, and the import
+    /// downloads it.
+    pub messages: Vec<InboundMessage>,
+    /// How far the phone says the whole history has come (0-100), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<u32>,
 }
 
 /// A contact card to send (vCard).
@@ -340,6 +359,17 @@ pub trait ChannelProvider: Send + Sync {
         _connection: WhatsappId,
     ) -> Result<Vec<ChannelChat>> {
         Err(not_supported(self.kind(), "list its chats"))
+    }
+    /// Whether the next linking of `connection` asks the phone for its whole message history
+    /// (the import of old messages is on), or only what the channel sends by default. Called
+    /// before every start, new QR code and pair code; providers without history ignore it.
+    async fn want_history(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+        _wanted: bool,
+    ) -> Result<()> {
+        Ok(())
     }
     /// Declines the ringing call `call_id` from `chat` (reported as
     /// [`InboundEvent::IncomingCall`]). Providers without calls answer

@@ -22,6 +22,8 @@ pub const TOKEN_LEN: usize = 30;
 pub struct ConnectionContext {
     /// The company setting `userRating` is enabled.
     pub ratings_enabled: bool,
+    /// The time now (the import window is checked against it).
+    pub now: DateTime<Utc>,
 }
 
 /// The field errors of a connection's name (2-50 characters, required).
@@ -46,7 +48,8 @@ pub fn name_problem(name: &str) -> Option<FieldCode> {
 ///   end is not before its start (`collectiveVacationEnd` `OutOfRange`);
 /// - `schedules` is empty or passes [`crate::queue::validate_schedules`] (fields
 ///   `schedules[i].…`);
-/// - the numbers must not be negative.
+/// - the numbers must not be negative;
+/// - the import of old messages as [`crate::inbox::history::field_errors`] checks it.
 ///
 /// Whether the flows named are the company's is the use case's check (it needs the store).
 pub fn field_errors(input: &ConnectionInput, context: ConnectionContext) -> Vec<FieldError> {
@@ -66,6 +69,7 @@ pub fn field_errors(input: &ConnectionInput, context: ConnectionContext) -> Vec<
         errors.push(FieldError::new("sendIdQueue", FieldCode::Required));
     }
     errors.extend(vacation_errors(input));
+    errors.extend(crate::inbox::history::field_errors(input, context.now));
     if !input.schedules.is_empty()
         && let Err(error) = crate::queue::validate_schedules(&input.schedules)
     {
@@ -267,6 +271,7 @@ mod tests {
     fn ratings_need_a_message_and_an_expiry() {
         let on = ConnectionContext {
             ratings_enabled: true,
+            ..ConnectionContext::default()
         };
         assert_eq!(
             fields(&field_errors(&named("Sales"), on)),

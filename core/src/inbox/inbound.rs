@@ -54,22 +54,25 @@ fn clean_opt(text: &mut Option<String>) {
     }
 }
 
+fn clean_message(m: &mut crate::inbox::channel::InboundMessage) {
+    clean(&mut m.external_id);
+    clean(&mut m.chat);
+    m.aliases.iter_mut().for_each(clean);
+    clean(&mut m.chat_name);
+    clean_opt(&mut m.participant);
+    clean(&mut m.body);
+    clean_opt(&mut m.quoted_external_id);
+    if let Some(media) = &mut m.media {
+        clean(&mut media.file_name);
+        clean(&mut media.mime_type);
+    }
+}
+
 /// The event with every text field made storable ([`storable_text`]).
 pub fn clean_event(mut event: InboundEvent) -> InboundEvent {
     match &mut event {
-        InboundEvent::Message(m) => {
-            clean(&mut m.external_id);
-            clean(&mut m.chat);
-            m.aliases.iter_mut().for_each(clean);
-            clean(&mut m.chat_name);
-            clean_opt(&mut m.participant);
-            clean(&mut m.body);
-            clean_opt(&mut m.quoted_external_id);
-            if let Some(media) = &mut m.media {
-                clean(&mut media.file_name);
-                clean(&mut media.mime_type);
-            }
-        }
+        InboundEvent::Message(m) => clean_message(m),
+        InboundEvent::History(chunk) => chunk.messages.iter_mut().for_each(clean_message),
         InboundEvent::Ack { external_id, .. } | InboundEvent::Delete { external_id } => {
             clean(external_id);
         }

@@ -31,6 +31,13 @@ pub enum TicketPlan {
     Create {
         status: TicketStatus,
         is_group: bool,
+        /// The queue the ticket starts in (the import queue for history; none for live
+        /// messages, which the automation routes).
+        #[serde(default)]
+        queue: Option<crate::ids::QueueId>,
+        /// Opened by the import of old messages ([`crate::inbox::history`]).
+        #[serde(default)]
+        imported: bool,
     },
 }
 
@@ -60,6 +67,11 @@ pub enum IngestPlan {
         /// Log entries for the ticket (after creation when `ticket` is `Create`).
         logs: Vec<TicketLog>,
         events: Vec<EventIntent>,
+        /// The message comes from the phone's history ([`crate::inbox::history`]): it keeps
+        /// the time the channel gave it as its creation time, and its ticket stays marked
+        /// imported; a live message unmarks the ticket it joins.
+        #[serde(default)]
+        history: bool,
     },
 }
 
@@ -156,6 +168,8 @@ pub fn decide(ctx: &IngestContext, message: &InboundMessage) -> IngestPlan {
             TicketPlan::Create {
                 status: TicketStatus::Pending,
                 is_group: message.is_group,
+                queue: None,
+                imported: false,
             },
             vec![TicketLog {
                 kind: TicketLogType::Create,
@@ -174,6 +188,7 @@ pub fn decide(ctx: &IngestContext, message: &InboundMessage) -> IngestPlan {
         last_message: last_message_text(&message.body, message.media_type),
         logs,
         events,
+        history: false,
     }
 }
 

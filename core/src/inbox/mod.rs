@@ -15,6 +15,8 @@
 //! - [`ports`]: repositories of the inbox.
 //! - [`connection_rules`]: validation of a connection's settings.
 //! - [`contact_rules`]: contact validation and number normalisation.
+//! - [`history`]: the import of old messages (which history is kept, how it is stored, when
+//!   the import ends).
 //! - [`identities`]: one person, one contact: a contact's aliases and the merges they cause.
 //! - [`import`]: contact import rules (column mapping, row outcomes).
 //! - [`sandbox`]: the sandbox channel's persistence port.
@@ -25,6 +27,7 @@
 pub mod channel;
 pub mod connection_rules;
 pub mod contact_rules;
+pub mod history;
 pub mod identities;
 pub mod import;
 pub mod inbound;

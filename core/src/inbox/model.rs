@@ -170,6 +170,30 @@ pub struct Connection {
     /// When what `sessionReason` names ends (a temporary ban), or `null`.
     #[serde(default)]
     pub session_until: Option<DateTime<Utc>>,
+    /// `enableImportMessage`: the phone's history is imported at the next linking.
+    #[serde(default)]
+    pub enable_import_message: bool,
+    /// `importOldMessages`: imported history starts at this moment (at most two years back).
+    #[serde(default)]
+    pub import_old_messages: Option<DateTime<Utc>>,
+    /// `importRecentMessages`: imported history ends at this moment.
+    #[serde(default)]
+    pub import_recent_messages: Option<DateTime<Utc>>,
+    /// `importOldMessagesGroups`: group chats are imported too (on a connection that takes
+    /// groups).
+    #[serde(default)]
+    pub import_old_messages_groups: bool,
+    /// `closedTicketsPostImported`: the imported tickets are closed when the import ends.
+    #[serde(default)]
+    pub closed_tickets_post_imported: bool,
+    /// `queueIdImportMessages`: the queue imported tickets go to.
+    #[serde(default)]
+    pub queue_id_import_messages: Option<QueueId>,
+    /// `statusImportMessages`: `null` (no import), the time the last part of the history
+    /// arrived (RFC 3339: receiving), `Running` (writing), or `renderButtonCloseTickets`
+    /// (finished; the imported tickets wait to be closed). See [`crate::inbox::history`].
+    #[serde(default)]
+    pub status_import_messages: Option<String>,
 }
 
 /// The editable fields of a connection (create and update).
@@ -224,6 +248,24 @@ pub struct ConnectionInput {
     pub inactive_message: String,
     #[serde(default)]
     pub when_expires_ticket: i64,
+    /// `enableImportMessage`: import the phone's history at the next linking.
+    #[serde(default)]
+    pub enable_import_message: bool,
+    /// `importOldMessages`: required when the import is on; at most two years back, not in the
+    /// future.
+    #[serde(default)]
+    pub import_old_messages: Option<DateTime<Utc>>,
+    /// `importRecentMessages`: required when the import is on; not before
+    /// `importOldMessages`, not in the future.
+    #[serde(default)]
+    pub import_recent_messages: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub import_old_messages_groups: bool,
+    #[serde(default)]
+    pub closed_tickets_post_imported: bool,
+    /// `queueIdImportMessages`: required when the import is on.
+    #[serde(default)]
+    pub queue_id_import_messages: Option<QueueId>,
 }
 
 impl Default for ConnectionInput {
@@ -258,6 +300,12 @@ impl Default for ConnectionInput {
             time_inactive_message: 0,
             inactive_message: String::new(),
             when_expires_ticket: 0,
+            enable_import_message: false,
+            import_old_messages: None,
+            import_recent_messages: None,
+            import_old_messages_groups: false,
+            closed_tickets_post_imported: false,
+            queue_id_import_messages: None,
         }
     }
 }

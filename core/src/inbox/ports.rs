@@ -526,3 +526,77 @@ pub trait EventLog: Send + Sync {
     /// Drops events older than `before`, keeping at least the newest `keep` per company.
     async fn prune(&self, before: DateTime<Utc>, keep: u32) -> Result<u64>;
 }
+
+/// The queue of each connection's import of old messages ([`crate::inbox::history`]): the
+/// history as it arrived, durably, until a job has written it as messages.
+#[async_trait]
+pub trait HistoryImportRepo: Send + Sync {
+    /// In one transaction: queues `messages` (one queued before under its external id is
+    /// skipped), records that a part of the history arrived `at` (the phone's `progress` kept
+    /// at its highest), sets the connection's `statusImportMessages` to `status`, makes sure an
+    /// [`crate::jobs::JobPayload::ImportHistory`] job is due by `at` (none is added while one
+    /// waits unclaimed). Answers the import's state after.
+    async fn queue(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        messages: &[InboundMessage],
+        at: DateTime<Utc>,
+        progress: Option<u32>,
+        status: &str,
+    ) -> Result<crate::inbox::history::ImportState>;
+    /// The import's state, `None` when the connection has none under way.
+    async fn state(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+    ) -> Result<Option<crate::inbox::history::ImportState>>;
+    /// Up to `limit` queued messages not written yet, oldest first (by their time), with
+    /// their queue ids.
+    async fn unwritten(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        limit: u32,
+    ) -> Result<Vec<(i64, InboundMessage)>>;
+    /// Marks queued messages written and sets `statusImportMessages` to `status`, in one
+    /// transaction; answers the import's state after.
+    async fn written(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        ids: &[i64],
+        status: &str,
+    ) -> Result<Option<crate::inbox::history::ImportState>>;
+    /// Makes sure an import job of the connection is due by `at`: adds one unless one waits
+    /// unclaimed already.
+    async fn wake(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        at: DateTime<Utc>,
+    ) -> Result<()>;
+    /// Ends the import, in one transaction, unless messages arrived that are not written yet
+    /// (then `None`: the import goes on): drops its queue and state, closes its imported
+    /// tickets still pending when `close` (without messages to the contacts), sets
+    /// `statusImportMessages` to `status`, and appends `events` with the connection's update.
+    /// Answers how many tickets it closed.
+    async fn finish(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        close: bool,
+        status: Option<&str>,
+        events: &[Event],
+    ) -> Result<Option<u64>>;
+    /// Closes the connection's imported tickets still pending (`POST /closedimported/{id}`),
+    /// clears `statusImportMessages` unless an import is under way, and appends `events` with
+    /// the connection's update; answers how many it closed, `None` when the connection is not
+    /// the company's.
+    async fn close_imported(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        events: &[Event],
+    ) -> Result<Option<u64>>;
+}

@@ -54,6 +54,9 @@ pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
             crate::service::schedules::on_send_due(ports, job.scope(), *schedule_id, *revision)
                 .await
         }
+        JobPayload::ImportHistory { whatsapp_id } => {
+            crate::service::inbox::history::step(ports, job.scope(), *whatsapp_id).await
+        }
     }
 }
 

@@ -84,6 +84,8 @@ pub struct Ports {
     /// Channel sessions' key state, per connection (internal to channel providers; fenced by
     /// the connection's lease).
     pub session_state: Arc<dyn crate::inbox::session_state::SessionStateRepo>,
+    /// The queues of connections' imports of old messages.
+    pub history: Arc<dyn crate::inbox::ports::HistoryImportRepo>,
     /// Leases on connections' channel sessions: one owner process each, with fencing tokens.
     pub leases: Arc<dyn crate::inbox::lease::ChannelLeaseRepo>,
 }

@@ -374,6 +374,13 @@ fn connection(allow_group: bool) -> Connection {
         pairing_code: None,
         session_reason: None,
         session_until: None,
+        enable_import_message: false,
+        import_old_messages: None,
+        import_recent_messages: None,
+        import_old_messages_groups: false,
+        closed_tickets_post_imported: false,
+        queue_id_import_messages: None,
+        status_import_messages: None,
     }
 }
 
@@ -436,6 +443,7 @@ fn decisions() {
         last_message,
         logs,
         events,
+        history,
     } = decide(&ctx, &inbound(false, false, "", MediaType::Image))
     else {
         panic!("stored")
@@ -444,13 +452,16 @@ fn decisions() {
         ticket,
         TicketPlan::Create {
             status: TicketStatus::Pending,
-            is_group: false
+            is_group: false,
+            queue: None,
+            imported: false,
         }
     );
     assert_eq!(unread_increment, 1);
     assert_eq!(last_message, "📷 Imagem");
     assert_eq!(logs[0].kind, TicketLogType::Create);
     assert_eq!(events.len(), 3);
+    assert!(!history, "a live message is not history");
 
     let groups = IngestContext {
         connection: connection(true),
@@ -465,7 +476,9 @@ fn decisions() {
         ticket,
         TicketPlan::Create {
             status: TicketStatus::Pending,
-            is_group: true
+            is_group: true,
+            queue: None,
+            imported: false,
         }
     );
 
@@ -542,7 +555,9 @@ proptest! {
                             let id = active.expect("reuse needs an active ticket").id;
                             tickets.iter_mut().find(|t| t.id == id).expect("exists")
                         }
-                        TicketPlan::Create { status, is_group } => {
+                        TicketPlan::Create {
+                            status, is_group, ..
+                        } => {
                             let made = ticket(status, None, None, is_group);
                             prop_assert!(active.is_none(), "created while one was active");
                             let mut t = made;

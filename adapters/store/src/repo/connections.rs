@@ -32,7 +32,18 @@ const COLUMNS: &str = "id, company_id, name, number, channel, provider, status, 
      time_create_new_ticket, max_use_bot_queues_nps, expires_ticket_nps, flow_id_welcome, \
      flow_id_not_phrase, collective_vacation_start, collective_vacation_end, \
      collective_vacation_message, schedules, time_inactive_message, inactive_message, \
-     when_expires_ticket, pairing_code, session_reason, session_until, updated_at";
+     when_expires_ticket, pairing_code, session_reason, session_until, updated_at, \
+     enable_import_message, import_old_messages, import_recent_messages, \
+     import_old_messages_groups, closed_tickets_post_imported, queue_id_import_messages, \
+     status_import_messages";
+
+/// Writes the import settings of a connection (`$1` company, `$2` connection; the import queue
+/// only when it is one of the company's).
+const WRITE_IMPORT: &str = "UPDATE whatsapps SET enable_import_message = $3, \
+     import_old_messages = $4, import_recent_messages = $5, import_old_messages_groups = $6, \
+     closed_tickets_post_imported = $7, \
+     queue_id_import_messages = (SELECT q.id FROM queues q WHERE q.id = $8 AND q.company_id = $1) \
+     WHERE company_id = $1 AND id = $2";
 
 #[derive(sqlx::FromRow)]
 struct ConnectionRow {
@@ -75,6 +86,13 @@ struct ConnectionRow {
     session_reason: Option<String>,
     session_until: Option<DateTime<Utc>>,
     updated_at: DateTime<Utc>,
+    enable_import_message: bool,
+    import_old_messages: Option<DateTime<Utc>>,
+    import_recent_messages: Option<DateTime<Utc>>,
+    import_old_messages_groups: bool,
+    closed_tickets_post_imported: bool,
+    queue_id_import_messages: Option<i64>,
+    status_import_messages: Option<String>,
 }
 
 /// What [`ConnectionRepo::set_session`] reads of the row before writing.
@@ -186,6 +204,13 @@ impl ConnectionRow {
             session_reason: reason_of(self.id, self.session_reason.as_deref()),
             pairing_code: self.pairing_code,
             session_until: self.session_until,
+            enable_import_message: self.enable_import_message,
+            import_old_messages: self.import_old_messages,
+            import_recent_messages: self.import_recent_messages,
+            import_old_messages_groups: self.import_old_messages_groups,
+            closed_tickets_post_imported: self.closed_tickets_post_imported,
+            queue_id_import_messages: self.queue_id_import_messages.map(QueueId),
+            status_import_messages: self.status_import_messages,
         })
     }
 }
@@ -406,6 +431,18 @@ impl ConnectionRepo for Store {
             .fetch_one(&mut *tx)
             .await
             .map_err(db_error)?;
+            sqlx::query(WRITE_IMPORT)
+                .bind(company)
+                .bind(id)
+                .bind(input.enable_import_message)
+                .bind(input.import_old_messages)
+                .bind(input.import_recent_messages)
+                .bind(input.import_old_messages_groups)
+                .bind(input.closed_tickets_post_imported)
+                .bind(input.queue_id_import_messages.map(|q| q.0))
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
             for queue in &input.queue_ids {
                 sqlx::query(
                     "INSERT INTO whatsapp_queues (company_id, whatsapp_id, queue_id) \
@@ -496,6 +533,18 @@ impl ConnectionRepo for Store {
             if done.rows_affected() == 0 {
                 return Ok(None);
             }
+            sqlx::query(WRITE_IMPORT)
+                .bind(company)
+                .bind(id.0)
+                .bind(input.enable_import_message)
+                .bind(input.import_old_messages)
+                .bind(input.import_recent_messages)
+                .bind(input.import_old_messages_groups)
+                .bind(input.closed_tickets_post_imported)
+                .bind(input.queue_id_import_messages.map(|q| q.0))
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
             let mut changed: Vec<i64> = Vec::new();
             if input.is_default {
                 changed = sqlx::query_scalar(
@@ -703,3 +752,6 @@ impl ConnectionRepo for Store {
         })
     }
 }
+
+#[path = "history_imports.rs"]
+mod history_imports;

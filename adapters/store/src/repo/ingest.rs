@@ -75,6 +75,8 @@ pub(crate) struct Planned {
     pub(crate) events: Vec<EventIntent>,
     /// Its row (0 until the insert).
     pub(crate) message: i64,
+    /// From the phone's history: created at its own time.
+    pub(crate) history: bool,
 }
 
 /// Each ticket the planned messages touch, in the order of their first message: the unread
@@ -319,6 +321,7 @@ macro_rules! ingest_pass {
                         last_message,
                         logs,
                         events,
+                        history,
                     } = decide(&ctx, message)
                     else {
                         outcomes[i] = Some(Stored::nothing(IngestOutcome::Ignored));
@@ -335,8 +338,16 @@ macro_rules! ingest_pass {
                         (TicketPlan::Reuse, None) => {
                             return Err(Error::internal("reuse planned without an active ticket"));
                         }
-                        (TicketPlan::Create { status, is_group }, _) => {
-                            creates.push((c, status, is_group, logs));
+                        (
+                            TicketPlan::Create {
+                                status,
+                                is_group,
+                                queue,
+                                imported,
+                            },
+                            _,
+                        ) => {
+                            creates.push((c, status, is_group, queue, imported, logs));
                             waiting.insert(c);
                             0
                         }
@@ -351,6 +362,7 @@ macro_rules! ingest_pass {
                         last_message,
                         events,
                         message: 0,
+                        history,
                     });
                 }
                 if !creates.is_empty() {
@@ -358,17 +370,20 @@ macro_rules! ingest_pass {
                     // unique index on not-closed tickets, that one is reused.
                     let mut made: HashMap<i64, i64> = HashMap::new();
                     for chunk in creates.chunks(ROWS_PER_STATEMENT) {
-                        let rows = row_list(chunk.len(), 5, 4, |p| {
+                        let rows = row_list(chunk.len(), 5, 6, |p| {
                             format!(
-                                "($1, ${p}, ${}, ${}, $2, $3, ${}, $4, $4)",
+                                "($1, ${p}, ${}, ${}, $2, $3, ${}, ${}, ${}, $4, $4)",
                                 p + 1,
                                 p + 2,
-                                p + 3
+                                p + 3,
+                                p + 4,
+                                p + 5
                             )
                         });
                         let sql = format!(
                             "INSERT INTO tickets (company_id, uuid, status, is_group, channel, \
-                             whatsapp_id, contact_id, created_at, updated_at) VALUES {} \
+                             whatsapp_id, contact_id, queue_id, imported, created_at, \
+                             updated_at) VALUES {} \
                              ON CONFLICT DO NOTHING RETURNING id, contact_id",
                             rows.join(", ")
                         );
@@ -377,12 +392,14 @@ macro_rules! ingest_pass {
                             .bind(&channel)
                             .bind(whatsapp)
                             .bind(at);
-                        for (c, status, is_group, _) in chunk {
+                        for (c, status, is_group, queue, imported, _) in chunk {
                             query = query
                                 .bind(store.new_uuid())
                                 .bind($crate::repo::to_wire(status)?)
                                 .bind(*is_group)
-                                .bind(chats[*c].contact.id.0);
+                                .bind(chats[*c].contact.id.0)
+                                .bind(queue.map(|q| q.0))
+                                .bind(*imported);
                         }
                         for (ticket, contact) in
                             query.fetch_all(&mut *conn).await.map_err(db_error)?
@@ -413,7 +430,7 @@ macro_rules! ingest_pass {
                     // The new tickets' logs: one insert.
                     let logs: Vec<(i64, &chatflow_core::ticket::TicketLog)> = creates
                         .iter()
-                        .filter_map(|(c, _, _, logs)| {
+                        .filter_map(|(c, _, _, _, _, logs)| {
                             made.get(&chats[*c].contact.id.0).map(|t| (*t, logs))
                         })
                         .flat_map(|(t, logs)| logs.iter().map(move |log| (t, log)))
@@ -469,12 +486,12 @@ macro_rules! ingest_pass {
                 .chunks(ROWS_PER_STATEMENT)
                 .zip(kinds.chunks(ROWS_PER_STATEMENT))
             {
-                let rows = row_list(chunk.len(), 4, 14, |p| {
+                let rows = row_list(chunk.len(), 4, 15, |p| {
                     let n = |d: usize| p + d;
                     format!(
                         "($1, ${}, ${}, $2, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, \
                          (SELECT id FROM messages WHERE whatsapp_id = $2 AND external_id = ${}), \
-                         ${}, ${}, ${}, $3, $3)",
+                         ${}, ${}, ${}, ${}, $3)",
                         n(0),
                         n(1),
                         n(2),
@@ -489,7 +506,8 @@ macro_rules! ingest_pass {
                         n(10),
                         n(11),
                         n(12),
-                        n(13)
+                        n(13),
+                        n(14)
                     )
                 });
                 let sql = format!(
@@ -523,7 +541,8 @@ macro_rules! ingest_pass {
                         .bind(message.quoted_external_id.as_deref())
                         .bind(i64::from(message.from_me))
                         .bind($crate::repo::messages::inbound_media_error(message))
-                        .bind($crate::repo::messages::inbound_media_retry(message)?);
+                        .bind($crate::repo::messages::inbound_media_retry(message)?)
+                        .bind(if p.history { message.timestamp } else { at });
                 }
                 rows_of.extend(
                     query
@@ -576,9 +595,25 @@ macro_rules! ingest_pass {
                         p + 3
                     )
                 });
+                // A live message makes an imported ticket a live one; history leaves it
+                // marked, and takes the ticket's last message only when it is not older than
+                // the one there (a live message may have come first).
+                let set = if planned.iter().any(|p| p.history) {
+                    "last_message = CASE WHEN newer THEN v.lm ELSE tickets.last_message END, \
+                     last_message_id = CASE WHEN newer THEN v.mid \
+                     ELSE tickets.last_message_id END"
+                        .replace(
+                            "newer",
+                            "(tickets.last_message_id IS NULL OR (SELECT m.created_at FROM \
+                             messages m WHERE m.id = tickets.last_message_id) <= (SELECT \
+                             m.created_at FROM messages m WHERE m.id = v.mid))",
+                        )
+                } else {
+                    "last_message = v.lm, last_message_id = v.mid, imported = FALSE".to_owned()
+                };
                 let sql = format!(
-                    "UPDATE tickets SET unread_messages = unread_messages + v.n, \
-                     last_message = v.lm, last_message_id = v.mid, updated_at = $2 \
+                    "UPDATE tickets SET unread_messages = unread_messages + v.n, {set}, \
+                     updated_at = $2 \
                      FROM ({}) AS v WHERE tickets.company_id = $1 AND tickets.id = v.id",
                     rows.join(" UNION ALL ")
                 );
@@ -706,6 +741,7 @@ mod tests {
             last_message: text.into(),
             events: Vec::new(),
             message,
+            history: false,
         }
     }
 

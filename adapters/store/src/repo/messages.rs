@@ -347,10 +347,18 @@ impl MessageRepo for Store {
         let company = scope.company_id().0;
         crate::on_pool!(self.pool(), |p| {
             let mut conn = p.acquire().await.map_err(db_error)?;
-            let mut ids: Vec<i64> = sqlx::query_scalar(
-                "SELECT id FROM messages WHERE company_id = $1 AND ticket_id = $2 AND id < $3 \
-                 ORDER BY id DESC LIMIT $4 OFFSET $5",
-            )
+            // A conversation reads by the messages' time (imported history keeps its own),
+            // the id breaking ties; a page after a cursor starts below the cursor's message.
+            let mut ids: Vec<i64> = sqlx::query_scalar(if before == i64::MAX {
+                "SELECT id FROM messages WHERE company_id = $1 AND ticket_id = $2 \
+                 AND $3 = $3 ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5"
+            } else {
+                "SELECT id FROM messages m WHERE company_id = $1 AND ticket_id = $2 \
+                 AND EXISTS (SELECT 1 FROM messages c WHERE c.id = $3 \
+                 AND (m.created_at < c.created_at \
+                 OR (m.created_at = c.created_at AND m.id < c.id))) \
+                 ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5"
+            })
             .bind(company)
             .bind(ticket.0)
             .bind(before)
@@ -382,7 +390,8 @@ impl MessageRepo for Store {
             } else {
                 None
             };
-            let items = crate::load_messages!(&mut *conn, scope, &ids)?;
+            let mut items = crate::load_messages!(&mut *conn, scope, &ids)?;
+            items.sort_by_key(|m| (m.created_at, m.id.0));
             Ok(KeysetPage {
                 items,
                 has_more,
@@ -661,6 +670,7 @@ impl MessageRepo for Store {
                     last_message,
                     logs,
                     events,
+                    history,
                 } = decide(&ctx, message)
                 else {
                     return Ok((Stored::nothing(IngestOutcome::Ignored), false));
@@ -672,11 +682,20 @@ impl MessageRepo for Store {
                     (TicketPlan::Reuse, None) => {
                         return Err(Error::internal("reuse planned without an active ticket"));
                     }
-                    (TicketPlan::Create { status, is_group }, _) => {
+                    (
+                        TicketPlan::Create {
+                            status,
+                            is_group,
+                            queue,
+                            imported,
+                        },
+                        _,
+                    ) => {
                         let created: Option<i64> = sqlx::query_scalar(
                             "INSERT INTO tickets (company_id, uuid, status, is_group, channel, \
-                             whatsapp_id, contact_id, created_at, updated_at) \
-                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) \
+                             whatsapp_id, contact_id, created_at, updated_at, queue_id, \
+                             imported) \
+                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10) \
                              ON CONFLICT DO NOTHING RETURNING id",
                         )
                         .bind(company)
@@ -687,6 +706,8 @@ impl MessageRepo for Store {
                         .bind(connection.id.0)
                         .bind(contact_id)
                         .bind(at)
+                        .bind(queue.map(|q| q.0))
+                        .bind(imported)
                         .fetch_optional(&mut *tx)
                         .await
                         .map_err(db_error)?;
@@ -734,7 +755,7 @@ impl MessageRepo for Store {
                 .bind(message.participant.as_deref())
                 .bind(message.quoted_external_id.as_deref())
                 .bind(i64::from(message.from_me))
-                .bind(at)
+                .bind(if history { message.timestamp } else { at })
                 .bind(inbound_media_error(message))
                 .bind(inbound_media_retry(message)?)
                 .fetch_optional(&mut *tx)
@@ -745,11 +766,23 @@ impl MessageRepo for Store {
                 };
 
                 // 5. The ticket's counters, logs, the contact's name.
-                sqlx::query(
+                // As in the batch pass: a live message unmarks an imported ticket; history
+                // takes the last message only when it is not older than the one there.
+                sqlx::query(if history {
                     "UPDATE tickets SET unread_messages = unread_messages + $1, \
-                     last_message = $2, last_message_id = $6, updated_at = $3 \
-                     WHERE company_id = $4 AND id = $5",
-                )
+                     last_message = CASE WHEN (last_message_id IS NULL OR (SELECT \
+                     m.created_at FROM messages m WHERE m.id = last_message_id) <= (SELECT \
+                     m.created_at FROM messages m WHERE m.id = $6)) THEN $2 ELSE last_message END, \
+                     last_message_id = CASE WHEN (last_message_id IS NULL OR (SELECT \
+                     m.created_at FROM messages m WHERE m.id = last_message_id) <= (SELECT \
+                     m.created_at FROM messages m WHERE m.id = $6)) THEN $6 \
+                     ELSE last_message_id END, \
+                     updated_at = $3 WHERE company_id = $4 AND id = $5"
+                } else {
+                    "UPDATE tickets SET unread_messages = unread_messages + $1, \
+                     last_message = $2, last_message_id = $6, updated_at = $3, imported = FALSE \
+                     WHERE company_id = $4 AND id = $5"
+                })
                 .bind(unread_increment.max(0))
                 .bind(&last_message)
                 .bind(at)

@@ -74,7 +74,7 @@ pub async fn default_in(ports: &Ports, scope: TenantScope) -> Result<Connection>
 pub async fn create(ports: &Ports, actor: &Actor, input: ConnectionInput) -> Result<Connection> {
     policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
     let scope = actor.scope();
-    let mut input = normalised(input);
+    let mut input = crate::inbox::history::cleared(normalised(input));
     validate(ports, scope, &input).await?;
     let count = ports.connections.count(scope).await?;
     check_plan_room(ports, scope, count).await?;
@@ -105,7 +105,7 @@ pub async fn update(
     policy::authorize(actor, &Action::ManageConnections(actor.company_id))?;
     let scope = actor.scope();
     let current = find(ports, scope, id).await?;
-    let mut input = normalised(input);
+    let mut input = crate::inbox::history::cleared(normalised(input));
     validate(ports, scope, &input).await?;
     // The provider and channel of an existing connection stay unless named.
     input.provider = input.provider.or(Some(current.provider));
@@ -120,11 +120,22 @@ pub async fn update(
             ports.connections.set_default(scope, other.id).await?;
         }
     }
-    ports
+    let relink = current.status == crate::inbox::model::ConnectionStatus::Connected
+        && crate::inbox::history::relink_needed(&current, &input);
+    let updated: Connection = ports
         .connections
         .update(scope, id, &input)
         .await?
-        .ok_or_else(|| ErrorCode::ERR_NO_WAPP_FOUND.into())
+        .ok_or(ErrorCode::ERR_NO_WAPP_FOUND)?;
+    if relink {
+        // WhatsApp sends a phone's history only right after a new link: the session is
+        // dropped and a new QR code asked for (the dialog warned).
+        provider_for(ports, scope, &updated)
+            .await?
+            .new_qr(scope, id)
+            .await?;
+    }
+    Ok(updated)
 }
 
 /// Deletes a connection (`DELETE /whatsapp/{id}`), ending its session first. When it was the
@@ -167,9 +178,8 @@ pub async fn regenerate_token(ports: &Ports, actor: &Actor, id: WhatsappId) -> R
 #[tracing::instrument(level = "debug", name = "inbox.connections::start_session", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn start_session(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
     let (scope, connection) = for_session(ports, actor, id).await?;
-    ports
-        .channels
-        .get(connection.provider)?
+    provider_for(ports, scope, &connection)
+        .await?
         .start(scope, id)
         .await
 }
@@ -178,9 +188,8 @@ pub async fn start_session(ports: &Ports, actor: &Actor, id: WhatsappId) -> Resu
 #[tracing::instrument(level = "debug", name = "inbox.connections::new_qr", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, connection = id.0))]
 pub async fn new_qr(ports: &Ports, actor: &Actor, id: WhatsappId) -> Result<()> {
     let (scope, connection) = for_session(ports, actor, id).await?;
-    ports
-        .channels
-        .get(connection.provider)?
+    provider_for(ports, scope, &connection)
+        .await?
         .new_qr(scope, id)
         .await
 }
@@ -200,9 +209,8 @@ pub async fn request_pair_code(
 ) -> Result<()> {
     let (scope, connection) = for_session(ports, actor, id).await?;
     let phone = connection_rules::pair_code_phone(number)?;
-    ports
-        .channels
-        .get(connection.provider)?
+    provider_for(ports, scope, &connection)
+        .await?
         .request_pair_code(scope, id, &phone)
         .await
 }
@@ -226,8 +234,11 @@ pub async fn restart_all(ports: &Ports, actor: &Actor) -> Result<usize> {
     let scope = actor.scope();
     let mut started = 0;
     for connection in ports.connections.list(scope).await? {
-        if let Ok(provider) = ports.channels.get(connection.provider) {
-            provider.start(scope, connection.id).await?;
+        if ports.channels.get(connection.provider).is_ok() {
+            provider_for(ports, scope, &connection)
+                .await?
+                .start(scope, connection.id)
+                .await?;
             started += 1;
         }
     }
@@ -252,7 +263,12 @@ pub async fn restore_sessions(ports: &Ports) -> Result<Vec<(WhatsappId, Result<(
             continue;
         };
         let scope = TenantScope::new(connection.company_id);
-        outcomes.push((connection.id, provider.start(scope, connection.id).await));
+        let wanted = crate::inbox::history::window_of(&connection).is_some();
+        let started = match provider.want_history(scope, connection.id, wanted).await {
+            Ok(()) => provider.start(scope, connection.id).await,
+            Err(error) => Err(error),
+        };
+        outcomes.push((connection.id, started));
     }
     Ok(outcomes)
 }
@@ -282,6 +298,19 @@ async fn find(ports: &Ports, scope: TenantScope, id: WhatsappId) -> Result<Conne
         .get(scope, id)
         .await?
         .ok_or_else(|| ErrorCode::ERR_NO_WAPP_FOUND.into())
+}
+
+/// The connection's provider, told first whether the next linking asks for the phone's whole
+/// history ([`crate::inbox::channel::ChannelProvider::want_history`]).
+async fn provider_for(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+) -> Result<std::sync::Arc<dyn crate::inbox::channel::ChannelProvider>> {
+    let provider = ports.channels.get(connection.provider)?;
+    let wanted = crate::inbox::history::window_of(connection).is_some();
+    provider.want_history(scope, connection.id, wanted).await?;
+    Ok(provider)
 }
 
 async fn for_session(
@@ -317,11 +346,17 @@ async fn validate(ports: &Ports, scope: TenantScope, input: &ConnectionInput) ->
             &crate::settings::to_map(&stored),
             USER_RATING,
         ),
+        now: ports.clock.now(),
     };
     connection_rules::validate(input, context)?;
     check_flows(ports, scope, input).await?;
     // Every queue named (and the redirect queue) must be one of the company's.
-    let named: Vec<_> = input.queue_ids.iter().chain(&input.send_id_queue).collect();
+    let named: Vec<_> = input
+        .queue_ids
+        .iter()
+        .chain(&input.send_id_queue)
+        .chain(&input.queue_id_import_messages)
+        .collect();
     if named.is_empty() {
         return Ok(());
     }
@@ -338,6 +373,14 @@ async fn validate(ports: &Ports, scope: TenantScope, input: &ConnectionInput) ->
         && !known.iter().any(|q| q.id == queue)
     {
         errors.push(FieldError::new("sendIdQueue", FieldCode::InvalidFormat));
+    }
+    if let Some(queue) = input.queue_id_import_messages
+        && !known.iter().any(|q| q.id == queue)
+    {
+        errors.push(FieldError::new(
+            "queueIdImportMessages",
+            FieldCode::InvalidFormat,
+        ));
     }
     if errors.is_empty() {
         Ok(())

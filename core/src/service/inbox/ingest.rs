@@ -223,6 +223,11 @@ async fn other_event(
             super::identities::one_person(ports, scope, &connection, &chat, &aliases).await?;
             Ok(None)
         }
+        InboundEvent::History(chunk) => {
+            let connection = connection_of(ports, scope, connection_id).await?;
+            super::history::receive(ports, scope, &connection, chunk).await?;
+            Ok(None)
+        }
         InboundEvent::Session(update) => {
             super::connections::record_session(ports, scope, connection_id, &update).await?;
             Ok(None)
@@ -246,7 +251,7 @@ async fn store_message(
     connection: &Connection,
     message: &InboundMessage,
 ) -> Result<Stored> {
-    let mut batch = store_messages(ports, scope, connection, &[message]).await?;
+    let mut batch = store_messages(ports, scope, connection, &[message], &decide).await?;
     match batch.failed {
         Some(error) => Err(error),
         None => batch
@@ -264,6 +269,14 @@ async fn store_messages(
     scope: TenantScope,
     connection: &Connection,
     messages: &[&InboundMessage],
+    decide: &(
+         dyn for<'c, 'm> Fn(
+        &'c crate::inbox::ingest::IngestContext,
+        &'m InboundMessage,
+    ) -> crate::inbox::ingest::IngestPlan
+             + Send
+             + Sync
+     ),
 ) -> Result<IngestBatch> {
     // One person, one contact: chats rewritten to their contact's number, contacts merged.
     let mut resolved = super::identities::resolve(ports, scope, connection, messages).await?;
@@ -299,7 +312,7 @@ async fn store_messages(
         .collect();
     let batch = ports
         .messages
-        .ingest_batch(scope, connection, &items, &decide)
+        .ingest_batch(scope, connection, &items, decide)
         .await?;
     // Best effort: the messages are committed; a person's next message records them again.
     if let Err(error) =
@@ -308,6 +321,40 @@ async fn store_messages(
         tracing::warn!(%error, "the aliases of new contacts were not recorded");
     }
     Ok(batch)
+}
+
+/// Stores messages of the phone's history as the import does
+/// ([`crate::inbox::history::decide_imported`]: new tickets in the import `queue`, nothing
+/// unread, no events per message, each message at its own time), with the same identity
+/// resolution and attachment storage as live messages, and no automation. A message that can
+/// never be stored is skipped with a warning (the rest of the batch is kept); a failure that
+/// may pass is returned, for the job to try again.
+pub(super) async fn store_history(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    messages: &[InboundMessage],
+    queue: Option<crate::ids::QueueId>,
+) -> Result<()> {
+    let decide = crate::inbox::history::decide_imported(queue);
+    let mut rest: Vec<&InboundMessage> = messages.iter().collect();
+    while !rest.is_empty() {
+        let batch = store_messages(ports, scope, connection, &rest, &decide).await?;
+        let handled = batch.outcomes.len();
+        let Some(error) = batch.failed else {
+            break;
+        };
+        // The message after the stored ones failed: the job tries again later when that may
+        // help, else goes on without it.
+        if inbound::retry_can_fix(&error) {
+            return Err(error);
+        }
+        if let Some(message) = rest.get(handled) {
+            tracing::warn!(%error, external_id = %message.external_id, "an imported message was not stored");
+        }
+        rest.drain(..=handled.min(rest.len() - 1));
+    }
+    Ok(())
 }
 
 /// What the automation of one stored message may take as read instead of reading it.
@@ -481,7 +528,7 @@ pub async fn deliver_batch(
         }
         let batch = async {
             let connection = connection_of(ports, scope, connection_id).await?;
-            let batch = store_messages(ports, scope, &connection, &run).await?;
+            let batch = store_messages(ports, scope, &connection, &run, &decide).await?;
             Ok::<_, Error>((connection, batch))
         }
         .await;
