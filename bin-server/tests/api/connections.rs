@@ -43,6 +43,7 @@ sandbox_tests!(
     pairing_a_simulated_phone,
     linking_a_simulated_phone_by_pair_code,
     session_changes_reach_only_the_companys_sockets,
+    the_import_settings_are_checked_and_relink_a_connected_phone,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -605,6 +606,8 @@ async fn another_companys_connections_are_not_found(app: TestApp) {
         )
         .await,
         app.get(&format!("/sandbox/{id}/inbox"), &b_token).await,
+        app.post(&format!("/closedimported/{id}"), &b_token, &json!({}))
+            .await,
     ] {
         assert_error(response, StatusCode::NOT_FOUND, "ERR_NO_WAPP_FOUND").await;
     }
@@ -979,4 +982,176 @@ async fn session_changes_reach_only_the_companys_sockets(app: TestApp) {
             .all(|(name, _)| !name.starts_with(&format!("company-{a}-"))),
         "{seen_by_b:?}"
     );
+}
+
+/// The field errors of a 422 answer, as (field, code).
+async fn field_errors(response: reqwest::Response) -> Vec<(String, String)> {
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let error: Value = response.json().await.expect("error body");
+    assert_eq!(error["error"], "ERR_VALIDATION", "{error}");
+    error["fields"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .map(|f| {
+            (
+                f["field"].as_str().unwrap_or_default().to_owned(),
+                f["code"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn the_import_settings_are_checked_and_relink_a_connected_phone(app: TestApp) {
+    let (_, token) = admin(&app, "Alpha").await;
+    let (_, other) = admin(&app, "Beta").await;
+    let queue = |token: String, name: &'static str| {
+        let app = &app;
+        async move {
+            json_of(
+                app.post("/queue", &token, &json!({"name": name, "color": "#ff0000"}))
+                    .await,
+                StatusCode::CREATED,
+            )
+            .await["id"]
+                .as_i64()
+                .expect("queue id")
+        }
+    };
+    let imported = queue(token.clone(), "Importadas").await;
+    let foreign = queue(other.clone(), "De Beta").await;
+    let created = create(&app, &token, json!({"name": "Sales line"})).await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(created["enableImportMessage"], false);
+    assert_eq!(created["statusImportMessages"], Value::Null);
+
+    let now = chrono::Utc::now();
+    let iso = |days: i64| (now - chrono::TimeDelta::days(days)).to_rfc3339();
+    let on = |old: String, recent: String, queue: Value| {
+        json!({
+            "name": "Sales line",
+            "isDefault": true,
+            "enableImportMessage": true,
+            "importOldMessages": old,
+            "importRecentMessages": recent,
+            "importOldMessagesGroups": true,
+            "closedTicketsPostImported": false,
+            "queueIdImportMessages": queue,
+        })
+    };
+    let path = format!("/whatsapp/{id}");
+    // Turned on without its dates and queue.
+    let errors = field_errors(
+        app.put(
+            &path,
+            &token,
+            &json!({"name": "Sales line", "isDefault": true, "enableImportMessage": true}),
+        )
+        .await,
+    )
+    .await;
+    for field in [
+        "importOldMessages",
+        "importRecentMessages",
+        "queueIdImportMessages",
+    ] {
+        assert!(
+            errors.contains(&(field.to_owned(), "REQUIRED".to_owned())),
+            "{field}: {errors:?}"
+        );
+    }
+    // More than two years back; the end before the start; the future.
+    let errors = field_errors(
+        app.put(&path, &token, &on(iso(800), iso(1), json!(imported)))
+            .await,
+    )
+    .await;
+    assert_eq!(
+        errors,
+        [("importOldMessages".to_owned(), "OUT_OF_RANGE".to_owned())]
+    );
+    let errors = field_errors(
+        app.put(&path, &token, &on(iso(10), iso(20), json!(imported)))
+            .await,
+    )
+    .await;
+    assert_eq!(
+        errors,
+        [("importRecentMessages".to_owned(), "OUT_OF_RANGE".to_owned())]
+    );
+    let errors = field_errors(
+        app.put(&path, &token, &on(iso(10), iso(-1), json!(imported)))
+            .await,
+    )
+    .await;
+    assert_eq!(
+        errors,
+        [("importRecentMessages".to_owned(), "OUT_OF_RANGE".to_owned())]
+    );
+    // Another company's queue is not a queue of this company.
+    let errors = field_errors(
+        app.put(&path, &token, &on(iso(30), iso(0), json!(foreign)))
+            .await,
+    )
+    .await;
+    assert_eq!(
+        errors,
+        [(
+            "queueIdImportMessages".to_owned(),
+            "INVALID_FORMAT".to_owned()
+        )]
+    );
+
+    // The phone is linked; saving the import then unlinks it so WhatsApp sends the history.
+    app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+        .await;
+    wait_for_status(&app, &token, id, "qrcode").await;
+    app.post(&format!("/sandbox/{id}/scan"), &token, &json!({}))
+        .await;
+    wait_for_status(&app, &token, id, "CONNECTED").await;
+    let body = on(iso(30), iso(0), json!(imported));
+    let saved = json_of(app.put(&path, &token, &body).await, StatusCode::OK).await;
+    assert_eq!(saved["enableImportMessage"], true);
+    assert_eq!(saved["queueIdImportMessages"], imported);
+    assert_eq!(saved["importOldMessagesGroups"], true);
+    assert_eq!(
+        saved["importOldMessages"].as_str().map(|t| &t[..10]),
+        Some(&iso(30)[..10])
+    );
+    wait_for_status(&app, &token, id, "qrcode").await;
+    // Linked again, saving the same import (or another field) keeps the link.
+    app.post(&format!("/sandbox/{id}/scan"), &token, &json!({}))
+        .await;
+    wait_for_status(&app, &token, id, "CONNECTED").await;
+    let mut renamed = saved.clone();
+    renamed["name"] = json!("Sales line 2");
+    json_of(app.put(&path, &token, &renamed).await, StatusCode::OK).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let read = json_of(app.get(&path, &token).await, StatusCode::OK).await;
+    assert_eq!(read["status"], "CONNECTED");
+    assert_eq!(read["name"], "Sales line 2");
+
+    // Turned off, its settings are cleared.
+    let off = json_of(
+        app.put(
+            &path,
+            &token,
+            &json!({"name": "Sales line 2", "isDefault": true, "queueIdImportMessages": imported}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(off["enableImportMessage"], false);
+    assert_eq!(off["queueIdImportMessages"], Value::Null);
+    assert_eq!(off["importOldMessages"], Value::Null);
+
+    // Nothing imported, nothing to close.
+    let closed = json_of(
+        app.post(&format!("/closedimported/{id}"), &token, &json!({}))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(closed["closed"], 0);
 }

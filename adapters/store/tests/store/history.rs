@@ -272,7 +272,12 @@ async fn history_is_written_oldest_first_as_history_and_closed_by_the_button(sto
             .expect("count")
     });
     assert_eq!(all, 3);
-    assert!(imported_flags(&store).await.iter().all(|(_, imported)| *imported));
+    assert!(
+        imported_flags(&store)
+            .await
+            .iter()
+            .all(|(_, imported)| *imported)
+    );
     assert_eq!(
         status(&store, a, c).await.as_deref(),
         Some(STATUS_CLOSE_BUTTON)
@@ -348,7 +353,10 @@ async fn a_live_message_keeps_its_place_and_its_ticket_is_not_closed(store: Stor
     let closed = history::close_imported(&ports, &admin(a), c)
         .await
         .expect("answered");
-    assert_eq!(closed, 0, "a live conversation is never closed by the button");
+    assert_eq!(
+        closed, 0,
+        "a live conversation is never closed by the button"
+    );
 }
 
 async fn a_quiet_import_finishes_and_closes_its_tickets(store: Store) {
@@ -377,7 +385,8 @@ async fn a_quiet_import_finishes_and_closes_its_tickets(store: Store) {
     assert_eq!((waiting.total, waiting.written), (1, 1));
     let next = ports.jobs.pending(a).await.expect("jobs");
     assert!(
-        next.iter().any(|j| j.run_at == now + TimeDelta::seconds(QUIET_SECONDS)),
+        next.iter()
+            .any(|j| j.run_at == now + TimeDelta::seconds(QUIET_SECONDS)),
         "a look again once quiet: {next:?}"
     );
     // More history meanwhile restarts the quiet time.
@@ -534,7 +543,12 @@ async fn another_company_can_neither_see_nor_close_an_import(store: Store) {
         .is_err(),
         "b cannot queue history on a's connection"
     );
-    assert!(HistoryImportRepo::state(&store, b, c).await.expect("state").is_none());
+    assert!(
+        HistoryImportRepo::state(&store, b, c)
+            .await
+            .expect("state")
+            .is_none()
+    );
     assert_eq!(
         HistoryImportRepo::finish(&store, b, c, true, None, &[])
             .await
