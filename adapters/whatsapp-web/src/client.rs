@@ -140,6 +140,11 @@ pub struct SessionParams {
     pub events: UnboundedSender<Arc<Event>>,
     /// When set, link by pair code for this number (digits) alongside the QR code.
     pub pair_phone: Option<String>,
+    /// A new link asks the phone for its whole message history (the connection's import of old
+    /// messages is on: [`crate::real::device_props`]) instead of the recent part WhatsApp sends
+    /// by default. It matters only when this run links a phone: a linked session keeps what it
+    /// was linked with.
+    pub full_history: bool,
 }
 
 /// One run of a connection's client.

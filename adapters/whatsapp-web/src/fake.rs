@@ -13,21 +13,30 @@
 //!
 //! Like the library, the fake's `pair_with_code` also emits `PairingCode` (or
 //! `PairingCodeError`), and its `logout` emits `LoggedOut` and ends the run.
+//!
+//! [`FakeHistory`] builds the `Event::HistorySync` a phone's history arrives as (zlib-compressed,
+//! as WhatsApp sends it), from [`HistoryMessage`]s; [`history_sync`] is the short form. A test
+//! emits it with [`FakeSessionHandle::emit`].
 
 use std::collections::{HashMap, VecDeque};
+use std::io::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use chatflow_core::WhatsappId;
+use chrono::{DateTime, Utc};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 use whatsapp_rust::Jid;
+use whatsapp_rust::buffa::{Message as _, MessageField};
 use whatsapp_rust::types::events::InboundMessage;
 use whatsapp_rust::types::events::{
-    ConnectFailureReason, Connected, Event, LoggedOut, PairingCode, PairingCodeError,
+    ConnectFailureReason, Connected, Event, LazyHistorySync, LoggedOut, PairingCode,
+    PairingCodeError,
 };
 use whatsapp_rust::types::message::{MessageInfo, MessageSource};
 use whatsapp_rust::waproto::whatsapp as wa;
+use whatsapp_rust::waproto::whatsapp::history_sync::HistorySyncType;
 
 use crate::client::{
     MediaKind, NotConnected, NumberCheck, SessionParams, SessionStats, Uploaded, WaClient,
@@ -562,6 +571,9 @@ pub struct FakeSessionHandle {
     pub connection: WhatsappId,
     /// The number to link by pair code, when the run was started with one.
     pub pair_phone: Option<String>,
+    /// Whether the run was started asking for the phone's whole history
+    /// ([`SessionParams::full_history`]).
+    pub full_history: bool,
     /// The key store the run was started with.
     pub backend: Arc<WaBackend>,
     /// The ingestor the library's durability hook would commit to.
@@ -689,6 +701,7 @@ impl WaClientFactory for FakeWaClientFactory {
         let handle = FakeSessionHandle {
             connection: params.connection,
             pair_phone: params.pair_phone,
+            full_history: params.full_history,
             backend: params.backend,
             ingestor: params.ingestor,
             client: client.clone(),
@@ -720,4 +733,246 @@ pub fn text_from(sender: &Jid, id: &str, body: &str, push_name: &str) -> Inbound
             ..Default::default()
         }))
         .build()
+}
+
+/// One message of a fake history sync ([`FakeHistory`]), as simple parts: a text unless
+/// [`HistoryMessage::with_message`] gives other content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryMessage {
+    /// The conversation it belongs to: a number (`5511…@s.whatsapp.net`), a LID (`…@lid`), a
+    /// group (`…@g.us`), or anything else WhatsApp keeps (`status@broadcast`...).
+    pub chat: Jid,
+    /// Its id (the message's external id in the inbox).
+    pub id: String,
+    /// Sent from the connected phone.
+    pub from_me: bool,
+    /// In a group: who wrote it.
+    pub participant: Option<Jid>,
+    /// The writer's push name; empty for none.
+    pub push_name: String,
+    /// When it was sent (WhatsApp keeps whole seconds).
+    pub timestamp: DateTime<Utc>,
+    /// Its content.
+    pub message: wa::Message,
+}
+
+impl HistoryMessage {
+    /// A text `body` in `chat`, from the contact (or, in a group, from nobody named until
+    /// [`HistoryMessage::by`]).
+    pub fn text(chat: &Jid, id: &str, body: &str, timestamp: DateTime<Utc>) -> Self {
+        Self {
+            chat: chat.clone(),
+            id: id.to_owned(),
+            from_me: false,
+            participant: None,
+            push_name: String::new(),
+            timestamp,
+            message: wa::Message {
+                conversation: Some(body.to_owned()),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Sent from the connected phone.
+    pub fn from_me(mut self) -> Self {
+        self.from_me = true;
+        self
+    }
+
+    /// Written by `participant` (a group's member).
+    pub fn by(mut self, participant: &Jid) -> Self {
+        self.participant = Some(participant.clone());
+        self
+    }
+
+    /// With the writer's push name.
+    pub fn named(mut self, push_name: &str) -> Self {
+        push_name.clone_into(&mut self.push_name);
+        self
+    }
+
+    /// With `message` as its content instead of the text.
+    pub fn with_message(mut self, message: wa::Message) -> Self {
+        self.message = message;
+        self
+    }
+
+    /// The `WebMessageInfo` WhatsApp keeps it as in a history sync.
+    pub fn web_message_info(&self) -> wa::WebMessageInfo {
+        wa::WebMessageInfo {
+            key: MessageField::some(wa::MessageKey {
+                remote_jid: Some(self.chat.to_string()),
+                from_me: Some(self.from_me),
+                id: Some(self.id.clone()),
+                participant: self.participant.as_ref().map(ToString::to_string),
+            }),
+            message: MessageField::some(self.message.clone()),
+            message_timestamp: u64::try_from(self.timestamp.timestamp()).ok(),
+            push_name: (!self.push_name.is_empty()).then(|| self.push_name.clone()),
+            ..Default::default()
+        }
+    }
+}
+
+/// A part of a phone's history as WhatsApp sends it after a link (`Event::HistorySync`), built
+/// from simple parts: messages grouped into conversations in the order their chats first
+/// appear, the conversations' names, the phone-number-to-LID mappings and the progress. An
+/// initial bootstrap unless [`FakeHistory::of_type`] says otherwise.
+///
+/// ```
+/// use chatflow_whatsapp_web::fake::{FakeHistory, HistoryMessage};
+/// use chatflow_whatsapp_web::whatsapp_rust::Jid;
+/// use chrono::{TimeZone, Utc};
+///
+/// let ana: Jid = "5511999990000@s.whatsapp.net".parse().expect("a jid");
+/// let at = Utc.with_ymd_and_hms(2025, 6, 1, 12, 0, 0).single().expect("a time");
+/// let event = FakeHistory::new()
+///     .message(HistoryMessage::text(&ana, "3EB0OLD1", "old hello", at).named("Ana"))
+///     .progress(100)
+///     .event();
+/// // run.emit(event) on a fake session delivers one InboundEvent::History.
+/// # let _ = event;
+/// ```
+#[derive(Debug, Clone)]
+pub struct FakeHistory {
+    sync_type: HistorySyncType,
+    conversations: Vec<wa::Conversation>,
+    mappings: Vec<wa::PhoneNumberToLIDMapping>,
+    progress: Option<u32>,
+    chunk_order: Option<u32>,
+}
+
+impl Default for FakeHistory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FakeHistory {
+    /// An empty initial bootstrap (the first part after a link).
+    pub fn new() -> Self {
+        Self::of_type(HistorySyncType::INITIAL_BOOTSTRAP)
+    }
+
+    /// An empty part of `sync_type` (a full sync, push names...).
+    pub fn of_type(sync_type: HistorySyncType) -> Self {
+        Self {
+            sync_type,
+            conversations: Vec::new(),
+            mappings: Vec::new(),
+            progress: None,
+            chunk_order: None,
+        }
+    }
+
+    /// The conversation of `chat`, added when new.
+    fn conversation(&mut self, chat: &Jid) -> &mut wa::Conversation {
+        let id = chat.to_string();
+        let at = match self.conversations.iter().position(|c| c.id == id) {
+            Some(at) => at,
+            None => {
+                self.conversations.push(wa::Conversation {
+                    id,
+                    ..Default::default()
+                });
+                self.conversations.len() - 1
+            }
+        };
+        &mut self.conversations[at]
+    }
+
+    /// Adds `message` to its chat's conversation.
+    pub fn message(self, message: HistoryMessage) -> Self {
+        let info = message.web_message_info();
+        self.web_message(&message.chat, info)
+    }
+
+    /// Adds a message as WhatsApp stores it to the conversation of `chat` (for content the
+    /// simple form does not have: stubs, a key without a chat...).
+    pub fn web_message(mut self, chat: &Jid, info: wa::WebMessageInfo) -> Self {
+        self.conversation(chat).messages.push(wa::HistorySyncMsg {
+            message: MessageField::some(info),
+            ..Default::default()
+        });
+        self
+    }
+
+    /// Names the conversation of `chat` (a group's subject, a contact's name on the phone).
+    pub fn chat_name(mut self, chat: &Jid, name: &str) -> Self {
+        self.conversation(chat).name = Some(name.to_owned());
+        self
+    }
+
+    /// Tells that the LID `lid` is the phone number `pn` (the part's
+    /// `phoneNumberToLidMappings`).
+    pub fn lid_mapping(mut self, lid: &Jid, pn: &Jid) -> Self {
+        self.mappings.push(wa::PhoneNumberToLIDMapping {
+            pn_jid: Some(pn.to_string()),
+            lid_jid: Some(lid.to_string()),
+        });
+        self
+    }
+
+    /// How far the whole history has come (0-100).
+    pub fn progress(mut self, progress: u32) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// The part's place among the parts of one transfer.
+    pub fn chunk_order(mut self, order: u32) -> Self {
+        self.chunk_order = Some(order);
+        self
+    }
+
+    /// The decoded part.
+    pub fn to_proto(&self) -> wa::HistorySync {
+        wa::HistorySync {
+            sync_type: self.sync_type,
+            conversations: self.conversations.clone(),
+            chunk_order: self.chunk_order,
+            progress: self.progress,
+            phone_number_to_lid_mappings: self.mappings.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The part as the library hands it over: zlib-compressed, decoded on demand.
+    pub fn lazy(&self) -> LazyHistorySync {
+        let raw = self.to_proto().encode_to_vec();
+        let mut encoder = flate2::write::ZlibEncoder::new(
+            Vec::with_capacity(raw.len()),
+            flate2::Compression::fast(),
+        );
+        // Writing to memory does not fail.
+        let compressed = encoder
+            .write_all(&raw)
+            .and_then(|()| encoder.finish())
+            .unwrap_or_default();
+        LazyHistorySync::new(
+            compressed.into(),
+            raw.len(),
+            self.sync_type as i32,
+            self.chunk_order,
+            self.progress,
+        )
+    }
+
+    /// The library event.
+    pub fn event(&self) -> Event {
+        Event::HistorySync(Box::new(self.lazy()))
+    }
+}
+
+/// An initial bootstrap of `messages` with `progress`: the short form of [`FakeHistory`].
+pub fn history_sync(
+    messages: impl IntoIterator<Item = HistoryMessage>,
+    progress: Option<u32>,
+) -> Event {
+    let mut history = messages
+        .into_iter()
+        .fold(FakeHistory::new(), FakeHistory::message);
+    history.progress = progress;
+    history.event()
 }

@@ -14,9 +14,11 @@
 //! [shut down](Ingestor::shutdown), when the session is stopping anyway. A message that maps to
 //! nothing is acknowledged without a delivery.
 //!
-//! Receipts and missed calls come outside the hook ([`Ingestor::deliver_events`]): the library
-//! acknowledges them itself, so they are at-most-once for us. They are retried a few times and
-//! then dropped with a warning; acks only move forward, so the next receipt corrects a lost one.
+//! Receipts, missed calls, number changes and the phone's history come outside the hook
+//! ([`Ingestor::deliver_events`]): the library acknowledges them itself (a part of the history
+//! before it even hands it over), so they are at-most-once for us. They are retried a few times
+//! and then dropped with a warning; acks only move forward, so the next receipt corrects a lost
+//! one, while a lost part of the history stays lost (the import goes on with the other parts).
 //!
 //! # What is mapped ([`map`])
 //!
@@ -44,6 +46,11 @@
 //! - **Receipts**: sent 1, delivered 2, read 3, played 4 ([`map::ACK_SENT`]...), and a server
 //!   error as -1 ([`map::ACK_ERROR`]; see below).
 //! - **Missed calls**, by the call's id.
+//! - **The phone's history** (`HistorySync`, sent after a new link): one
+//!   [`chatflow_core::inbox::channel::InboundEvent::History`] per part, its messages mapped as
+//!   the same messages live, their attachments left for the import to download ([`history`]).
+//!   The core keeps them only for a connection whose import of old messages is on; with it on, a
+//!   new link asks the phone for its whole history ([`crate::real::device_props`]).
 //!
 //! # Attachments
 //!
@@ -62,7 +69,9 @@
 //!   run (the subject is asked with a group's first message of each run and names the group's
 //!   contact), polls,
 //!   interactive replies, view-once contents beyond their kind, status updates, newsletters,
-//!   history sync, push-name and picture changes, undecryptable placeholders.
+//!   push-name and picture changes, undecryptable placeholders.
+//! - History asked for on demand (`fetch_message_history`, to fill a gap after an outage), and
+//!   the reactions, receipts and edits a history part carries beside its messages.
 //! - Receipts count per message, not per group member: the first member's delivery marks a
 //!   group message delivered.
 //! - **Server errors are not shown yet.** A server-error receipt is delivered as ack -1
@@ -71,6 +80,7 @@
 //!   `Ack { error }`).
 
 pub mod address;
+pub mod history;
 pub mod map;
 
 use std::collections::HashMap;
@@ -90,10 +100,11 @@ use whatsapp_rust::{Client, InboundDurabilityHook};
 
 use crate::client::WaClient;
 use crate::real::RealWaClient;
-pub use map::{declared_size, map_event, map_message, media_of, stored_file_name};
+pub use history::history_chunk;
+pub use map::{declared_size, map_content, map_event, map_message, media_of, stored_file_name};
 
-/// Deliveries of an event from outside the hook (a receipt, a missed call) before it is
-/// dropped.
+/// Deliveries of an event from outside the hook (a receipt, a missed call, a part of the
+/// history) before it is dropped.
 pub const EVENT_ATTEMPTS: u32 = 3;
 
 /// Commits batches of decrypted messages of one connection (see the module's documentation).
@@ -221,9 +232,9 @@ impl Ingestor {
         }
     }
 
-    /// Delivers events from outside the hook (receipts, missed calls), in order, at most
-    /// [`EVENT_ATTEMPTS`] times each; an event still failing then is dropped with a warning, and
-    /// so is what follows it once the ingestor is shut down.
+    /// Delivers events from outside the hook (receipts, missed calls, parts of the history), in
+    /// order, at most [`EVENT_ATTEMPTS`] times each; an event still failing then is dropped with
+    /// a warning, and so is what follows it once the ingestor is shut down.
     pub async fn deliver_events(&self, events: Vec<InboundEvent>) {
         let queued: Vec<Queued> = events
             .into_iter()
@@ -239,7 +250,7 @@ impl Ingestor {
                     Stopped::ShutDown => "the session is stopping",
                     Stopped::GaveUp => "an event failed every attempt",
                 },
-                "WhatsApp events dropped (receipts and calls are not delivered again)"
+                "WhatsApp events dropped (receipts, calls and history are not delivered again)"
             );
         }
     }
@@ -317,16 +328,9 @@ pub async fn fetch_media(
     message: &wa::Message,
     external_id: &str,
 ) -> Result<Option<ChannelMedia>, FailedMedia> {
-    let Some(info) = media_of(message) else {
+    let Some(info) = downloadable(message, external_id) else {
         return Ok(None);
     };
-    if declared_size(message).is_some_and(|size| size > MAX_MEDIA_BYTES) {
-        tracing::warn!(
-            message = external_id,
-            "an attachment larger than the download limit is stored without its file"
-        );
-        return Ok(None);
-    }
     for attempt in 1..=MEDIA_ATTEMPTS {
         match download_once(client, message, external_id, &info).await {
             Ok(media) => return Ok(media),
@@ -339,6 +343,30 @@ pub async fn fetch_media(
         }
     }
     Err(failed_media(message, external_id, &info))
+}
+
+/// The attachment of `message` (received as `external_id`) a download would fetch; `None` when
+/// it has none or declares more than [`MAX_MEDIA_BYTES`] (logged: it is stored without its
+/// file).
+fn downloadable(message: &wa::Message, external_id: &str) -> Option<map::MediaInfo> {
+    let info = media_of(message)?;
+    if declared_size(message).is_some_and(|size| size > MAX_MEDIA_BYTES) {
+        tracing::warn!(
+            message = external_id,
+            "an attachment larger than the download limit is stored without its file"
+        );
+        return None;
+    }
+    Some(info)
+}
+
+/// What a later download of `message`'s attachment needs ([`failed_media`]), without trying
+/// one now: the history's attachments, which the import downloads with [`download_again`].
+/// `None` when the message has no attachment, or one larger than [`MAX_MEDIA_BYTES`] (as
+/// [`fetch_media`] answers).
+pub fn pending_media(message: &wa::Message, external_id: &str) -> Option<FailedMedia> {
+    let info = downloadable(message, external_id)?;
+    Some(failed_media(message, external_id, &info))
 }
 
 /// One bounded download: the file, `None` when it is larger than [`MAX_MEDIA_BYTES`], or why it

@@ -13,15 +13,29 @@
 //! # Traffic
 //!
 //! Events that are not about the session (receipts, edits and deletions that come outside the
-//! durability hook, reactions, missed calls) are mapped with [`map_event`] and delivered by
-//! [`Ingestor::deliver_events`] on one lane per connection: a lane keeps its connection's
-//! order, and a slow delivery on one connection never holds another's. Decrypted messages do
-//! not come this way: the library hands them to the durability hook (see [`crate::inbound`]).
+//! durability hook, reactions, missed calls, number changes, parts of the phone's history) are
+//! mapped with [`map_event`] and delivered by [`Ingestor::deliver_events`] on one lane per
+//! connection: a lane keeps its connection's order, and a slow delivery on one connection never
+//! holds another's. Decrypted messages do not come this way: the library hands them to the
+//! durability hook (see [`crate::inbound`]).
+//!
+//! A history sync (`Event::HistorySync`) becomes one [`InboundEvent::History`] with the part's
+//! messages ([`crate::inbound::history`]); it is decoded off the runtime's threads, in its
+//! place in the lane. Like receipts it is at most once: the library acknowledged the part to
+//! the phone before handing it over, so a part the sink still refuses after
+//! [`crate::inbound::EVENT_ATTEMPTS`] tries is lost (logged).
+//!
+//! # The whole history
+//!
+//! `want_history` is remembered per connection and handed to the supervisor
+//! ([`Supervisor::want_full_history`]; wishes told before [`WaProvider::attach_sink`] are
+//! handed over then): the next run that links a phone asks it for its whole history.
 //!
 //! # Calls
 //!
 //! | core call | what happens |
 //! |---|---|
+//! | `want_history` | [`Supervisor::want_full_history`]: the next link asks for the whole history |
 //! | `start` | [`Supervisor::restart`]: a fresh client at once (or the task started) |
 //! | `new_qr` | [`Stop::NewQr`]: the keys wiped and a new session showing a new QR code |
 //! | `disconnect` | [`Stop::Logout`]: the device unlinked from the phone, the keys wiped |
@@ -41,6 +55,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use async_trait::async_trait;
+#[cfg(doc)]
+use chatflow_core::inbox::channel::InboundEvent;
 use chatflow_core::inbox::channel::{
     ChannelMedia, ChannelProfile, ChannelProvider, FailedMedia, InboundSink, Outbound,
 };
@@ -72,6 +88,8 @@ pub struct WaProvider {
 struct Inner {
     builder: Mutex<Option<DepsBuilder>>,
     supervisor: OnceLock<Arc<Supervisor>>,
+    /// `want_history` wishes told before the supervisor existed.
+    early_wishes: Mutex<HashMap<WhatsappId, bool>>,
     /// The calls ringing now, for declining them: by call id, the caller and the call's creator
     /// as the offer named them.
     ringing: Arc<Mutex<HashMap<String, (Jid, Jid)>>>,
@@ -87,6 +105,7 @@ impl WaProvider {
             inner: Arc::new(Inner {
                 builder: Mutex::new(Some(builder)),
                 supervisor: OnceLock::new(),
+                early_wishes: Mutex::new(HashMap::new()),
                 ringing: Arc::new(Mutex::new(HashMap::new())),
             }),
         }
@@ -107,7 +126,17 @@ impl WaProvider {
         };
         let traffic = traffic_lanes(sink.clone(), self.inner.ringing.clone());
         let supervisor = Supervisor::new(builder(sink, traffic));
-        let _ = self.inner.supervisor.set(supervisor);
+        // Under the wishes' lock: a `want_history` either comes before (and is handed over
+        // here) or after (and goes to the supervisor itself).
+        let mut early = self
+            .inner
+            .early_wishes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let _ = self.inner.supervisor.set(supervisor.clone());
+        for (connection, wanted) in early.drain() {
+            supervisor.want_full_history(connection, wanted);
+        }
     }
 
     /// The supervisor, once the sink is attached.
@@ -173,7 +202,17 @@ fn traffic_lanes(
             let ingestor = Ingestor::new(scope, connection, sink.clone());
             tokio::spawn(async move {
                 while let Some(event) = receiver.recv().await {
-                    let events = map_event(&event);
+                    let events = if matches!(&*event, Event::HistorySync(_)) {
+                        // Decoding a part of the history may take a while: off the runtime.
+                        tokio::task::spawn_blocking(move || map_event(&event))
+                            .await
+                            .unwrap_or_else(|error| {
+                                tracing::error!(%error, "a part of the phone's history could not be read");
+                                Vec::new()
+                            })
+                    } else {
+                        map_event(&event)
+                    };
                     if !events.is_empty() {
                         ingestor.deliver_events(events).await;
                     }
@@ -244,6 +283,27 @@ impl ChannelProvider for WaProvider {
             .reject_call(call_id, &peer, &creator)
             .await
             .map_err(|e| failure(ErrorCode::ERR_INTERNAL, &e))
+    }
+
+    async fn want_history(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        wanted: bool,
+    ) -> Result<()> {
+        // Under the lock: see `attach_sink`.
+        let mut early = self
+            .inner
+            .early_wishes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match self.supervisor() {
+            Some(supervisor) => supervisor.want_full_history(connection, wanted),
+            None => {
+                early.insert(connection, wanted);
+            }
+        }
+        Ok(())
     }
 
     async fn download_media(

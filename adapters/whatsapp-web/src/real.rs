@@ -3,8 +3,10 @@
 //! - [`RealWaClientFactory`] builds a **fresh** `Bot` for every run: the connection's
 //!   [`crate::WaBackend`], the Tokio WebSocket transport, our [`ReqwestHttp`] client, the Tokio
 //!   runtime, the durability hook made by the factory's [`HookFactory`] for the run's ingestor,
-//!   and a raw event handler that forwards every event, in order and without blocking, to the
-//!   run's channel. With a pair phone it also asks for a pair code once the socket is up.
+//!   a raw event handler that forwards every event, in order and without blocking, to the
+//!   run's channel, and the [`device_props`] (asking for the whole history when the run's
+//!   `full_history` says so). With a pair phone it also asks for a pair code once the socket is
+//!   up.
 //! - [`RealSession`] wraps the `BotHandle`: `finished` awaits it, `shutdown` is the library's
 //!   graceful stop bounded by a timeout (then an abort), `abort` stops at once.
 //! - [`RealWaClient`] maps each [`WaClient`] call to the library's `Client`.
@@ -26,6 +28,7 @@ use whatsapp_rust::upload::UploadOptions;
 use whatsapp_rust::wacore::download::{Downloadable, MediaType};
 use whatsapp_rust::wacore::proto_helpers::MessageExt;
 use whatsapp_rust::wacore::store::DevicePropsOverride;
+use whatsapp_rust::wacore::store::device::default_history_sync_config;
 use whatsapp_rust::waproto::whatsapp as wa;
 use whatsapp_rust::{InboundDurabilityHook, TokioRuntime};
 
@@ -37,6 +40,32 @@ use crate::inbound::Ingestor;
 
 /// The name this device shows in the phone's "Linked devices" and as its push name.
 pub const DEVICE_NAME: &str = "Chatflow";
+
+/// How far back the whole history a new link asks for reaches, in days: the import of old
+/// messages may reach two years back ([`chatflow_core::inbox::history::MAX_DAYS_BACK`]).
+pub const FULL_HISTORY_DAYS: u32 = 730;
+const _: () = assert!(FULL_HISTORY_DAYS as i64 == chatflow_core::inbox::history::MAX_DAYS_BACK);
+
+/// The device properties a run announces when it links a phone (the phone applies them only
+/// then; a linked session keeps what it was linked with): our name, and with `full_history` the
+/// shape WhatsApp's Windows app announces, which asks the phone for its whole history (up to
+/// [`FULL_HISTORY_DAYS`] back) and says the device answers history requests on demand, instead of
+/// the recent part a browser gets. The library's other history settings are kept.
+pub fn device_props(full_history: bool) -> DevicePropsOverride {
+    let props = DevicePropsOverride::new().with_os(DEVICE_NAME);
+    if !full_history {
+        return props;
+    }
+    props
+        .with_platform_type(wa::device_props::PlatformType::UWP)
+        .with_require_full_sync(true)
+        .with_history_sync_config(wa::device_props::HistorySyncConfig {
+            full_sync_days_limit: Some(FULL_HISTORY_DAYS),
+            on_demand_ready: Some(true),
+            complete_on_demand_ready: Some(true),
+            ..default_history_sync_config()
+        })
+}
 
 /// Makes the durability hook of one run from that run's ingestor (the hook commits decrypted
 /// messages through it before WhatsApp gets its ack).
@@ -198,7 +227,7 @@ impl RealWaClientFactory {
             .with_runtime(TokioRuntime)
             .with_inbound_durability_hook(Hook((self.hook)(params.ingestor)))
             .with_event_handler(ForwardEvents(params.events))
-            .with_device_props(DevicePropsOverride::new().with_os(DEVICE_NAME))
+            .with_device_props(device_props(params.full_history))
             .with_push_name(DEVICE_NAME);
         if let Some(version) = self.version {
             builder = builder.with_version(version);

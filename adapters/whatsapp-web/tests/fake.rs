@@ -75,6 +75,7 @@ fn params(
             ingestor,
             events,
             pair_phone: pair_phone.map(str::to_owned),
+            full_history: false,
         },
         received,
     )

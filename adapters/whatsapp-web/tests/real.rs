@@ -20,7 +20,8 @@ use chatflow_whatsapp_web::WaBackend;
 use chatflow_whatsapp_web::client::{NotConnected, SessionParams, WaClientFactory};
 use chatflow_whatsapp_web::inbound::Ingestor;
 use chatflow_whatsapp_web::real::{
-    DEVICE_NAME, ForwardEvents, HookFactory, HttpLimits, RealWaClientFactory, ReqwestHttp,
+    DEVICE_NAME, FULL_HISTORY_DAYS, ForwardEvents, HookFactory, HttpLimits, RealWaClientFactory,
+    ReqwestHttp,
 };
 use chatflow_whatsapp_web::whatsapp_rust::client::Client;
 use chatflow_whatsapp_web::whatsapp_rust::http::{HttpClient, HttpRequest};
@@ -29,6 +30,7 @@ use chatflow_whatsapp_web::whatsapp_rust::types::events::{
 };
 use chatflow_whatsapp_web::whatsapp_rust::wacore::store::traits::DeviceStore;
 use chatflow_whatsapp_web::whatsapp_rust::waproto::whatsapp as wa;
+use chatflow_whatsapp_web::whatsapp_rust::waproto::whatsapp::device_props::PlatformType;
 use chatflow_whatsapp_web::whatsapp_rust::{InboundDurabilityHook, Jid};
 use chrono::{TimeDelta, Utc};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -169,6 +171,7 @@ fn params(
         )),
         events,
         pair_phone: pair_phone.map(str::to_owned),
+        full_history: false,
     };
     (params, backend, received)
 }
@@ -226,6 +229,58 @@ async fn a_bot_builds_offline_on_our_key_store() {
             "the hook commits to the run's ingestor"
         );
         assert!(!bot.client().is_connected());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_run_asking_for_the_whole_history_links_as_the_windows_app() {
+    use chatflow_whatsapp_web::whatsapp_rust::buffa::Message as _;
+    on_sqlite(|store| async move {
+        let leased = leased(&store).await;
+        let (hook, _) = hooks();
+        // What a run would announce when it links a phone (the registration payload).
+        let announced = |bot: &chatflow_whatsapp_web::whatsapp_rust::bot::Bot| {
+            let device = bot.client().persistence_manager().get_device_snapshot();
+            let bytes = device
+                .get_client_payload()
+                .device_pairing_data
+                .into_option()
+                .expect("an unlinked device registers")
+                .device_props
+                .expect("with its properties");
+            wa::DeviceProps::decode_from_slice(&bytes).expect("decoded")
+        };
+
+        // Without the wish: our name, and no request for the whole history (WhatsApp sends the
+        // recent part).
+        let (plain, _, _events) = params(&store, &leased, None);
+        let plain = announced(&factory(hook.clone()).build(plain).await.expect("built"));
+        assert_eq!(plain.os.as_deref(), Some(DEVICE_NAME));
+        assert_ne!(plain.platform_type, Some(PlatformType::UWP));
+        assert_ne!(plain.require_full_sync, Some(true));
+        let config = plain.history_sync_config.as_option();
+        assert_eq!(config.and_then(|c| c.full_sync_days_limit), None);
+        assert_eq!(config.and_then(|c| c.on_demand_ready), None);
+
+        // With it (the same device, not linked yet): the Windows app's shape.
+        let (mut wanting, _, _events) = params(&store, &leased, None);
+        wanting.full_history = true;
+        let full = announced(&factory(hook).build(wanting).await.expect("built"));
+        assert_eq!(full.os.as_deref(), Some(DEVICE_NAME));
+        assert_eq!(full.platform_type, Some(PlatformType::UWP));
+        assert_eq!(full.require_full_sync, Some(true));
+        let config = full
+            .history_sync_config
+            .as_option()
+            .expect("a history config");
+        assert_eq!(config.full_sync_days_limit, Some(FULL_HISTORY_DAYS));
+        assert_eq!(FULL_HISTORY_DAYS, 730);
+        assert_eq!(config.on_demand_ready, Some(true));
+        assert_eq!(config.complete_on_demand_ready, Some(true));
+        // The library's other history settings are kept.
+        assert_eq!(config.support_group_history, Some(true));
+        assert_eq!(config.inline_initial_payload_in_e2_ee_msg, Some(true));
     })
     .await;
 }

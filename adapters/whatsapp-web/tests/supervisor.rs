@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chatflow_core::events::Event as CoreEvent;
+use chatflow_core::inbox::channel::{ChannelProvider, HistoryChunk};
 use chatflow_core::inbox::channel::{InboundEvent, InboundSink};
 use chatflow_core::inbox::lease::{ChannelLeaseRepo, Lease, LeaseToken};
 use chatflow_core::inbox::model::{
@@ -36,15 +37,20 @@ use chatflow_core::{Result, TenantScope, WhatsappId};
 use chatflow_store::{Stamps, Store, testing};
 use chatflow_system::{ManualClock, SealedSecrets};
 use chatflow_whatsapp_web::client::SessionStats;
-use chatflow_whatsapp_web::fake::{FakeCall, FakeEnd, FakeSessionHandle, FakeWaClientFactory};
+use chatflow_whatsapp_web::fake::{
+    FakeCall, FakeEnd, FakeSessionHandle, FakeWaClientFactory, HistoryMessage, history_sync,
+};
+use chatflow_whatsapp_web::provider::WaProvider;
 use chatflow_whatsapp_web::supervisor::{
     Stop, Supervisor, SupervisorConfig, SupervisorDeps, TrafficHandler,
 };
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::types::events::{
     ClientOutdated, ConnectFailureReason, Event, LoggedOut, OfflineSyncCompleted, PairSuccess,
-    PairingQrCode, PairingQrCodesExhausted, StreamReplaced, TempBanReason, TemporaryBan,
+    PairingQrCode, PairingQrCodesExhausted, Receipt, StreamReplaced, TempBanReason, TemporaryBan,
 };
+use chatflow_whatsapp_web::whatsapp_rust::types::message::MessageSource;
+use chatflow_whatsapp_web::whatsapp_rust::types::presence::ReceiptType;
 use chatflow_whatsapp_web::whatsapp_rust::wacore::store::traits::SignalStore;
 use chrono::{DateTime, TimeDelta, Utc};
 use tokio::runtime::Handle;
@@ -281,10 +287,12 @@ impl ConnectionRepo for Remote {
 // The host's part: the sink and the traffic
 // =============================================================================================
 
-/// Records the session updates a process delivered and writes them on the connection.
+/// Records the session updates a process delivered and writes them on the connection; records
+/// the other events too (what the provider's traffic lanes deliver).
 struct Recorder {
     remote: Arc<Remote>,
     updates: watch::Sender<Vec<(WhatsappId, SessionUpdate)>>,
+    events: watch::Sender<Vec<(WhatsappId, InboundEvent)>>,
 }
 
 #[async_trait]
@@ -299,6 +307,9 @@ impl InboundSink for Recorder {
             self.remote.set_session(scope, connection, &update).await?;
             self.updates
                 .send_modify(|updates| updates.push((connection, update)));
+        } else {
+            self.events
+                .send_modify(|events| events.push((connection, event)));
         }
         Ok(())
     }
@@ -359,6 +370,7 @@ impl World {
         let sink = Arc::new(Recorder {
             remote: remote.clone(),
             updates,
+            events: watch::Sender::new(Vec::new()),
         });
         let (seen, traffic) = watch::channel(Vec::new());
         let handler: TrafficHandler = Arc::new(move |_scope, connection, event| {
@@ -384,6 +396,46 @@ impl World {
             freeze,
             updates: updates_seen,
             traffic,
+        }
+    }
+
+    /// A process whose supervisor the provider builds (the host's assembly): its sink, attached
+    /// by [`ProviderProcess::attach`], gets the traffic lanes' events as well as the session
+    /// updates.
+    fn provider(&self, owner: &str) -> ProviderProcess {
+        let (_freeze, frozen) = watch::channel(false);
+        let remote = Arc::new(Remote {
+            store: self.store.clone(),
+            home: self.home.clone(),
+            frozen,
+        });
+        let (updates, updates_seen) = watch::channel(Vec::new());
+        let (events, events_seen) = watch::channel(Vec::new());
+        let sink = Arc::new(Recorder {
+            remote: remote.clone(),
+            updates,
+            events,
+        });
+        let factory = FakeWaClientFactory::new();
+        let (clock, owner, built) = (self.clock.clone(), owner.to_owned(), factory.clone());
+        let provider = WaProvider::new(Box::new(move |sink, traffic| SupervisorDeps {
+            factory: Arc::new(built),
+            state: remote.clone(),
+            cipher: cipher(),
+            leases: remote.clone(),
+            connections: remote,
+            clock: Arc::new(clock),
+            sink,
+            traffic,
+            owner,
+            config: SupervisorConfig::default(),
+        }));
+        ProviderProcess {
+            provider,
+            sink,
+            factory,
+            updates: updates_seen,
+            events: events_seen,
         }
     }
 
@@ -497,6 +549,63 @@ impl Process {
 
     fn freeze(&self, frozen: bool) {
         self.freeze.send_replace(frozen);
+    }
+}
+
+/// A process assembled as the host does: the provider over its supervisor.
+struct ProviderProcess {
+    provider: WaProvider,
+    sink: Arc<Recorder>,
+    factory: FakeWaClientFactory,
+    updates: watch::Receiver<Vec<(WhatsappId, SessionUpdate)>>,
+    events: watch::Receiver<Vec<(WhatsappId, InboundEvent)>>,
+}
+
+impl ProviderProcess {
+    /// Makes the provider live with its recording sink.
+    fn attach(&self) {
+        self.provider.attach_sink(self.sink.clone());
+    }
+
+    fn supervisor(&self) -> &Arc<Supervisor> {
+        self.provider.supervisor().expect("attached")
+    }
+
+    async fn next_run(&self) -> FakeSessionHandle {
+        tokio::time::timeout(PATIENCE, self.factory.next_session())
+            .await
+            .expect("a run was built in time")
+    }
+
+    async fn connected(&self, connection: WhatsappId) {
+        let mut updates = self.updates.clone();
+        tokio::time::timeout(
+            PATIENCE,
+            updates.wait_for(|all| {
+                all.iter()
+                    .any(|(id, u)| *id == connection && u.status == ConnectionStatus::Connected)
+            }),
+        )
+        .await
+        .expect("connected in time")
+        .expect("the recorder lives");
+    }
+
+    /// Waits until `count` events (other than session updates) were delivered for
+    /// `connection`, and answers them.
+    async fn events(&self, connection: WhatsappId, count: usize) -> Vec<InboundEvent> {
+        let mut events = self.events.clone();
+        let seen = tokio::time::timeout(
+            PATIENCE,
+            events.wait_for(|all| all.iter().filter(|(id, _)| *id == connection).count() >= count),
+        )
+        .await
+        .expect("the events came in time")
+        .expect("the recorder lives");
+        seen.iter()
+            .filter(|(id, _)| *id == connection)
+            .map(|(_, event)| event.clone())
+            .collect()
     }
 }
 
@@ -1286,7 +1395,167 @@ async fn starts_are_staggered(w: World) {
     assert!(!a.supervisor.start(w.scope, w.connections[0], None));
 }
 
+// ---------------------------------------------------------------------- the provider
+
+fn receipt(kind: ReceiptType, id: &str) -> Event {
+    let from: Jid = "5511999990000@s.whatsapp.net".parse().expect("a jid");
+    Event::Receipt(
+        Receipt::builder()
+            .source(MessageSource {
+                chat: from.clone(),
+                sender: from,
+                ..Default::default()
+            })
+            .message_ids(vec![id.to_owned()])
+            .timestamp(Utc::now())
+            .r#type(kind)
+            .offline(false)
+            .build(),
+    )
+}
+
+/// A part of the phone's history reaches the sink as one `History` event with its messages, in
+/// its place among the run's other events.
+async fn a_history_sync_is_delivered_as_one_chunk_in_order(w: World) {
+    let p = w.provider("server-a");
+    p.attach();
+    let conn = w.connection();
+    p.provider.start(w.scope, conn).await.expect("started");
+    let run = p.next_run().await;
+    run.connect();
+    p.connected(conn).await;
+
+    let ana: Jid = "5511999990000@s.whatsapp.net".parse().expect("a jid");
+    let at = Utc::now() - TimeDelta::days(30);
+    let at = chrono::DateTime::from_timestamp(at.timestamp(), 0).expect("a time");
+    run.emit(receipt(ReceiptType::Delivered, "3EB0SENT"));
+    run.emit(history_sync(
+        [
+            HistoryMessage::text(&ana, "3EB0OLD1", "um", at).named("Ana"),
+            HistoryMessage::text(&ana, "3EB0OLD2", "dois", at).from_me(),
+        ],
+        Some(100),
+    ));
+    run.emit(receipt(ReceiptType::Read, "3EB0SENT"));
+
+    let events = p.events(conn, 3).await;
+    assert!(
+        matches!(&events[0], InboundEvent::Ack { external_id, ack: 2 } if external_id == "3EB0SENT"),
+        "{:?}",
+        events[0]
+    );
+    let InboundEvent::History(HistoryChunk { messages, progress }) = &events[1] else {
+        panic!("expected the history, got {:?}", events[1]);
+    };
+    assert_eq!(*progress, Some(100));
+    let summary: Vec<(&str, &str, &str, bool)> = messages
+        .iter()
+        .map(|m| {
+            (
+                m.external_id.as_str(),
+                m.chat.as_str(),
+                m.body.as_str(),
+                m.from_me,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("3EB0OLD1", "5511999990000", "um", false),
+            ("3EB0OLD2", "5511999990000", "dois", true)
+        ]
+    );
+    assert_eq!(messages[0].timestamp, at);
+    assert!(
+        matches!(&events[2], InboundEvent::Ack { external_id, ack: 3 } if external_id == "3EB0SENT"),
+        "{:?}",
+        events[2]
+    );
+    // One chunk, once.
+    idle(Duration::from_secs(60)).await;
+    assert_eq!(p.events(conn, 3).await.len(), 3);
+    p.provider.shutdown().await;
+}
+
+/// `want_history` decides whether the next runs ask for the whole history; a wish told before the
+/// provider is live counts too.
+async fn want_history_sets_the_next_runs_flag(w: World) {
+    let p = w.provider("server-a");
+    let (conn, other) = (w.connections[0], w.connections[1]);
+    p.provider
+        .want_history(w.scope, conn, true)
+        .await
+        .expect("remembered before the provider is live");
+    p.attach();
+    p.provider.start(w.scope, conn).await.expect("started");
+    assert!(p.next_run().await.full_history, "the wish told early");
+    p.provider.start(w.scope, other).await.expect("started");
+    assert!(!p.next_run().await.full_history, "nobody asked for it");
+
+    p.provider
+        .want_history(w.scope, conn, false)
+        .await
+        .expect("remembered");
+    p.provider.start(w.scope, conn).await.expect("restarted");
+    assert!(!p.next_run().await.full_history, "turned off");
+    p.provider
+        .want_history(w.scope, conn, true)
+        .await
+        .expect("remembered");
+    p.provider
+        .new_qr(w.scope, conn)
+        .await
+        .expect("a new QR code");
+    assert!(p.next_run().await.full_history, "turned on again");
+    assert!(p.supervisor().wants_full_history(conn));
+    assert!(!p.supervisor().wants_full_history(other));
+    p.provider.shutdown().await;
+}
+
+/// A connection another process takes over asks for the whole history when its own settings
+/// have the import on (nobody told the new owner).
+async fn a_taken_over_connection_asks_for_the_whole_history_by_its_settings(w: World) {
+    let conn = w.connection();
+    let (from, to) = (Utc::now() - TimeDelta::days(90), Utc::now());
+    let store = w.store.clone();
+    w.on_store(move || async move {
+        chatflow_store::on_pool!(store.pool(), |p| {
+            sqlx::query(
+                "UPDATE whatsapps SET enable_import_message = TRUE, import_old_messages = $1, \
+                 import_recent_messages = $2 WHERE id = $3",
+            )
+            .bind(from)
+            .bind(to)
+            .bind(conn.0)
+            .execute(p)
+            .await
+            .expect("import turned on")
+            .rows_affected()
+        });
+    })
+    .await;
+    let a = w.process("server-a");
+    let b = w.process("server-b");
+    a.supervisor.start(w.scope, conn, None);
+    let first = a.next_run().await;
+    assert!(!first.full_history, "server-a was not told");
+    first.connect();
+    a.status(conn, ConnectionStatus::Connected).await;
+    a.freeze(true);
+    w.clock.advance(TimeDelta::seconds(31));
+    let taken = b.next_run().await;
+    assert!(taken.full_history);
+    assert!(b.supervisor.wants_full_history(conn));
+    a.freeze(false);
+    b.supervisor.shutdown_all().await;
+    a.supervisor.shutdown_all().await;
+}
+
 engine_tests!(
+    a_history_sync_is_delivered_as_one_chunk_in_order,
+    want_history_sets_the_next_runs_flag,
+    a_taken_over_connection_asks_for_the_whole_history_by_its_settings,
     a_qr_code_then_pairing_connects_with_the_number,
     a_run_that_ends_is_rebuilt_after_the_backoff,
     a_restart_awaits_the_old_run_before_the_next,

@@ -144,9 +144,15 @@ pub fn drop_thumbnails(message: &mut wa::Message) {
 /// of (protocol messages other than edits and deletions, key distributions, polls, status
 /// updates, our own reactions...).
 pub fn map_message(inbound: &InboundMessage) -> Option<InboundEvent> {
-    let info = &*inbound.info;
+    map_content(&inbound.message, &inbound.info)
+}
+
+/// [`map_message`] on a message's parts: its content and who sent it where. The history sync
+/// ([`super::history`]) maps its messages through here too, so an old message is what the same
+/// message would have been live.
+pub fn map_content(message: &wa::Message, info: &MessageInfo) -> Option<InboundEvent> {
     let place = place_of(info)?;
-    let message = inbound.message.get_base_message();
+    let message = message.get_base_message();
     if let Some(protocol) = message.protocol_message.as_option() {
         return protocol_event(protocol, info);
     }
@@ -185,10 +191,18 @@ pub fn map_message(inbound: &InboundMessage) -> Option<InboundEvent> {
 }
 
 /// The events of a library event outside the durability hook: an ack per message of a receipt,
-/// a missed call, a contact's number change. Everything else (session events included: the supervisor maps those) is
-/// nothing here.
+/// a missed call, a contact's number change, a part of the phone's history (one
+/// [`InboundEvent::History`], see [`super::history`]). Everything else (session events included:
+/// the supervisor maps those) is nothing here.
+///
+/// A history sync is decoded here (a few milliseconds to some tens for a large part): call this
+/// off the async runtime's threads for one (`spawn_blocking`).
 pub fn map_event(event: &Event) -> Vec<InboundEvent> {
     match event {
+        Event::HistorySync(sync) => super::history::history_chunk(sync)
+            .map(InboundEvent::History)
+            .into_iter()
+            .collect(),
         Event::Receipt(receipt) => match ack_of(&receipt.r#type) {
             Some(ack) => receipt
                 .message_ids

@@ -59,6 +59,14 @@
 //! usual gap is restarted with a fresh client and reported `OPENING` with reason
 //! [`SessionReason::Deaf`] (see `watchdog.rs`).
 //!
+//! # The whole history
+//!
+//! A run links a phone with the device properties that ask for the phone's whole message
+//! history when the connection's import of old messages is on
+//! ([`crate::client::SessionParams::full_history`]). The core says so before each start, new QR
+//! code and pair code ([`Supervisor::want_full_history`], through the provider's
+//! `want_history`); a connection the scan takes over is told by its own settings.
+//!
 //! # Commands
 //!
 //! [`Supervisor::stop`] ([`Stop::Shutdown`], [`Stop::Logout`], [`Stop::NewQr`]),
@@ -76,11 +84,12 @@ mod status;
 mod task;
 mod watchdog;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use chatflow_core::inbox::channel::{InboundEvent, InboundSink};
+use chatflow_core::inbox::history;
 use chatflow_core::inbox::lease::ChannelLeaseRepo;
 use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionReason, SessionUpdate};
 use chatflow_core::inbox::ports::ConnectionRepo;
@@ -221,6 +230,8 @@ pub(crate) struct Inner {
     generation: Mutex<u64>,
     /// True once the process shuts down: no new task starts.
     closing: watch::Sender<bool>,
+    /// The connections whose next link asks the phone for its whole history.
+    full_history: Mutex<HashSet<WhatsappId>>,
 }
 
 /// A running task.
@@ -275,6 +286,7 @@ impl Supervisor {
             next_start: Mutex::new(Instant::now()),
             generation: Mutex::new(0),
             closing,
+            full_history: Mutex::new(HashSet::new()),
         });
         let scan = tokio::spawn(scan_loop(inner.clone()));
         Arc::new(Supervisor {
@@ -392,6 +404,19 @@ impl Supervisor {
         Ok(())
     }
 
+    /// Whether the next runs of `connection` ask the phone for its whole message history when
+    /// they link it (the connection's import of old messages is on): the flag each run is built
+    /// with ([`crate::client::SessionParams::full_history`]). Remembered until changed; a run
+    /// already built keeps what it was built with.
+    pub fn want_full_history(&self, connection: WhatsappId, wanted: bool) {
+        self.inner.set_full_history(connection, wanted);
+    }
+
+    /// What [`Supervisor::want_full_history`] last said for `connection` (`false` unless set).
+    pub fn wants_full_history(&self, connection: WhatsappId) -> bool {
+        self.inner.wants_full_history(connection)
+    }
+
     /// Stops every session gracefully, keeping their keys and their recorded status, and
     /// releases their leases so other processes take them over at once (the process is going
     /// away). Starts nothing afterwards.
@@ -430,6 +455,25 @@ impl Inner {
 
     fn is_closing(&self) -> bool {
         *self.closing.borrow()
+    }
+
+    fn set_full_history(&self, connection: WhatsappId, wanted: bool) {
+        let mut wishes = self
+            .full_history
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if wanted {
+            wishes.insert(connection);
+        } else {
+            wishes.remove(&connection);
+        }
+    }
+
+    pub(crate) fn wants_full_history(&self, connection: WhatsappId) -> bool {
+        self.full_history
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&connection)
     }
 
     /// Spawns the connection's task unless one exists (or the process is closing).
@@ -561,6 +605,9 @@ async fn scan_once(inner: &Arc<Inner>) -> Result<()> {
             && claimable.contains(&connection.id)
         {
             let scope = TenantScope::new(connection.company_id);
+            // Nobody told this process: the connection's own settings say whether a link asks
+            // for the whole history, as the core would have.
+            inner.set_full_history(connection.id, history::window_of(&connection).is_some());
             if inner.spawn(
                 scope,
                 connection.id,

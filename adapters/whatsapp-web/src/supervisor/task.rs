@@ -397,6 +397,7 @@ impl Task {
                 ingestor: ingestor.clone(),
                 events,
                 pair_phone: self.pair_phone.clone(),
+                full_history: self.inner.wants_full_history(self.connection),
             };
             let next = match deps.factory.start(params).await {
                 Ok(session) => self.drive(session, receiver, &backend, lease).await,
