@@ -17,13 +17,18 @@
 //!   once; a company that takes calls lets the phone ring.
 //! - One person is one contact: a LID, the number with the LID, the LID the session can resolve,
 //!   and a number change all reach the same contact and ticket.
+//! - With the import of old messages on, the link asks for the whole history; the phone's history
+//!   becomes pending tickets in the import queue, oldest first at the messages' own times, with
+//!   nothing sent to the contacts; the progress is reported and the button closes the tickets.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use chatflow_core::WhatsappId;
 use chatflow_whatsapp_web::client::NumberCheck;
-use chatflow_whatsapp_web::fake::{FakeCall, FakeOp, FakeSessionHandle, text_from};
+use chatflow_whatsapp_web::fake::{
+    FakeCall, FakeHistory, FakeOp, FakeSessionHandle, HistoryMessage, text_from,
+};
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::types::call::{
     CallAction, IncomingCall, MissedCall, MissedReason,
@@ -51,6 +56,7 @@ inbox_tests!(
     one_person_under_a_lid_and_a_number_is_one_contact,
     a_file_that_could_not_be_downloaded_is_tried_again,
     calls_are_declined_and_answered_when_the_company_takes_none,
+    the_phones_history_is_imported_when_the_import_is_on,
 );
 
 /// Without the sandbox, the server runs `beta` only and new connections get it.
@@ -1101,4 +1107,141 @@ async fn calls_are_declined_and_answered_when_the_company_takes_none(app: TestAp
         0,
         "a company that takes calls lets it ring"
     );
+}
+
+async fn the_phones_history_is_imported_when_the_import_is_on(app: TestApp) {
+    let (_, token) = admin(&app, "Alpha").await;
+    let (_, intruder) = admin(&app, "Beta").await;
+    let queue = json_of(
+        app.post(
+            "/queue",
+            &token,
+            &json!({"name": "Histórico", "color": "#555555"}),
+        )
+        .await,
+        StatusCode::CREATED,
+    )
+    .await["id"]
+        .as_i64()
+        .expect("queue id");
+    let now = chrono::Utc::now();
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token,
+            &json!({
+                "name": "Loja",
+                "provider": "beta",
+                "enableImportMessage": true,
+                "importOldMessages": (now - chrono::TimeDelta::days(30)).to_rfc3339(),
+                "importRecentMessages": now.to_rfc3339(),
+                "queueIdImportMessages": queue,
+            }),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(&app).await;
+    assert!(
+        run.full_history,
+        "the link asks the phone for its whole history"
+    );
+    run.connect();
+
+    // The phone's history: two messages with the contact (one sent from the phone), one with
+    // someone else, one older than the window.
+    let contact = jid(&format!("{CONTACT}@s.whatsapp.net"));
+    let other = jid("5511955554444@s.whatsapp.net");
+    let day =
+        |n: i64| chrono::DateTime::from_timestamp(now.timestamp() - n * 86_400, 0).expect("a time");
+    let history = FakeHistory::new()
+        .message(
+            HistoryMessage::text(&contact, "3EB0HIST0001", "pedido 123?", day(3))
+                .named("Ana Souza"),
+        )
+        .message(HistoryMessage::text(&contact, "3EB0HIST0002", "enviado ontem", day(2)).from_me())
+        .message(HistoryMessage::text(&other, "3EB0HIST0003", "obrigado", day(1)).named("Caio"))
+        .message(HistoryMessage::text(
+            &contact,
+            "3EB0HIST0000",
+            "muito antigo",
+            day(90),
+        ))
+        .progress(100)
+        .event();
+    assert!(run.emit(history));
+
+    let finished = connection_when(&app, &token, id, |c| {
+        c["statusImportMessages"] == "renderButtonCloseTickets"
+    })
+    .await;
+    assert_eq!(finished["status"], "CONNECTED");
+    let (_, uuid) = ticket_of(&app, &token, CONTACT).await;
+    let messages = messages_of(&app, &token, &uuid).await;
+    let bodies: Vec<&str> = messages.iter().filter_map(|m| m["body"].as_str()).collect();
+    assert_eq!(
+        bodies,
+        ["pedido 123?", "enviado ontem"],
+        "oldest first, the old one left out"
+    );
+    assert_eq!(messages[0]["createdAt"], json!(day(3)));
+    assert_eq!(messages[1]["fromMe"], true);
+    let (_, other_uuid) = ticket_of(&app, &token, "5511955554444").await;
+    assert_eq!(messages_of(&app, &token, &other_uuid).await.len(), 1);
+    // History sends nothing to the contacts.
+    assert!(
+        run.client().sent().is_empty(),
+        "nothing was sent: {:?}",
+        run.client().sent()
+    );
+    // The progress reached the company's sockets, ending with a refresh.
+    let events: Vec<String> = app
+        .ports
+        .event_log
+        .read(
+            chatflow_core::TenantScope::new(chatflow_core::CompanyId(
+                finished["companyId"].as_i64().expect("company"),
+            )),
+            0,
+            10_000,
+        )
+        .await
+        .expect("events")
+        .into_iter()
+        .filter(|e| e.event.name(e.company_id).starts_with("importMessages-"))
+        .map(|e| match e.event {
+            chatflow_core::events::Event::ImportProgress { this, all, .. } => {
+                format!("{this}/{all}")
+            }
+            _ => "refresh".to_owned(),
+        })
+        .collect();
+    assert_eq!(events.first().map(String::as_str), Some("-1/3"));
+    assert!(events.contains(&"3/3".to_owned()), "{events:?}");
+    assert_eq!(events.last().map(String::as_str), Some("refresh"));
+
+    // Another company cannot close them; the company's button does.
+    assert_error(
+        app.post(&format!("/closedimported/{id}"), &intruder, &json!({}))
+            .await,
+        StatusCode::NOT_FOUND,
+        "ERR_NO_WAPP_FOUND",
+    )
+    .await;
+    let closed = json_of(
+        app.post(&format!("/closedimported/{id}"), &token, &json!({}))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(closed["closed"], 2);
+    connection_when(&app, &token, id, |c| c["statusImportMessages"].is_null()).await;
 }
