@@ -3,6 +3,7 @@ export { FormTextField } from './FormTextField';
 export { FormSelectField } from './FormSelectField';
 export type { SelectOption } from './FormSelectField';
 export { FormSwitchField } from './FormSwitchField';
+export { FormCheckboxField } from './FormCheckboxField';
 export { ConfirmDialog } from './ConfirmDialog';
 export { Toaster } from './Toaster';
 export { PageLoader } from './PageLoader';

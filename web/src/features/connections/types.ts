@@ -92,6 +92,24 @@ export const connectionSchema = z.looseObject({
   sessionReason: z.pipe(sessionReasonSchema, z.transform((v) => v ?? null)),
   /** When what `sessionReason` names ends (a temporary ban). */
   sessionUntil: z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null)),
+  /** Import the phone's chat history when the connection is linked (spec 2 "Old-message import"). */
+  enableImportMessage: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+  /** ISO 8601: import messages from this moment... */
+  importOldMessages: z.pipe(z.nullish(z.string()), z.transform((v) => v || null)),
+  /** ...up to this one. */
+  importRecentMessages: z.pipe(z.nullish(z.string()), z.transform((v) => v || null)),
+  /** Group chats are imported too. */
+  importOldMessagesGroups: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+  /** The imported tickets are closed when the import ends. */
+  closedTicketsPostImported: z.pipe(z.nullish(z.boolean()), z.transform((v) => !!v)),
+  /** The queue the imported tickets go to. */
+  queueIdImportMessages: z.pipe(z.nullish(z.number()), z.transform((v) => v ?? null)),
+  /**
+   * Read-only: null (no import), an ISO 8601 timestamp (the last history chunk arrived then: the
+   * import is preparing), `Running` (messages being written) or `renderButtonCloseTickets`
+   * (finished, the imported tickets are still open).
+   */
+  statusImportMessages: z.pipe(z.nullish(z.string()), z.transform((v) => v || null)),
 });
 export type Connection = z.infer<typeof connectionSchema>;
 
@@ -113,4 +131,22 @@ export function formatTableDate(value: string | null | undefined): string {
   if (Number.isNaN(date.getTime())) return '';
   const two = (n: number) => String(n).padStart(2, '0');
   return `${two(date.getDate())}/${two(date.getMonth() + 1)}/${two(date.getFullYear() % 100)} ${two(date.getHours())}:${two(date.getMinutes())}`;
+}
+
+/** `statusImportMessages` while messages are being written. */
+export const IMPORT_RUNNING = 'Running';
+/** `statusImportMessages` once the import ended with its tickets still open. */
+export const IMPORT_CLOSE_TICKETS = 'renderButtonCloseTickets';
+/** How long after the last history chunk the import shows as preparing (spec 2: 35 seconds). */
+export const IMPORT_PREPARING_WINDOW_MS = 35_000;
+
+/**
+ * Until when the connection shows "preparing the import": `statusImportMessages` holds the time
+ * the last history chunk arrived, and old-message import is on. Null when it does not.
+ */
+export function importPreparingUntil(connection: Pick<Connection, 'enableImportMessage' | 'statusImportMessages'>): number | null {
+  const status = connection.statusImportMessages;
+  if (!connection.enableImportMessage || !status || status === IMPORT_RUNNING || status === IMPORT_CLOSE_TICKETS) return null;
+  const at = Date.parse(status);
+  return Number.isNaN(at) ? null : at + IMPORT_PREPARING_WINDOW_MS;
 }

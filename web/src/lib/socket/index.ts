@@ -1,2 +1,3 @@
 export { connectSocket, disconnectSocket, getSocket, onSocketChange, USER_STATUS_INTERVAL_MS, RECONNECT_DELAY_MS } from './socket';
-export { useCompanyEvent } from './useCompanyEvent';
+export { useCompanyEvent, useCompanySocketEvent } from './useCompanyEvent';
+export { importMessagesEvent } from './events';

@@ -11,6 +11,7 @@ import { SHIFT_FIELDS, completeWeek, defaultSchedules, type ScheduleRow, type Sc
 import { scheduleRowErrors } from '../../../lib/business-hours/rows';
 import { connectionQueueIds, connectionSchema, type Connection } from '../types';
 import { checkedByCore } from '../../../lib/wasm/forms';
+import { importBody, importFormErrors, toLocalInput } from '../utils/import-messages';
 
 export const connectionsKeys = {
   all: ['connections'] as const,
@@ -110,6 +111,13 @@ export const connectionFormBase = z.object({
   expiresInactiveMessage: z.string(),
   flowIdWelcome: optionalId,
   flowIdNotPhrase: optionalId,
+  // import (WhatsApp): the dates as `datetime-local` values
+  enableImportMessage: z.boolean(),
+  importOldMessages: z.string(),
+  importRecentMessages: z.string(),
+  importOldMessagesGroups: z.boolean(),
+  closedTicketsPostImported: z.boolean(),
+  queueIdImportMessages: optionalId,
   // schedules
   schedules: z.array(
     z.object({ weekday: z.string(), weekdayEn: z.string(), startTimeA: z.string(), endTimeA: z.string(), startTimeB: z.string(), endTimeB: z.string() }),
@@ -118,7 +126,7 @@ export const connectionFormBase = z.object({
 export type ConnectionFormValues = z.infer<typeof connectionFormBase>;
 export const CONNECTION_FORM_FIELDS = Object.keys(connectionFormBase.shape) as (keyof ConnectionFormValues)[];
 
-export type ConnectionTab = 'general' | 'messages' | 'chatbot' | 'schedules';
+export type ConnectionTab = 'general' | 'messages' | 'chatbot' | 'import' | 'schedules';
 
 /** The tab of each field. */
 export const CONNECTION_FIELD_TABS: Record<keyof ConnectionFormValues, ConnectionTab> = {
@@ -143,6 +151,12 @@ export const CONNECTION_FIELD_TABS: Record<keyof ConnectionFormValues, Connectio
   expiresInactiveMessage: 'chatbot',
   flowIdWelcome: 'chatbot',
   flowIdNotPhrase: 'chatbot',
+  enableImportMessage: 'import',
+  importOldMessages: 'import',
+  importRecentMessages: 'import',
+  importOldMessagesGroups: 'import',
+  closedTicketsPostImported: 'import',
+  queueIdImportMessages: 'import',
   schedules: 'schedules',
 };
 
@@ -154,10 +168,11 @@ export function tabOfField(path: string): ConnectionTab {
 
 /**
  * The dialog's checks (spec 2 §5): the name; a collective vacation has both dates or neither, the
- * end not before the start; a redirect time needs its queue; the hours are checked only when they
- * are kept per connection (`scheduleType` = connection).
+ * end not before the start; a redirect time needs its queue; with message import on (WhatsApp),
+ * its dates and queue (`importFormErrors`, against `now()` at submit); the hours are checked only
+ * when they are kept per connection (`scheduleType` = connection).
  */
-export function connectionFormSchema(scheduleType: ScheduleType | undefined) {
+export function connectionFormSchema(scheduleType: ScheduleType | undefined, now: () => Date = () => new Date()) {
   // The name by the core's rule (`validate_connection_name`), the same the server applies.
   return checkedByCore(connectionFormBase, (v) => ({ form: 'connection', name: v.name })).check(
     z.superRefine((value, ctx) => {
@@ -167,6 +182,9 @@ export function connectionFormSchema(scheduleType: ScheduleType | undefined) {
       if (!start && end) ctx.addIssue({ code: 'custom', path: ['collectiveVacationStart'], message: CONNECTION_ERRORS.vacationIncomplete });
       if (start && end && end < start) ctx.addIssue({ code: 'custom', path: ['collectiveVacationEnd'], message: CONNECTION_ERRORS.vacationOrder });
       if (Number(value.timeSendQueue || 0) !== 0 && value.sendIdQueue === '') ctx.addIssue({ code: 'custom', path: ['sendIdQueue'], message: 'REQUIRED' });
+      for (const [field, message] of Object.entries(importFormErrors(value, now()))) {
+        ctx.addIssue({ code: 'custom', path: [field], message });
+      }
       if (scheduleType === 'connection') {
         value.schedules.forEach((row, index) => {
           const errors = scheduleRowErrors(row);
@@ -203,6 +221,12 @@ export function emptyConnectionForm(provider = ''): ConnectionFormValues {
     expiresInactiveMessage: '',
     flowIdWelcome: '',
     flowIdNotPhrase: '',
+    enableImportMessage: false,
+    importOldMessages: '',
+    importRecentMessages: '',
+    importOldMessagesGroups: false,
+    closedTicketsPostImported: false,
+    queueIdImportMessages: '',
     schedules: defaultSchedules(),
   };
 }
@@ -231,6 +255,12 @@ export function connectionFormOf(connection: Connection): ConnectionFormValues {
     expiresInactiveMessage: connection.expiresInactiveMessage,
     flowIdWelcome: connection.flowIdWelcome ?? '',
     flowIdNotPhrase: connection.flowIdNotPhrase ?? '',
+    enableImportMessage: connection.enableImportMessage,
+    importOldMessages: toLocalInput(connection.importOldMessages),
+    importRecentMessages: toLocalInput(connection.importRecentMessages),
+    importOldMessagesGroups: connection.importOldMessagesGroups,
+    closedTicketsPostImported: connection.closedTicketsPostImported,
+    queueIdImportMessages: connection.queueIdImportMessages ?? '',
     schedules: completeWeek(connection.schedules),
   };
 }
@@ -244,10 +274,12 @@ function whole(text: string): number {
  * The `ConnectionInput` body. Hours are sent from the form only when they are kept per connection
  * (otherwise the stored rows stay); fields no tab edits yet (NPS, inactivity) keep their value.
  * A new WhatsApp connection names the chosen provider (none chosen: the server's default); a
- * stored one keeps its own.
+ * stored one keeps its own. Message import is for WhatsApp connections: off, its fields are sent
+ * as null/false.
  */
 export function connectionBody(values: ConnectionFormValues, current: Connection | null, channel: string, scheduleType?: ScheduleType) {
   const provider = current ? current.provider : channel === 'whatsapp' ? values.provider : '';
+  const isWhatsapp = (current?.channel ?? channel) === 'whatsapp';
   return {
     name: values.name.trim(),
     channel: current?.channel ?? channel,
@@ -271,6 +303,7 @@ export function connectionBody(values: ConnectionFormValues, current: Connection
     expiresInactiveMessage: values.expiresInactiveMessage,
     flowIdWelcome: values.flowIdWelcome === '' ? null : values.flowIdWelcome,
     flowIdNotPhrase: values.flowIdNotPhrase === '' ? null : values.flowIdNotPhrase,
+    ...importBody(values, current, isWhatsapp),
     schedules: scheduleType === 'connection' ? values.schedules.map((row): ScheduleRow => ({ ...row })) : (current?.schedules ?? []),
     timeCreateNewTicket: current?.timeCreateNewTicket ?? 0,
     maxUseBotQueuesNPS: current?.maxUseBotQueuesNPS ?? 3,

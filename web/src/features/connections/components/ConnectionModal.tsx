@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { Controller, useForm, useWatch, type FieldErrors, type Path } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import {
+  Alert,
   Button,
   Box,
   Chip,
@@ -22,7 +23,7 @@ import {
 import AutorenewIcon from '@mui/icons-material/Autorenew';
 import ContentCopyIcon from '@mui/icons-material/ContentCopy';
 import { useTranslation } from 'react-i18next';
-import { Form, FormSelectField, FormSwitchField, FormTextField } from '../../../components/ui';
+import { ConfirmDialog, Form, FormCheckboxField, FormSelectField, FormSwitchField, FormTextField } from '../../../components/ui';
 import { isApiError } from '../../../lib/api';
 import { toast, toastError } from '../../../lib/toast';
 import { useScheduleType } from '../../../lib/business-hours/api';
@@ -43,10 +44,12 @@ import {
   useFlowChoices,
   useRegenerateToken,
   useSaveConnection,
+  type ConnectionBody,
   type ConnectionFormValues,
   type ConnectionTab,
 } from '../api/connections';
 import type { Connection } from '../types';
+import { savingUnlinks } from '../utils/import-messages';
 
 interface ConnectionModalProps {
   /** The connection to edit; null to create one. */
@@ -78,8 +81,10 @@ function tabOfErrors(errors: FieldErrors<ConnectionFormValues>, current: Connect
  * Create or edit a connection (spec 2 "Connection dialog"): tabs general (name, default, groups,
  * queues, token; a new WhatsApp connection's type when the server runs more than one provider, a
  * stored one's read-only), messages (greeting, completion, out of hours, rating, collective vacation),
- * chatbot (bot limits, redirect queue, expiry, welcome and no-phrase flows) and, when working
- * hours are kept per connection, schedules.
+ * chatbot (bot limits, redirect queue, expiry, welcome and no-phrase flows), for WhatsApp the
+ * import of old messages (dates, groups, closing when done, queue) and, when working hours are kept
+ * per connection, schedules. Changing the import of a CONNECTED connection unlinks the phone (the
+ * history is sent only right after linking): saving asks first.
  */
 export function ConnectionModal({ connection, channel, onClose }: ConnectionModalProps) {
   const { t } = useTranslation();
@@ -98,7 +103,9 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
   const save = useSaveConnection();
   const regenerate = useRegenerateToken();
   const [tab, setTab] = useState<ConnectionTab>('general');
-  const visibleTabs: ConnectionTab[] = showSchedules ? ['general', 'messages', 'chatbot', 'schedules'] : ['general', 'messages', 'chatbot'];
+  const visibleTabs: ConnectionTab[] = ['general', 'messages', 'chatbot', ...(isWhatsapp ? (['import'] as const) : []), ...(showSchedules ? (['schedules'] as const) : [])];
+  /** A body that unlinks the phone, waiting for the user's confirmation. */
+  const [toConfirm, setToConfirm] = useState<ConnectionBody | null>(null);
   const shownTab = visibleTabs.includes(tab) ? tab : 'general';
 
   const schema = useMemo(() => connectionFormSchema(scheduleType), [scheduleType]);
@@ -109,6 +116,7 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
     resetOptions: { keepDirtyValues: true },
   });
   const allowGroup = useWatch({ control: form.control, name: 'allowGroup' });
+  const importOn = useWatch({ control: form.control, name: 'enableImportMessage' });
 
   // A failed submit whose errors all sit on other tabs shows the first of them (once per attempt,
   // so switching tabs by hand stays possible): state adjusted while rendering, as React advises.
@@ -120,12 +128,13 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
     if (other) setTab(other);
   }
 
-  const onSubmit = (values: ConnectionFormValues) => {
+  const send = (body: ConnectionBody) => {
+    const unlinks = savingUnlinks(body, current);
     save.mutate(
-      { id: connection?.id ?? null, body: connectionBody(values, current, channel, scheduleType) },
+      { id: connection?.id ?? null, body },
       {
         onSuccess: () => {
-          toast.success(t('connections.saved'));
+          toast.success(unlinks ? t('connections.modal.import.savedRelink') : t('connections.saved'));
           onClose();
         },
         onError: (error) => {
@@ -143,8 +152,15 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
           }
           toastError(error);
         },
+        onSettled: () => setToConfirm(null),
       },
     );
+  };
+
+  const onSubmit = (values: ConnectionFormValues) => {
+    const body = connectionBody(values, current, channel, scheduleType);
+    if (savingUnlinks(body, current)) setToConfirm(body);
+    else send(body);
   };
 
   const copyToken = async () => {
@@ -167,6 +183,13 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
     const extra = selected !== null && !known.some((o) => o.value === selected) ? [{ value: selected, label: t('connections.modal.flowNumber', { id: selected }) }] : [];
     return [noneOption, ...extra, ...known];
   };
+  const storedImportQueue = current?.queueIdImportMessages ?? null;
+  const importQueueOptions = [
+    ...(storedImportQueue !== null && !queueOptions.some((o) => o.value === storedImportQueue)
+      ? [{ value: storedImportQueue, label: t('connections.modal.queueNumber', { id: storedImportQueue }) }]
+      : []),
+    ...queueOptions,
+  ];
   const storedRedirect = current?.sendIdQueue ?? null;
   const redirectOptions = [
     noneOption,
@@ -180,8 +203,8 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
   const number = (name: keyof ConnectionFormValues, label: string, helperText?: string) => (
     <FormTextField name={name} label={label} fullWidth helperText={helperText} slotProps={{ htmlInput: { inputMode: 'numeric' } }} testId={`connection-modal-${name}`} />
   );
-  const date = (name: keyof ConnectionFormValues, label: string) => (
-    <FormTextField name={name} label={label} type="date" fullWidth slotProps={{ inputLabel: { shrink: true } }} testId={`connection-modal-${name}`} />
+  const date = (name: keyof ConnectionFormValues, label: string, type: 'date' | 'datetime-local' = 'date', required?: boolean) => (
+    <FormTextField name={name} label={label} type={type} required={required} fullWidth slotProps={{ inputLabel: { shrink: true } }} testId={`connection-modal-${name}`} />
   );
 
   return (
@@ -335,6 +358,46 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
               </Stack>
             </Stack>
           </Box>
+          {isWhatsapp && (
+            <Box hidden={shownTab !== 'import'} data-testid="connection-modal-import">
+              <Stack spacing={2}>
+                <Typography variant="body2" color="text.secondary">
+                  {t('connections.modal.import.intro')}
+                </Typography>
+                <FormSwitchField name="enableImportMessage" label={t('connections.modal.import.enable')} testId="connection-modal-enableImportMessage" />
+                {importOn && (
+                  <>
+                    {current?.status === 'CONNECTED' && (
+                      <Alert severity="warning" data-testid="connection-modal-import-unlink-warning">
+                        {t('connections.modal.import.connectedWarning')}
+                      </Alert>
+                    )}
+                    <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
+                      {date('importOldMessages', t('connections.modal.import.from'), 'datetime-local', true)}
+                      {date('importRecentMessages', t('connections.modal.import.to'), 'datetime-local', true)}
+                    </Stack>
+                    <FormSelectField
+                      name="queueIdImportMessages"
+                      label={t('connections.modal.import.queue')}
+                      required
+                      fullWidth
+                      options={importQueueOptions}
+                      helperText={queues.isSuccess && queueOptions.length === 0 ? t('connections.modal.noQueues') : t('connections.modal.import.queueHelp')}
+                      testId="connection-modal-queueIdImportMessages"
+                    />
+                    <Stack>
+                      <FormCheckboxField name="importOldMessagesGroups" label={t('connections.modal.import.groups')} testId="connection-modal-importOldMessagesGroups" />
+                      <FormCheckboxField
+                        name="closedTicketsPostImported"
+                        label={t('connections.modal.import.closeWhenDone')}
+                        testId="connection-modal-closedTicketsPostImported"
+                      />
+                    </Stack>
+                  </>
+                )}
+              </Stack>
+            </Box>
+          )}
           {showSchedules && (
             <Box hidden={shownTab !== 'schedules'}>
               <Controller
@@ -354,6 +417,17 @@ export function ConnectionModal({ connection, channel, onClose }: ConnectionModa
           </Button>
         </DialogActions>
       </Form>
+      <ConfirmDialog
+        open={toConfirm !== null}
+        title={t('connections.modal.import.unlinkTitle')}
+        onClose={() => setToConfirm(null)}
+        onConfirm={() => toConfirm && send(toConfirm)}
+        confirmLabel={t('connections.modal.import.unlinkConfirm')}
+        busy={save.isPending}
+        testId="connection-modal-unlink-dialog"
+      >
+        {t('connections.modal.import.unlinkText')}
+      </ConfirmDialog>
     </Dialog>
   );
 }

@@ -38,9 +38,11 @@ import { useCan } from '../../../lib/session';
 import { toast, toastError } from '../../../lib/toast';
 import { useConnections, useDeleteConnection, useRestartAll, useSessionAction, type SessionAction } from '../api/connections';
 import { useConnectionsRealtime } from '../hooks/useConnectionsRealtime';
+import { useImportProgress } from '../hooks/useImportProgress';
 import { formatTableDate, type Connection } from '../types';
 import { sessionReasonText } from '../utils/session-reason';
 import { ConnectionModal } from './ConnectionModal';
+import { CloseImportedButton, ImportProgressCards, ImportRowStatus } from './ImportStatus';
 import { InboundFailures } from './InboundFailures';
 import { QrCodeDialog } from './QrCodeDialog';
 
@@ -79,11 +81,15 @@ function SessionReasonLine({ connection }: { connection: Connection }) {
   );
 }
 
-/** Connections (spec 2 "/connections"): table, session actions, QR dialog, connection dialog. */
+/**
+ * Connections (spec 2 "/connections"): table, session actions, QR dialog, connection dialog, and
+ * the old-message import's progress cards, row marks and "close imported tickets" button.
+ */
 export default function ConnectionsPage() {
   const { t } = useTranslation();
   const connections = useConnections();
   useConnectionsRealtime();
+  const importProgress = useImportProgress();
   const canAdd = useCan('connections-page:addConnection');
   const canEdit = useCan('connections-page:editOrDeleteConnection');
   const canSession = useCan('connections-page:actionButtons');
@@ -220,6 +226,8 @@ export default function ConnectionsPage() {
         </Stack>
       </Stack>
 
+      <ImportProgressCards progress={importProgress} connections={rows} />
+
       <Paper variant="outlined" sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
         <TableContainer sx={{ maxHeight: 'calc(100vh - 200px)' }}>
           <Table stickyHeader size="small" data-testid="connections-table">
@@ -261,8 +269,14 @@ export default function ConnectionsPage() {
                       <span data-testid={`connections-status-${connection.id}`}>{t(`connections.status.${connection.status}`)}</span>
                     </Stack>
                     <SessionReasonLine connection={connection} />
+                    <ImportRowStatus connection={connection} />
                   </TableCell>
-                  <TableCell align="center">{sessionButtons(connection)}</TableCell>
+                  <TableCell align="center">
+                    <Stack spacing={1} sx={{ alignItems: 'center' }}>
+                      {sessionButtons(connection)}
+                      <CloseImportedButton connection={connection} disabled={!canSession} />
+                    </Stack>
+                  </TableCell>
                   <TableCell align="center" sx={WIDE_ONLY}>
                     {formatTableDate(connection.updatedAt)}
                   </TableCell>

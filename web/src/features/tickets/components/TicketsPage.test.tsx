@@ -279,6 +279,24 @@ describe('/tickets realtime', () => {
     act(() => (sync?.args[1] as (answer: unknown) => void)({ refresh: true }));
     await waitFor(() => expect(ticketsRequests(server, 'open').length).toBeGreaterThan(before));
   });
+
+  it('reads the lists again when an old-message import ends, not on its progress reports', async () => {
+    const byStatus: Record<string, Tickets> = { open: [ticketFixture(1)] };
+    const server = inboxServer(byStatus);
+    renderApp('/tickets');
+    await screen.findByTestId('ticket-item-1');
+    const socket = lastSocket();
+    const before = ticketsRequests(server, 'open').length;
+    act(() => socket.serverEmit('importMessages-1', { action: 'update', seq: 5, status: { this: 10, all: 20, date: null, whatsappId: 3 } }));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(ticketsRequests(server, 'open')).toHaveLength(before);
+    byStatus.open = [ticketFixture(1), ticketFixture(7, { lastMessage: 'importada' })];
+    act(() => socket.serverEmit('importMessages-1', { action: 'refresh', seq: 6, whatsappId: 3 }));
+    expect(await screen.findByTestId('ticket-item-7')).toHaveTextContent('importada');
+    // The import's seq is not the inbox's: a reconnection still syncs from nothing seen.
+    act(() => socket.serverEmit('connect'));
+    expect(socket.emitted.some((e) => e.event === 'sync')).toBe(false);
+  });
 });
 
 describe('/tickets actions', () => {

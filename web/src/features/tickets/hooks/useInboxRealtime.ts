@@ -4,12 +4,13 @@
  * `company-{id}-appMessage` (`create|update|delete {message, ticket}`) update every loaded list
  * and the open ticket's messages. Every payload has `seq`; the highest seen is kept, and on a
  * reconnection the hook sends `sync {lastSeq}` and applies the events the server returns, or
- * refetches every list when it answers `{refresh: true}`.
+ * refetches every list when it answers `{refresh: true}`. An old-message import that ended
+ * (`importMessages-{id}` `refresh`) added tickets: the lists are read again.
  */
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { z } from 'zod/mini';
-import { getSocket, onSocketChange, useCompanyEvent } from '../../../lib/socket';
+import { getSocket, importMessagesEvent, onSocketChange, useCompanyEvent, useCompanySocketEvent } from '../../../lib/socket';
 import { sessionStore, useSession } from '../../../lib/session';
 import { withRules, type Rules } from '../../../lib/wasm/rules';
 import { messagesKeys, upsertMessage, type MessagesData } from '../messages/api/messages';
@@ -123,6 +124,9 @@ export function useInboxRealtime(): void {
   useCompanyEvent<Payload>('appMessage', (payload) => {
     track(payload);
     applyInboxEvent(queryClient, 'appMessage', payload);
+  });
+  useCompanySocketEvent<Payload | null>(importMessagesEvent, (payload) => {
+    if (payload?.action === 'refresh') void queryClient.invalidateQueries({ queryKey: ticketsKeys.lists() });
   });
 
   const signedIn = session.status === 'authenticated';
