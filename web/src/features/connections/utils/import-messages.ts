@@ -5,8 +5,8 @@
  */
 import type { Connection } from '../types';
 
-/** How far back an import may start (spec 2: 2 years). */
-export const IMPORT_MAX_YEARS_BACK = 2;
+/** How far back an import may start (spec 2: 2 years), in days, as the server counts it. */
+export const IMPORT_MAX_DAYS_BACK = 730;
 
 /** Translation keys of the import checks. */
 export const IMPORT_ERRORS = {
@@ -41,11 +41,9 @@ export function importInstant(value: string, stored: string | null | undefined):
   return parseLocalInput(value)?.toISOString() ?? null;
 }
 
-/** The earliest moment an import may start, `IMPORT_MAX_YEARS_BACK` years before `now`. */
+/** The earliest moment an import may start, `IMPORT_MAX_DAYS_BACK` days before `now`. */
 export function importEarliest(now: Date): Date {
-  const earliest = new Date(now.getTime());
-  earliest.setFullYear(earliest.getFullYear() - IMPORT_MAX_YEARS_BACK);
-  return earliest;
+  return new Date(now.getTime() - IMPORT_MAX_DAYS_BACK * 24 * 60 * 60 * 1000);
 }
 
 export interface ImportFormValues {
