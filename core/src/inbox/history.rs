@@ -25,9 +25,8 @@ use chrono::{DateTime, TimeDelta, Utc};
 use crate::error::{FieldCode, FieldError};
 use crate::ids::QueueId;
 use crate::inbox::channel::InboundMessage;
-use crate::inbox::ingest::{IngestContext, IngestPlan, TicketPlan, last_message_text};
+use crate::inbox::ingest::{IngestContext, IngestPlan, last_message_text, ticket_for};
 use crate::inbox::model::{Connection, ConnectionInput};
-use crate::ticket::{TicketLog, TicketLogType, TicketStatus};
 
 /// How far back the import may reach, in days (two years).
 pub const MAX_DAYS_BACK: i64 = 730;
@@ -146,27 +145,7 @@ pub fn decide_imported(
         if message.is_group && !ctx.connection.allow_group {
             return IngestPlan::Ignore;
         }
-        let reusable = ctx
-            .active_ticket
-            .as_ref()
-            .is_some_and(|t| t.status != TicketStatus::Closed);
-        let (ticket, logs) = if reusable {
-            (TicketPlan::Reuse, Vec::new())
-        } else {
-            (
-                TicketPlan::Create {
-                    status: TicketStatus::Pending,
-                    is_group: message.is_group,
-                    queue,
-                    imported: true,
-                },
-                vec![TicketLog {
-                    kind: TicketLogType::Create,
-                    user_id: None,
-                    queue_id: queue,
-                }],
-            )
-        };
+        let (ticket, logs) = ticket_for(ctx, message, queue, true);
         IngestPlan::Store {
             ticket,
             unread_increment: 0,

@@ -157,27 +157,7 @@ pub fn decide(ctx: &IngestContext, message: &InboundMessage) -> IngestPlan {
     if message.is_group && !ctx.connection.allow_group {
         return IngestPlan::Ignore;
     }
-    let reusable = ctx
-        .active_ticket
-        .as_ref()
-        .is_some_and(|t| t.status != TicketStatus::Closed);
-    let (ticket, logs) = if reusable {
-        (TicketPlan::Reuse, Vec::new())
-    } else {
-        (
-            TicketPlan::Create {
-                status: TicketStatus::Pending,
-                is_group: message.is_group,
-                queue: None,
-                imported: false,
-            },
-            vec![TicketLog {
-                kind: TicketLogType::Create,
-                user_id: None,
-                queue_id: None,
-            }],
-        )
-    };
+    let (ticket, logs) = ticket_for(ctx, message, None, false);
     let mut events = vec![EventIntent::TicketUpdate, EventIntent::MessageCreate];
     if contact_changed(ctx, message) {
         events.push(EventIntent::ContactUpdate);
@@ -190,6 +170,36 @@ pub fn decide(ctx: &IngestContext, message: &InboundMessage) -> IngestPlan {
         events,
         history: false,
     }
+}
+
+/// The ticket a stored message goes to: the contact's active (not closed) ticket, else a new
+/// `pending` one in `queue` (marked `imported` for history) with its `create` log.
+pub fn ticket_for(
+    ctx: &IngestContext,
+    message: &InboundMessage,
+    queue: Option<crate::ids::QueueId>,
+    imported: bool,
+) -> (TicketPlan, Vec<TicketLog>) {
+    let reusable = ctx
+        .active_ticket
+        .as_ref()
+        .is_some_and(|t| t.status != TicketStatus::Closed);
+    if reusable {
+        return (TicketPlan::Reuse, Vec::new());
+    }
+    (
+        TicketPlan::Create {
+            status: TicketStatus::Pending,
+            is_group: message.is_group,
+            queue,
+            imported,
+        },
+        vec![TicketLog {
+            kind: TicketLogType::Create,
+            user_id: None,
+            queue_id: queue,
+        }],
+    )
 }
 
 /// Whether the contact is new or the chat's display name (from the contact's side) differs
