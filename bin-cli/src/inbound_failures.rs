@@ -71,6 +71,7 @@ fn summary(event: &InboundEvent) -> (String, String) {
             format!("{} messages", chunk.messages.len()),
         ),
         InboundEvent::Session(_) => ("session".into(), String::new()),
+        InboundEvent::CaughtUp => ("caught up".into(), String::new()),
     }
 }
 

@@ -60,6 +60,10 @@ pub enum JobPayload {
     /// or finish.
     #[serde(rename_all = "camelCase")]
     ImportHistory { whatsapp_id: crate::ids::WhatsappId },
+    /// The check of a connection's gap after an outage (`core::service::inbox::gaps::check`):
+    /// ask the phone for what each touched conversation may have missed, note the others.
+    #[serde(rename_all = "camelCase")]
+    CheckGap { gap_id: i64 },
 }
 
 impl JobPayload {
@@ -71,6 +75,7 @@ impl JobPayload {
             JobPayload::RoutingTimer { .. } => "routingTimer",
             JobPayload::SendSchedule { .. } => "sendSchedule",
             JobPayload::ImportHistory { .. } => "importHistory",
+            JobPayload::CheckGap { .. } => "checkGap",
         }
     }
 }
@@ -118,7 +123,8 @@ pub fn follow_ups(job: &Job, now: DateTime<Utc>) -> Vec<NewJob> {
         JobPayload::FlowTimer { .. }
         | JobPayload::RoutingTimer { .. }
         | JobPayload::SendSchedule { .. }
-        | JobPayload::ImportHistory { .. } => Vec::new(),
+        | JobPayload::ImportHistory { .. }
+        | JobPayload::CheckGap { .. } => Vec::new(),
     }
 }
 

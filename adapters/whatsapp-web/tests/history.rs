@@ -504,7 +504,8 @@ fn the_part_carries_the_phones_progress() {
         chunk_of(&FakeHistory::new().progress(100).event()),
         HistoryChunk {
             messages: Vec::new(),
-            progress: Some(100)
+            progress: Some(100),
+            on_demand: false,
         }
     );
     // ...and one with neither is nothing.

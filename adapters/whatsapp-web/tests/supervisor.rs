@@ -1444,7 +1444,10 @@ async fn a_history_sync_is_delivered_as_one_chunk_in_order(w: World) {
         "{:?}",
         events[0]
     );
-    let InboundEvent::History(HistoryChunk { messages, progress }) = &events[1] else {
+    let InboundEvent::History(HistoryChunk {
+        messages, progress, ..
+    }) = &events[1]
+    else {
         panic!("expected the history, got {:?}", events[1]);
     };
     assert_eq!(*progress, Some(100));

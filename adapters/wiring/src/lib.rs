@@ -137,6 +137,7 @@ impl Wiring {
             session_state: store.clone(),
             leases: store.clone(),
             history: store.clone(),
+            gaps: store.clone(),
             assistant: Arc::new(chatflow_integrations::HttpAssistant::new(
                 host.openai_base_url,
                 options(),

@@ -1,6 +1,6 @@
 //! Connections (`/whatsapp`, `/whatsappsession`, `/whatsapp-restart`, `/closedimported`): the
-//! company's channel accounts, their sessions and the tickets their import of old messages
-//! opened.
+//! company's channel accounts, their sessions, the tickets their import of old messages
+//! opened and their gaps after an outage.
 //!
 //! Every handler hands the caller and the request to
 //! `chatflow_core::service::inbox::connections`, which scopes each call to the caller's
@@ -37,6 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(request_pair_code))
         .routes(routes!(restart_all))
         .routes(routes!(close_imported))
+        .routes(routes!(dismiss_gap))
 }
 
 /// `GET /whatsapp` query.
@@ -368,4 +369,28 @@ async fn close_imported(
     )
     .await?;
     Ok(axum::Json(ClosedImported { closed }))
+}
+
+/// Hides the connection's last gap (`lastGap`: messages may be missing between two times after
+/// an outage); the connection's `whatsapp` update follows.
+#[utoipa::path(
+    delete,
+    path = "/whatsapp/{id}/gap",
+    tag = "connections",
+    params(("id" = i64, Path, description = "Connection id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
+async fn dismiss_gap(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    chatflow_core::service::inbox::gaps::dismiss(&state.ports, &tenant.actor, WhatsappId(id))
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -157,6 +157,10 @@ pub enum InboundEvent {
     /// ([`crate::inbox::history`]), dropped otherwise. Never a live message: no bot, flow or
     /// notification follows it.
     History(HistoryChunk),
+    /// The channel delivered what it had queued for the connection while it was away (WhatsApp:
+    /// the offline queue is drained after a reconnect). A connection back from an outage is
+    /// checked for missing messages then ([`crate::inbox::gaps`]).
+    CaughtUp,
     /// The session changed (QR code, connected, disconnected...).
     Session(SessionUpdate),
 }
@@ -173,6 +177,29 @@ pub struct HistoryChunk {
     /// How far the phone says the whole history has come (0-100), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progress: Option<u32>,
+    /// The phone's answer to [`ChannelProvider::request_history`] (a chat's messages before a
+    /// message the inbox holds), not the history sent at linking: written into the chat's
+    /// conversation whatever the import settings say ([`crate::inbox::gaps`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_demand: bool,
+}
+
+/// What [`ChannelProvider::request_history`] asks the phone for: up to `count` messages of
+/// `chat` sent before `anchor`, a message of that chat the inbox holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryRequest {
+    /// The contact's number (or LID), or the group's id, as messages name their chat.
+    pub chat: String,
+    pub is_group: bool,
+    /// The channel's id of the anchor message.
+    pub anchor_external_id: String,
+    /// The anchor was sent from the connection (ours), rather than by the contact.
+    pub anchor_from_me: bool,
+    /// The anchor's time.
+    pub anchor_time: DateTime<Utc>,
+    /// How many messages at most.
+    pub count: u32,
 }
 
 /// A contact card to send (vCard).
@@ -382,6 +409,21 @@ pub trait ChannelProvider: Send + Sync {
         _chat: &str,
     ) -> Result<()> {
         Err(not_supported(self.kind(), "decline a call"))
+    }
+    /// Asks the phone for the messages of one chat before a message the inbox holds (filling a
+    /// gap after an outage, [`crate::inbox::gaps`]); the answer arrives later as an
+    /// [`InboundEvent::History`] with `on_demand` set, or never when the phone is offline.
+    /// Providers that cannot ask answer `ERR_CHANNEL_NOT_SUPPORTED`.
+    async fn request_history(
+        &self,
+        _scope: TenantScope,
+        _connection: WhatsappId,
+        _request: &HistoryRequest,
+    ) -> Result<()> {
+        Err(not_supported(
+            self.kind(),
+            "ask the phone for a chat's history",
+        ))
     }
     /// Tries again to download an attachment that failed when its message arrived (`media` as
     /// the provider reported it, its locator opened). `ERR_WAPP_DOWNLOAD_MEDIA` when it fails

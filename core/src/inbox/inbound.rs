@@ -119,6 +119,7 @@ pub fn clean_event(mut event: InboundEvent) -> InboundEvent {
             clean(qrcode);
             clean_opt(number);
         }
+        InboundEvent::CaughtUp => {}
     }
     event
 }

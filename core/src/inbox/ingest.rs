@@ -78,7 +78,8 @@ pub enum IngestPlan {
 /// The text a ticket shows as its last message for `message`: the body (or caption), else a
 /// placeholder naming the media kind.
 pub fn last_message_text(body: &str, media_type: MediaType) -> String {
-    if !body.trim().is_empty() {
+    // A gap notice's body is its interval, not text to show.
+    if !body.trim().is_empty() && media_type != MediaType::Gap {
         return body.to_owned();
     }
     match media_type {
@@ -90,6 +91,7 @@ pub fn last_message_text(body: &str, media_type: MediaType) -> String {
         MediaType::Location => "📍 Localização".into(),
         MediaType::ContactCard => "👤 Contato".into(),
         MediaType::CallLog => "📞 Chamada perdida".into(),
+        MediaType::Gap => "⚠️ Mensagens podem estar faltando".into(),
     }
 }
 
@@ -138,7 +140,8 @@ pub fn last_message_preview(
             text: last_message_text(&m.body, m.media_type),
             deleted: false,
             from_me: m.from_me,
-            media: (m.body.trim().is_empty() && m.media_type != MediaType::Chat)
+            media: ((m.body.trim().is_empty() || m.media_type == MediaType::Gap)
+                && m.media_type != MediaType::Chat)
                 .then_some(m.media_type),
         },
     }

@@ -194,6 +194,14 @@ pub struct Connection {
     /// (finished; the imported tickets wait to be closed). See [`crate::inbox::history`].
     #[serde(default)]
     pub status_import_messages: Option<String>,
+    /// When the connection went down (or went deaf), while it is not back: the outage that may
+    /// leave a gap ([`crate::inbox::gaps`]); `null` while connected.
+    #[serde(default)]
+    pub down_since: Option<DateTime<Utc>>,
+    /// The connection's last gap that an admin has not dismissed: messages may be missing
+    /// between its `from` and `to` ([`crate::inbox::gaps`]).
+    #[serde(default)]
+    pub last_gap: Option<crate::inbox::gaps::ConnectionGap>,
 }
 
 /// The editable fields of a connection (create and update).
@@ -723,6 +731,11 @@ pub enum MediaType {
     ContactCard,
     #[serde(rename = "call_log")]
     CallLog,
+    /// A notice the inbox wrote into a conversation: messages may be missing between two
+    /// times (the connection was down, [`crate::inbox::gaps`]); the body is the interval
+    /// `{from}/{to}` in RFC 3339.
+    #[serde(rename = "gap")]
+    Gap,
 }
 
 impl MediaType {
@@ -737,6 +750,7 @@ impl MediaType {
             MediaType::Location => "locationMessage",
             MediaType::ContactCard => "contactMessage",
             MediaType::CallLog => "call_log",
+            MediaType::Gap => "gap",
         }
     }
 
@@ -751,6 +765,7 @@ impl MediaType {
             Self::Location,
             Self::ContactCard,
             Self::CallLog,
+            Self::Gap,
         ]
         .into_iter()
         .find(|m| m.as_str() == value)

@@ -57,6 +57,9 @@ pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
         JobPayload::ImportHistory { whatsapp_id } => {
             crate::service::inbox::history::step(ports, job.scope(), *whatsapp_id).await
         }
+        JobPayload::CheckGap { gap_id } => {
+            crate::service::inbox::gaps::check(ports, job.scope(), *gap_id).await
+        }
     }
 }
 

@@ -86,6 +86,8 @@ pub struct Ports {
     pub session_state: Arc<dyn crate::inbox::session_state::SessionStateRepo>,
     /// The queues of connections' imports of old messages.
     pub history: Arc<dyn crate::inbox::ports::HistoryImportRepo>,
+    /// Outages and gaps of connections.
+    pub gaps: Arc<dyn crate::inbox::gaps::GapRepo>,
     /// Leases on connections' channel sessions: one owner process each, with fencing tokens.
     pub leases: Arc<dyn crate::inbox::lease::ChannelLeaseRepo>,
 }

@@ -381,6 +381,8 @@ fn connection(allow_group: bool) -> Connection {
         closed_tickets_post_imported: false,
         queue_id_import_messages: None,
         status_import_messages: None,
+        down_since: None,
+        last_gap: None,
     }
 }
 

@@ -35,7 +35,7 @@ const COLUMNS: &str = "id, company_id, name, number, channel, provider, status, 
      when_expires_ticket, pairing_code, session_reason, session_until, updated_at, \
      enable_import_message, import_old_messages, import_recent_messages, \
      import_old_messages_groups, closed_tickets_post_imported, queue_id_import_messages, \
-     status_import_messages";
+     status_import_messages, down_since, last_gap";
 
 /// Writes the import settings of a connection (`$1` company, `$2` connection; the import queue
 /// only when it is one of the company's).
@@ -93,6 +93,8 @@ struct ConnectionRow {
     closed_tickets_post_imported: bool,
     queue_id_import_messages: Option<i64>,
     status_import_messages: Option<String>,
+    down_since: Option<DateTime<Utc>>,
+    last_gap: Option<String>,
 }
 
 /// What [`ConnectionRepo::set_session`] reads of the row before writing.
@@ -131,6 +133,21 @@ fn reason_of(connection: i64, text: Option<&str>) -> Option<SessionReason> {
         Ok(reason) => Some(reason),
         Err(e) => {
             tracing::warn!(connection, reason = text, error = %e, "unreadable session reason");
+            None
+        }
+    }
+}
+
+/// The stored last gap (JSON text); one this version cannot read is shown as none.
+fn gap_of(
+    connection: i64,
+    text: Option<&str>,
+) -> Option<chatflow_core::inbox::gaps::ConnectionGap> {
+    let text = text?;
+    match serde_json::from_str(text) {
+        Ok(gap) => Some(gap),
+        Err(e) => {
+            tracing::warn!(connection, gap = text, error = %e, "unreadable last gap");
             None
         }
     }
@@ -211,6 +228,8 @@ impl ConnectionRow {
             closed_tickets_post_imported: self.closed_tickets_post_imported,
             queue_id_import_messages: self.queue_id_import_messages.map(QueueId),
             status_import_messages: self.status_import_messages,
+            down_since: self.down_since,
+            last_gap: gap_of(self.id, self.last_gap.as_deref()),
         })
     }
 }
@@ -755,3 +774,6 @@ impl ConnectionRepo for Store {
 
 #[path = "history_imports.rs"]
 mod history_imports;
+
+#[path = "gaps.rs"]
+mod gaps;

@@ -107,7 +107,11 @@ async fn deliver_history(
         ports,
         scope,
         c,
-        InboundEvent::History(HistoryChunk { messages, progress }),
+        InboundEvent::History(HistoryChunk {
+            messages,
+            progress,
+            on_demand: false,
+        }),
     )
     .await
     .expect("the history is kept");

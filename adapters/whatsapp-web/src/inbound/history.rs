@@ -66,7 +66,12 @@ pub fn history_chunk(sync: &LazyHistorySync) -> Option<HistoryChunk> {
     if messages.is_empty() && progress.is_none() {
         return None;
     }
-    Some(HistoryChunk { messages, progress })
+    Some(HistoryChunk {
+        messages,
+        progress,
+        // The phone's answer to a request for one chat's messages (a gap's backfill).
+        on_demand: sync.sync_type() == HistorySyncType::ON_DEMAND as i32,
+    })
 }
 
 /// Whether a history sync of this type carries conversations (the initial bootstrap, recent,

@@ -283,11 +283,14 @@ pub async fn record_session(
     id: WhatsappId,
     update: &SessionUpdate,
 ) -> Result<Connection> {
-    ports
+    let before = find(ports, scope, id).await?;
+    let after = ports
         .connections
         .set_session(scope, id, update)
         .await?
-        .ok_or_else(|| ErrorCode::ERR_NO_WAPP_FOUND.into())
+        .ok_or_else(|| crate::Error::from(ErrorCode::ERR_NO_WAPP_FOUND))?;
+    super::gaps::on_session(ports, scope, &before, update).await?;
+    Ok(after)
 }
 
 // ------------------------------------------------------------------ helpers

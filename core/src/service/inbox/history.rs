@@ -136,26 +136,42 @@ async fn download(
     connection: &Connection,
     rows: Vec<(i64, InboundMessage)>,
 ) -> Result<Vec<InboundMessage>> {
-    let provider = ports.channels.get(connection.provider).ok();
     let mut messages = Vec::with_capacity(rows.len());
     for (_, mut message) in rows {
         if let Some(failed) = &mut message.media_failed {
             failed.locator = ports.secrets.open(&failed.locator)?;
-            if let Some(provider) = &provider {
-                match provider.download_media(scope, connection.id, failed).await {
-                    Ok(media) => {
-                        message.media = Some(media);
-                        message.media_failed = None;
-                    }
-                    Err(error) => {
-                        tracing::debug!(%error, "an imported attachment was not downloaded");
-                    }
-                }
-            }
         }
         messages.push(message);
     }
+    download_attachments(ports, scope, connection, &mut messages).await;
     Ok(messages)
+}
+
+/// Downloads the attachments history left with their locators (opened), where the provider
+/// can; a file it cannot get stays a failed download the user may try again.
+pub(super) async fn download_attachments(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    messages: &mut [InboundMessage],
+) {
+    let Ok(provider) = ports.channels.get(connection.provider) else {
+        return;
+    };
+    for message in messages {
+        let Some(failed) = &message.media_failed else {
+            continue;
+        };
+        match provider.download_media(scope, connection.id, failed).await {
+            Ok(media) => {
+                message.media = Some(media);
+                message.media_failed = None;
+            }
+            Err(error) => {
+                tracing::debug!(%error, "an attachment from history was not downloaded");
+            }
+        }
+    }
 }
 
 /// Sends the import's progress (`importMessages` update); best effort, the state is committed.

@@ -223,9 +223,18 @@ async fn other_event(
             super::identities::one_person(ports, scope, &connection, &chat, &aliases).await?;
             Ok(None)
         }
+        InboundEvent::History(chunk) if chunk.on_demand => {
+            let connection = connection_of(ports, scope, connection_id).await?;
+            super::gaps::receive(ports, scope, &connection, chunk.messages).await?;
+            Ok(None)
+        }
         InboundEvent::History(chunk) => {
             let connection = connection_of(ports, scope, connection_id).await?;
             super::history::receive(ports, scope, &connection, chunk).await?;
+            Ok(None)
+        }
+        InboundEvent::CaughtUp => {
+            super::gaps::caught_up(ports, scope, connection_id).await?;
             Ok(None)
         }
         InboundEvent::Session(update) => {
@@ -337,9 +346,28 @@ pub(super) async fn store_history(
     queue: Option<crate::ids::QueueId>,
 ) -> Result<()> {
     let decide = crate::inbox::history::decide_imported(queue);
+    store_history_with(ports, scope, connection, messages, &decide).await
+}
+
+/// [`store_history`] with another decision: the phone's answer to a history request and the
+/// gap notices ([`crate::inbox::gaps::decide_backfilled`]).
+pub(super) async fn store_history_with(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    messages: &[InboundMessage],
+    decide: &(
+         dyn for<'c, 'm> Fn(
+        &'c crate::inbox::ingest::IngestContext,
+        &'m InboundMessage,
+    ) -> crate::inbox::ingest::IngestPlan
+             + Send
+             + Sync
+     ),
+) -> Result<()> {
     let mut rest: Vec<&InboundMessage> = messages.iter().collect();
     while !rest.is_empty() {
-        let batch = store_messages(ports, scope, connection, &rest, &decide).await?;
+        let batch = store_messages(ports, scope, connection, &rest, decide).await?;
         let handled = batch.outcomes.len();
         let Some(error) = batch.failed else {
             break;
