@@ -16,6 +16,7 @@ mod companies;
 mod connections;
 mod contacts;
 mod flows;
+mod gaps;
 mod history;
 mod identities;
 mod inbound;
