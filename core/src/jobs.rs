@@ -64,6 +64,10 @@ pub enum JobPayload {
     /// ask the phone for what each touched conversation may have missed, note the others.
     #[serde(rename_all = "camelCase")]
     CheckGap { gap_id: i64 },
+    /// A look at a connection's outbound messages left at one tick
+    /// (`core::service::inbox::delivery::look`), again every few minutes while it is connected.
+    #[serde(rename_all = "camelCase")]
+    CheckDelivery { whatsapp_id: crate::ids::WhatsappId },
 }
 
 impl JobPayload {
@@ -76,6 +80,7 @@ impl JobPayload {
             JobPayload::SendSchedule { .. } => "sendSchedule",
             JobPayload::ImportHistory { .. } => "importHistory",
             JobPayload::CheckGap { .. } => "checkGap",
+            JobPayload::CheckDelivery { .. } => "checkDelivery",
         }
     }
 }
@@ -124,7 +129,8 @@ pub fn follow_ups(job: &Job, now: DateTime<Utc>) -> Vec<NewJob> {
         | JobPayload::RoutingTimer { .. }
         | JobPayload::SendSchedule { .. }
         | JobPayload::ImportHistory { .. }
-        | JobPayload::CheckGap { .. } => Vec::new(),
+        | JobPayload::CheckGap { .. }
+        | JobPayload::CheckDelivery { .. } => Vec::new(),
     }
 }
 

@@ -138,6 +138,7 @@ impl Wiring {
             leases: store.clone(),
             history: store.clone(),
             gaps: store.clone(),
+            delivery: store.clone(),
             assistant: Arc::new(chatflow_integrations::HttpAssistant::new(
                 host.openai_base_url,
                 options(),

@@ -38,6 +38,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(restart_all))
         .routes(routes!(close_imported))
         .routes(routes!(dismiss_gap))
+        .routes(routes!(delivery_health))
 }
 
 /// `GET /whatsapp` query.
@@ -393,4 +394,32 @@ async fn dismiss_gap(
     chatflow_core::service::inbox::gaps::dismiss(&state.ports, &tenant.actor, WhatsappId(id))
         .await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The connection's delivery health: its outbound messages still at one tick ten minutes after
+/// WhatsApp took them, in the last day (the count and the newest 20).
+#[utoipa::path(
+    get,
+    path = "/whatsapp/{id}/health",
+    tag = "connections",
+    params(("id" = i64, Path, description = "Connection id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = chatflow_core::inbox::delivery::DeliveryHealth),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
+async fn delivery_health(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<axum::Json<chatflow_core::inbox::delivery::DeliveryHealth>> {
+    let health = chatflow_core::service::inbox::delivery::health(
+        &state.ports,
+        &tenant.actor,
+        WhatsappId(id),
+    )
+    .await?;
+    Ok(axum::Json(health))
 }

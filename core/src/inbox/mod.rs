@@ -27,6 +27,7 @@
 pub mod channel;
 pub mod connection_rules;
 pub mod contact_rules;
+pub mod delivery;
 pub mod gaps;
 pub mod history;
 pub mod identities;

@@ -824,6 +824,10 @@ pub struct Message {
     /// when the message arrived; `POST /messages/{id}/media/retry` tries again), else `None`.
     #[serde(default)]
     pub media_error: Option<String>,
+    /// What is wrong with an outbound message's delivery (`notDelivered`: still at one tick
+    /// ten minutes after WhatsApp took it, [`crate::inbox::delivery`]), else `None`.
+    #[serde(default)]
+    pub delivery_issue: Option<crate::inbox::delivery::DeliveryIssue>,
     pub reactions: Vec<Reaction>,
     /// The user who sent it from the inbox (own-message checks), if any.
     pub user_id: Option<UserId>,

@@ -60,6 +60,9 @@ pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
         JobPayload::CheckGap { gap_id } => {
             crate::service::inbox::gaps::check(ports, job.scope(), *gap_id).await
         }
+        JobPayload::CheckDelivery { whatsapp_id } => {
+            crate::service::inbox::delivery::look(ports, job.scope(), *whatsapp_id).await
+        }
     }
 }
 

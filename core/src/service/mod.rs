@@ -88,6 +88,8 @@ pub struct Ports {
     pub history: Arc<dyn crate::inbox::ports::HistoryImportRepo>,
     /// Outages and gaps of connections.
     pub gaps: Arc<dyn crate::inbox::gaps::GapRepo>,
+    /// Flags and health of outbound deliveries.
+    pub delivery: Arc<dyn crate::inbox::delivery::DeliveryRepo>,
     /// Leases on connections' channel sessions: one owner process each, with fencing tokens.
     pub leases: Arc<dyn crate::inbox::lease::ChannelLeaseRepo>,
 }

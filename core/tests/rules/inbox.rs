@@ -252,6 +252,7 @@ fn message(user: Option<UserId>, minutes_ago: i64) -> Message {
         quoted_msg: None,
         ack: 1,
         media_error: None,
+        delivery_issue: None,
         reactions: vec![],
         user_id: user,
         participant: None,

@@ -31,7 +31,7 @@ use crate::repo::to_wire;
 pub(crate) const MESSAGE_SELECT: &str = "m.id, m.ticket_id, m.contact_id, m.whatsapp_id, \
      m.external_id, m.body, m.from_me, m.read, m.is_private, m.is_deleted, m.is_edited, \
      m.is_forwarded, m.media_type, m.media_path, m.media_name, m.participant, m.quoted_msg_id, \
-     m.ack, m.user_id, m.media_error, m.created_at, m.updated_at, qm.body AS quoted_body, \
+     m.ack, m.user_id, m.media_error, m.delivery_issue, m.created_at, m.updated_at, qm.body AS quoted_body, \
      qm.from_me AS quoted_from_me, qm.media_type AS quoted_media_type, \
      qm.is_deleted AS quoted_is_deleted \
      FROM messages m LEFT JOIN messages qm ON qm.id = m.quoted_msg_id";
@@ -59,6 +59,7 @@ pub(crate) struct MessageRow {
     ack: i64,
     user_id: Option<i64>,
     media_error: Option<String>,
+    delivery_issue: Option<String>,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     quoted_body: Option<String>,
@@ -147,6 +148,10 @@ pub(crate) fn assemble(rows: Vec<MessageRow>, reactions: Vec<ReactionRow>) -> Ve
             }),
             ack: row.ack,
             media_error: row.media_error,
+            delivery_issue: row
+                .delivery_issue
+                .as_deref()
+                .and_then(chatflow_core::inbox::delivery::DeliveryIssue::parse),
             reactions: by_message.remove(&row.id).unwrap_or_default(),
             user_id: row.user_id.map(UserId),
             participant: row.participant,
@@ -878,7 +883,8 @@ impl MessageRepo for Store {
             scope,
             connection,
             external_id,
-            "ack = $4",
+            // A receipt from a phone clears a delivery flag.
+            "ack = $4, delivery_issue = CASE WHEN $4 >= 2 THEN NULL ELSE delivery_issue END",
             InboundChange::Ack(ack),
         )
         .await
@@ -1173,3 +1179,6 @@ impl Store {
         })
     }
 }
+
+#[path = "delivery.rs"]
+mod delivery;

@@ -15,6 +15,7 @@ mod channel_sessions;
 mod companies;
 mod connections;
 mod contacts;
+mod delivery;
 mod flows;
 mod gaps;
 mod history;

@@ -290,6 +290,11 @@ pub async fn record_session(
         .await?
         .ok_or_else(|| crate::Error::from(ErrorCode::ERR_NO_WAPP_FOUND))?;
     super::gaps::on_session(ports, scope, &before, update).await?;
+    if update.status == crate::inbox::model::ConnectionStatus::Connected
+        && before.status != update.status
+    {
+        super::delivery::on_connected(ports, scope, id).await?;
+    }
     Ok(after)
 }
 

@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod connections;
 pub mod contacts;
+pub mod delivery;
 pub mod gaps;
 pub mod history;
 pub mod identities;
