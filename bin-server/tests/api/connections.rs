@@ -608,6 +608,8 @@ async fn another_companys_connections_are_not_found(app: TestApp) {
         app.get(&format!("/sandbox/{id}/inbox"), &b_token).await,
         app.post(&format!("/closedimported/{id}"), &b_token, &json!({}))
             .await,
+        app.delete(&format!("/whatsapp/{id}/gap"), &b_token).await,
+        app.get(&format!("/whatsapp/{id}/health"), &b_token).await,
     ] {
         assert_error(response, StatusCode::NOT_FOUND, "ERR_NO_WAPP_FOUND").await;
     }
