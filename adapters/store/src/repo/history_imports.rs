@@ -91,6 +91,22 @@ macro_rules! wake {
     }};
 }
 
+/// Sets `statusImportMessages` of connection `$id` to `$status` on `$conn`.
+macro_rules! set_status {
+    ($conn:expr, $company:expr, $id:expr, $status:expr) => {{
+        sqlx::query(
+            "UPDATE whatsapps SET status_import_messages = $3 WHERE company_id = $1 AND id = $2",
+        )
+        .bind($company)
+        .bind($id)
+        .bind($status)
+        .execute($conn)
+        .await
+        .map_err(db_error)
+        .map(|_| ())
+    }};
+}
+
 /// Closes the imported tickets of connection `$id` still pending on `$conn` (no messages go to
 /// the contacts): `Result<u64>`, how many.
 macro_rules! close_pending {
@@ -189,16 +205,7 @@ impl HistoryImportRepo for Store {
                 .execute(&mut *tx)
                 .await
                 .map_err(db_error)?;
-                sqlx::query(
-                    "UPDATE whatsapps SET status_import_messages = $3 \
-                     WHERE company_id = $1 AND id = $2",
-                )
-                .bind(company)
-                .bind(id)
-                .bind(status)
-                .execute(&mut *tx)
-                .await
-                .map_err(db_error)?;
+                set_status!(&mut *tx, company, id, status)?;
                 wake!(&mut *tx, company, id, at, now)?;
                 announce!(tx, scope, company, id, now, &[])?;
                 state!(&mut *tx, company, id)?
@@ -273,16 +280,7 @@ impl HistoryImportRepo for Store {
                         .await
                         .map_err(db_error)?;
                 }
-                sqlx::query(
-                    "UPDATE whatsapps SET status_import_messages = $3 \
-                     WHERE company_id = $1 AND id = $2",
-                )
-                .bind(company)
-                .bind(id)
-                .bind(status)
-                .execute(&mut *tx)
-                .await
-                .map_err(db_error)?;
+                set_status!(&mut *tx, company, id, status)?;
                 state!(&mut *tx, company, id)
             }
             .await
@@ -345,16 +343,7 @@ impl HistoryImportRepo for Store {
                         .await
                         .map_err(db_error)?;
                 }
-                sqlx::query(
-                    "UPDATE whatsapps SET status_import_messages = $3 \
-                     WHERE company_id = $1 AND id = $2",
-                )
-                .bind(company)
-                .bind(id)
-                .bind(status)
-                .execute(&mut *tx)
-                .await
-                .map_err(db_error)?;
+                set_status!(&mut *tx, company, id, status)?;
                 announce!(tx, scope, company, id, now, events)?;
                 Ok(Some(closed))
             }
