@@ -1128,7 +1128,8 @@ async fn the_import_settings_are_checked_and_relink_a_connected_phone(app: TestA
     let mut renamed = saved.clone();
     renamed["name"] = json!("Sales line 2");
     json_of(app.put(&path, &token, &renamed).await, StatusCode::OK).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A relink would have shown by now: the sandbox reports the new QR code's statuses before
+    // its new-QR call returns, and the save awaits that call.
     let read = json_of(app.get(&path, &token).await, StatusCode::OK).await;
     assert_eq!(read["status"], "CONNECTED");
     assert_eq!(read["name"], "Sales line 2");
