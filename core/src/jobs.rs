@@ -68,6 +68,10 @@ pub enum JobPayload {
     /// (`core::service::inbox::delivery::look`), again every few minutes while it is connected.
     #[serde(rename_all = "camelCase")]
     CheckDelivery { whatsapp_id: crate::ids::WhatsappId },
+    /// Fetch the profile picture of a new ticket's contact (a person or a group) from its
+    /// channel (`core::service::inbox::contacts::refresh_picture`).
+    #[serde(rename_all = "camelCase")]
+    RefreshPicture { ticket_id: TicketId },
 }
 
 impl JobPayload {
@@ -81,6 +85,7 @@ impl JobPayload {
             JobPayload::ImportHistory { .. } => "importHistory",
             JobPayload::CheckGap { .. } => "checkGap",
             JobPayload::CheckDelivery { .. } => "checkDelivery",
+            JobPayload::RefreshPicture { .. } => "refreshPicture",
         }
     }
 }
@@ -130,7 +135,8 @@ pub fn follow_ups(job: &Job, now: DateTime<Utc>) -> Vec<NewJob> {
         | JobPayload::SendSchedule { .. }
         | JobPayload::ImportHistory { .. }
         | JobPayload::CheckGap { .. }
-        | JobPayload::CheckDelivery { .. } => Vec::new(),
+        | JobPayload::CheckDelivery { .. }
+        | JobPayload::RefreshPicture { .. } => Vec::new(),
     }
 }
 

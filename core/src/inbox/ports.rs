@@ -100,6 +100,14 @@ pub trait ContactRepo: Send + Sync {
         disable_bot: Option<bool>,
         accept_audio: Option<bool>,
     ) -> Result<Option<Contact>>;
+    /// Sets the contact's profile picture address (`urlPicture`) and appends its update event,
+    /// unless it is already that; answers the contact when it changed.
+    async fn set_picture(
+        &self,
+        scope: TenantScope,
+        id: ContactId,
+        url: Option<&str>,
+    ) -> Result<Option<Contact>>;
     /// Replaces the contact's tags.
     async fn set_tags(&self, scope: TenantScope, id: ContactId, tags: &[TagId]) -> Result<bool>;
     /// Inserts, or updates name/e-mail of the contact with the same (channel, number); returns

@@ -63,6 +63,9 @@ pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
         JobPayload::CheckDelivery { whatsapp_id } => {
             crate::service::inbox::delivery::look(ports, job.scope(), *whatsapp_id).await
         }
+        JobPayload::RefreshPicture { ticket_id } => {
+            crate::service::inbox::contacts::refresh_picture(ports, job.scope(), *ticket_id).await
+        }
     }
 }
 

@@ -735,6 +735,44 @@ impl ContactRepo for Store {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "ContactRepo::set_picture", skip_all, fields(company = scope.company_id().0, contact = id.0))]
+    async fn set_picture(
+        &self,
+        scope: TenantScope,
+        id: ContactId,
+        url: Option<&str>,
+    ) -> Result<Option<Contact>> {
+        let company = scope.company_id().0;
+        let at = self.now();
+        Ok(write_tx!(self, |tx| {
+            let found: Option<i64> = sqlx::query_scalar(
+                "UPDATE contacts SET url_picture = $3, updated_at = $4 \
+                 WHERE company_id = $1 AND id = $2 \
+                 AND (url_picture IS NULL OR $3 IS NULL OR url_picture <> $3) RETURNING id",
+            )
+            .bind(company)
+            .bind(id.0)
+            .bind(url)
+            .bind(at)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_error)?;
+            match found {
+                None => None,
+                Some(id) => {
+                    let contact = reload!(&mut *tx, scope, id);
+                    crate::append_events!(
+                        &mut *tx,
+                        scope,
+                        self.now(),
+                        &[update_event("update", &contact)]
+                    )?;
+                    Some(contact)
+                }
+            }
+        }))
+    }
+
     #[tracing::instrument(level = "debug", name = "ContactRepo::set_tags", skip_all, fields(company = scope.company_id().0, contact = id.0))]
     async fn set_tags(&self, scope: TenantScope, id: ContactId, tags: &[TagId]) -> Result<bool> {
         let company = scope.company_id().0;

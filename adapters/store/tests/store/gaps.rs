@@ -4,7 +4,8 @@
 //! phone (a recording provider stands in for WhatsApp) and the others get one notice line; the
 //! phone's answer lands in its conversation as history, stored once; a short outage is no gap;
 //! a deaf session's gap starts at the last message it heard; another company can neither see
-//! nor dismiss a gap.
+//! nor dismiss a gap. The same stand-in phone answers profile lookups: a new ticket's contact
+//! gets its picture by a job.
 
 use std::sync::{Arc, Mutex};
 
@@ -35,6 +36,7 @@ store_tests!(
     a_short_outage_is_no_gap,
     a_deaf_sessions_gap_starts_at_the_last_message_it_heard,
     another_company_can_neither_see_nor_dismiss_a_gap,
+    a_new_tickets_contact_gets_its_picture,
 );
 
 const ANA: &str = "5511911110000";
@@ -82,6 +84,18 @@ impl ChannelProvider for Phone {
     }
     async fn mark_read(&self, _: TenantScope, _: WhatsappId, _: &str, _: &[String]) -> Result<()> {
         Ok(())
+    }
+    async fn profile(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        number: &str,
+    ) -> Result<Option<chatflow_core::inbox::channel::ChannelProfile>> {
+        Ok(Some(chatflow_core::inbox::channel::ChannelProfile {
+            number: number.into(),
+            name: String::new(),
+            profile_pic_url: format!("https://pps.example/{number}.jpg"),
+        }))
     }
     async fn request_history(
         &self,
@@ -426,5 +440,33 @@ async fn another_company_can_neither_see_nor_dismiss_a_gap(store: Store) {
     assert!(
         get(&store, s.scope, s.c).await.last_gap.is_some(),
         "still there"
+    );
+}
+
+async fn a_new_tickets_contact_gets_its_picture(store: Store) {
+    let s = setup(&store).await;
+    s.message("a1", ANA, "oi", s.now()).await;
+    let ticket = ticket_of(&store, s.scope, ANA).await;
+    let picture = |store: &Store| {
+        let scope = s.scope;
+        let store = store.clone();
+        async move {
+            TicketRepo::get(&store, scope, ticket)
+                .await
+                .expect("read")
+                .expect("the ticket")
+                .contact
+                .url_picture
+        }
+    };
+    assert_eq!(
+        picture(&store).await,
+        None,
+        "looked up off the message's path"
+    );
+    s.run_jobs().await;
+    assert_eq!(
+        picture(&store).await.as_deref(),
+        Some("https://pps.example/5511911110000.jpg")
     );
 }

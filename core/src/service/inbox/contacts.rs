@@ -476,6 +476,52 @@ pub async fn profile(ports: &Ports, actor: &Actor, number: &str) -> Result<Conta
     })
 }
 
+/// Fetches the profile picture of a ticket's contact (a person or a group) from the ticket's
+/// connection and keeps its address on the contact (the `refreshPicture` job, queued when a
+/// ticket is created). A channel that cannot look pictures up, a session that is not connected
+/// here, or no picture leave the contact as it is: the picture is a nicety, not worth a retry.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::refresh_picture", skip_all, fields(company = scope.company_id().0, ticket = ticket_id.0))]
+pub async fn refresh_picture(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket_id: crate::ids::TicketId,
+) -> Result<()> {
+    let Some(ticket) = ports.tickets.get(scope, ticket_id).await? else {
+        return Ok(());
+    };
+    let Some(connection_id) = ticket.whatsapp_id else {
+        return Ok(());
+    };
+    let Some(connection) = ports.connections.get(scope, connection_id).await? else {
+        return Ok(());
+    };
+    let Ok(provider) = ports.channels.get(connection.provider) else {
+        return Ok(());
+    };
+    let found = match provider
+        .profile(scope, connection.id, &ticket.contact.number)
+        .await
+    {
+        Ok(found) => found,
+        Err(error) => {
+            tracing::debug!(%error, "the contact's picture was not looked up");
+            return Ok(());
+        }
+    };
+    let url = found
+        .map(|profile| profile.profile_pic_url)
+        .filter(|url| !url.is_empty());
+    if let Some(url) = url {
+        if ticket.contact.url_picture.as_deref() != Some(url.as_str()) {
+            ports
+                .contacts
+                .set_picture(scope, ticket.contact.id, Some(&url))
+                .await?;
+        }
+    }
+    Ok(())
+}
+
 /// The company's default connection when it is connected, else its first connected one.
 async fn connected_connection(ports: &Ports, scope: TenantScope) -> Result<Option<Connection>> {
     let mut connected: Vec<Connection> = ports

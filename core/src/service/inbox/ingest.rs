@@ -420,6 +420,20 @@ async fn after_stored(
     else {
         return Ok(());
     };
+    let without_picture = stored
+        .contact
+        .as_deref()
+        .is_none_or(|c| c.url_picture.is_none());
+    if ticket_created && without_picture {
+        // The contact's (or group's) picture, looked up off the message's path.
+        let job = crate::jobs::NewJob {
+            payload: crate::jobs::JobPayload::RefreshPicture { ticket_id: ticket },
+            run_at: ports.clock.now(),
+        };
+        if let Err(error) = ports.jobs.enqueue(scope, &[job]).await {
+            tracing::warn!(%error, "the contact's picture will not be looked up");
+        }
+    }
     automation::on_inbound(
         ports,
         scope,
