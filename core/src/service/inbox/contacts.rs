@@ -511,13 +511,13 @@ pub async fn refresh_picture(
     let url = found
         .map(|profile| profile.profile_pic_url)
         .filter(|url| !url.is_empty());
-    if let Some(url) = url {
-        if ticket.contact.url_picture.as_deref() != Some(url.as_str()) {
-            ports
-                .contacts
-                .set_picture(scope, ticket.contact.id, Some(&url))
-                .await?;
-        }
+    if let Some(url) = url
+        && ticket.contact.url_picture.as_deref() != Some(url.as_str())
+    {
+        ports
+            .contacts
+            .set_picture(scope, ticket.contact.id, Some(&url))
+            .await?;
     }
     Ok(())
 }
