@@ -84,8 +84,9 @@ impl DueJobs {
     }
 
     /// Runs every job due at the clock's time now (and the jobs those queue for now), settles
-    /// each, wakes the dispatcher for their events, and answers how many ran.
-    pub async fn run(&self) -> chatflow_core::Result<usize> {
+    /// each, wakes the dispatcher for their events, and answers the kinds that ran, in order
+    /// (`JobPayload::kind`).
+    pub async fn run(&self) -> chatflow_core::Result<Vec<&'static str>> {
         let ran = claim_and_run(&self.ports, self.lease).await?;
         self.realtime.wake();
         Ok(ran)
@@ -105,9 +106,12 @@ async fn run_due(ports: &Ports, lease: chrono::TimeDelta) -> chatflow_core::Resu
     })
 }
 
-/// Claims and runs due jobs until none is due; answers how many ran.
-async fn claim_and_run(ports: &Ports, lease: chrono::TimeDelta) -> chatflow_core::Result<usize> {
-    let mut ran = 0;
+/// Claims and runs due jobs until none is due; answers the kinds that ran.
+async fn claim_and_run(
+    ports: &Ports,
+    lease: chrono::TimeDelta,
+) -> chatflow_core::Result<Vec<&'static str>> {
+    let mut ran = Vec::new();
     loop {
         let now = ports.clock.now();
         let claimed = ports.jobs.claim_due(now, lease, BATCH).await?;
@@ -125,7 +129,7 @@ async fn claim_and_run(ports: &Ports, lease: chrono::TimeDelta) -> chatflow_core
                 );
             }
             jobs::settle(ports, &job, &outcome).await?;
-            ran += 1;
+            ran.push(job.payload.kind());
         }
     }
     Ok(ran)

@@ -285,7 +285,7 @@ async fn an_interval_waits_as_a_durable_job_and_resumes(app: TestApp) {
 
     // The interval is a job of the company's queue, not a sleep in memory.
     let scope = chatflow_core::TenantScope::new(a.company);
-    let queued = app.ports.jobs.pending(scope).await.expect("jobs");
+    let queued = app.pending_jobs(scope).await;
     assert_eq!(queued.len(), 1, "{queued:?}");
     assert_eq!(queued[0].payload.kind(), "flowTimer");
     // A message while the interval runs changes nothing, nor does a moment before its end.
@@ -306,14 +306,7 @@ async fn an_interval_waits_as_a_durable_job_and_resumes(app: TestApp) {
     app.advance(chrono::TimeDelta::days(1));
     assert_eq!(app.run_due_jobs().await, 0);
     assert_eq!(received_when(&app, &a, maria, |_| true).await.len(), 3);
-    assert!(
-        app.ports
-            .jobs
-            .pending(scope)
-            .await
-            .expect("jobs")
-            .is_empty()
-    );
+    assert!(app.pending_jobs(scope).await.is_empty());
 }
 
 async fn phrase_campaigns_trigger_on_their_connection_and_phrase_only(app: TestApp) {

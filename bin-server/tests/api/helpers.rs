@@ -21,6 +21,11 @@ use chatflow_core::{CompanyId, PlanId, TenantScope, UserId};
 use chatflow_server::JobRunner;
 use chatflow_server::config::{Config, Secret};
 use chatflow_server::jobs::DueJobs;
+
+/// Jobs that keep connections and contacts up to date on their own (a connected connection's
+/// delivery look, a new ticket's picture lookup): [`TestApp::run_due_jobs`] runs them but does
+/// not count them, so a test counts the jobs its conversation queued.
+const UPKEEP_JOBS: [&str; 2] = ["checkDelivery", "refreshPicture"];
 use chatflow_system::{Argon2Hasher, ManualClock, test_engines};
 use chatflow_whatsapp_web::fake::FakeWaClientFactory;
 use chatflow_wiring::Wiring;
@@ -412,7 +417,25 @@ impl TestApp {
     /// Runs every job due on the server's clock now, as the background worker would; answers
     /// how many ran.
     pub async fn run_due_jobs(&self) -> usize {
-        self.due_jobs.run().await.expect("the due jobs run")
+        self.due_jobs
+            .run()
+            .await
+            .expect("the due jobs run")
+            .into_iter()
+            .filter(|kind| !UPKEEP_JOBS.contains(kind))
+            .count()
+    }
+
+    /// The company's jobs waiting or failed, upkeep left out (see [`UPKEEP_JOBS`]).
+    pub async fn pending_jobs(
+        &self,
+        scope: chatflow_core::TenantScope,
+    ) -> Vec<chatflow_core::jobs::Job> {
+        let mut jobs = chatflow_core::jobs::JobQueue::pending(self.ports.jobs.as_ref(), scope)
+            .await
+            .expect("jobs");
+        jobs.retain(|job| !UPKEEP_JOBS.contains(&job.payload.kind()));
+        jobs
     }
 
     /// Waits until the sandbox has delivered everything phones sent. A phone's message is

@@ -270,12 +270,9 @@ async fn forward_to_another_contact(app: TestApp) {
         chrono::TimeDelta::milliseconds(900)
     );
     // Nothing left in the queue once the last job is settled.
-    let jobs = chatflow_core::jobs::JobQueue::pending(
-        app.ports.jobs.as_ref(),
-        chatflow_core::TenantScope::new(a.company),
-    )
-    .await
-    .expect("jobs");
+    let jobs = app
+        .pending_jobs(chatflow_core::TenantScope::new(a.company))
+        .await;
     assert!(jobs.is_empty(), "{jobs:?}");
 }
 

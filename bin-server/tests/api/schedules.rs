@@ -258,12 +258,7 @@ async fn a_schedule_reaches_the_phone_exactly_once(app: TestApp) {
     assert_eq!(app.run_due_jobs().await, 0);
     let after = received_now(&app, &a, number).await;
     assert_eq!(after.len(), 1, "{after:?}");
-    let jobs = app
-        .ports
-        .jobs
-        .pending(TenantScope::new(a.company))
-        .await
-        .expect("jobs");
+    let jobs = app.pending_jobs(TenantScope::new(a.company)).await;
     assert!(jobs.is_empty(), "{jobs:?}");
     // The message is on a ticket of the contact, sent by the scheduling user.
     let page = json_of(
@@ -337,7 +332,7 @@ async fn a_recurring_schedule_sends_its_times_then_stops(app: TestApp) {
             (days - 48 * sends as i64).abs() <= 1,
             "{sends}: {first_at} -> {next}"
         );
-        let jobs = app.ports.jobs.pending(scope).await.expect("jobs");
+        let jobs = app.pending_jobs(scope).await;
         assert_eq!(jobs.len(), 1, "{jobs:?}");
         assert_eq!(jobs[0].payload.kind(), "sendSchedule");
         assert_eq!(jobs[0].run_at, next.with_timezone(&Utc));
@@ -351,14 +346,7 @@ async fn a_recurring_schedule_sends_its_times_then_stops(app: TestApp) {
     app.advance(TimeDelta::days(3));
     assert_eq!(app.run_due_jobs().await, 0);
     assert_eq!(received_now(&app, &a, number).await.len(), 3);
-    assert!(
-        app.ports
-            .jobs
-            .pending(scope)
-            .await
-            .expect("jobs")
-            .is_empty()
-    );
+    assert!(app.pending_jobs(scope).await.is_empty());
     // openTicket enabled: the ticket is open and the chosen user's.
     let page = json_of(
         app.get("/tickets?showAll=true", &a.admin).await,
@@ -450,12 +438,7 @@ async fn a_failed_send_is_kept_as_an_error(app: TestApp) {
     app.advance(TimeDelta::days(3));
     assert_eq!(app.run_due_jobs().await, 0);
     assert_eq!(failed["sends"], 0);
-    let jobs = app
-        .ports
-        .jobs
-        .pending(TenantScope::new(a.company))
-        .await
-        .expect("jobs");
+    let jobs = app.pending_jobs(TenantScope::new(a.company)).await;
     assert!(jobs.is_empty(), "{jobs:?}");
 }
 
