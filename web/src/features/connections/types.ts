@@ -43,6 +43,29 @@ export const sessionReasonSchema = z.catch(
 export type SessionReason = NonNullable<z.infer<typeof sessionReasonSchema>>;
 const int = (fallback: number) => z.pipe(z.nullish(z.number()), z.transform((v) => v ?? fallback));
 
+/** Where the check of a gap stands (core/src/inbox/gaps.rs `GapState`). */
+export const GAP_STATES = ['waiting', 'checking', 'checked'] as const;
+export type GapState = (typeof GAP_STATES)[number];
+
+/**
+ * A connection's last outage long enough to be checked (two minutes or more), not dismissed yet
+ * (core/src/inbox/gaps.rs `ConnectionGap`): messages may be missing between `from` and `to`.
+ */
+export const connectionGapSchema = z.object({
+  id: z.number(),
+  /** RFC 3339: when the outage began. */
+  from: z.string(),
+  /** RFC 3339: when the connection was back. */
+  to: z.string(),
+  /** `waiting` for the channel's queue, `checking`, or `checked`; a state this version does not know reads as `checking`. */
+  state: z.catch(z.enum(GAP_STATES), 'checking'),
+  /** Conversations whose messages in the gap were asked from the phone. */
+  fetched: z.catch(z.number(), 0),
+  /** Conversations that got the "messages may be missing" notice. */
+  noted: z.catch(z.number(), 0),
+});
+export type ConnectionGap = z.infer<typeof connectionGapSchema>;
+
 /** A connection, `whatsapp` on the wire (core/src/inbox/model.rs `Connection`). */
 export const connectionSchema = z.looseObject({
   id: z.number(),
@@ -110,6 +133,13 @@ export const connectionSchema = z.looseObject({
    * (finished, the imported tickets are still open).
    */
   statusImportMessages: z.pipe(z.nullish(z.string()), z.transform((v) => v || null)),
+  /**
+   * RFC 3339: when the connection went down (or went deaf), while it is not back; null while
+   * connected. Absent from a server without gaps, and then left as it was on a merge.
+   */
+  downSince: z.nullish(z.string()),
+  /** The last gap not dismissed (`DELETE /whatsapp/{id}/gap`), or null; one this version cannot read is none. */
+  lastGap: z.catch(z.nullish(connectionGapSchema), null),
 });
 export type Connection = z.infer<typeof connectionSchema>;
 

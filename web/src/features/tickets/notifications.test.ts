@@ -59,9 +59,10 @@ describe('when the sound plays', () => {
     expect(shouldPlaySound(event({ ticket: { userId: null, user: null, status: 'pending' } }), context)).toBe(true);
   });
 
-  it('not for my own messages, notes, updates, other attendants’ tickets or broken payloads', () => {
+  it('not for my own messages, notes, gap notices, updates, other attendants’ tickets or broken payloads', () => {
     expect(shouldPlaySound(event({ message: { fromMe: true } }), context)).toBe(false);
     expect(shouldPlaySound(event({ message: { isPrivate: true } }), context)).toBe(false);
+    expect(shouldPlaySound(event({ message: { mediaType: 'gap', body: '2026-11-29T10:01:00Z/2026-11-29T10:09:00Z' } }), context)).toBe(false);
     expect(shouldPlaySound(event({ action: 'update' }), context)).toBe(false);
     expect(shouldPlaySound(event({ ticket: { userId: 9 } }), context)).toBe(false);
     expect(shouldPlaySound({ action: 'create', message: { id: 1 } }, context)).toBe(false);

@@ -48,7 +48,7 @@ export function visibleNotifications(data: UnreadTickets | undefined, openUuid: 
   return { tickets: data.tickets.filter((t) => t !== open), total: Math.max(0, data.total - 1) };
 }
 
-const liveMessageSchema = z.object({ fromMe: z.catch(z.boolean(), false), isPrivate: z.catch(z.boolean(), false) });
+const liveMessageSchema = z.object({ fromMe: z.catch(z.boolean(), false), isPrivate: z.catch(z.boolean(), false), mediaType: z.catch(z.string(), 'chat') });
 
 export interface SoundContext {
   userId: number;
@@ -60,14 +60,15 @@ export interface SoundContext {
 
 /**
  * The sound plays for a new message (`appMessage` `create`) from a contact on a ticket that is
- * the user's or unassigned, unless it is the ticket open on a focused page.
+ * the user's or unassigned, unless it is the ticket open on a focused page. A gap notice
+ * (`mediaType` `gap`) is from no one and plays nothing.
  */
 export function shouldPlaySound(payload: { action?: unknown; message?: unknown; ticket?: unknown }, context: SoundContext): boolean {
   if (payload.action !== 'create') return false;
   const message = liveMessageSchema.safeParse(payload.message);
   const ticket = ticketSchema.safeParse(payload.ticket);
   if (!message.success || !ticket.success) return false;
-  if (message.data.fromMe || message.data.isPrivate) return false;
+  if (message.data.fromMe || message.data.isPrivate || message.data.mediaType === 'gap') return false;
   if (!isMine(ticket.data, context.userId)) return false;
   return !(context.focused && ticket.data.uuid === context.openUuid);
 }

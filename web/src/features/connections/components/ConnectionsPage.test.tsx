@@ -502,6 +502,121 @@ describe('/connections', () => {
   });
 });
 
+describe('/connections gaps after an outage', () => {
+  /** RFC 3339 of a local time on 29/11/2026 (the table shows local times). */
+  const at = (hour: number, minute: number) => new Date(2026, 10, 29, hour, minute).toISOString();
+  const gap = (overrides: Record<string, unknown> = {}) => ({ id: 5, from: at(10, 1), to: at(10, 9), state: 'checking', fetched: 0, noted: 0, ...overrides });
+
+  it('shows since when a connection is down, and its last gap: checking, then what the check did', async () => {
+    server(() => [
+      connectionFixture(1, { lastGap: gap() }),
+      connectionFixture(2, { status: 'DISCONNECTED', downSince: at(11, 30), lastGap: null }),
+      // A server without gaps: neither field.
+      connectionFixture(3),
+    ]);
+    renderApp('/connections');
+    const interval = await screen.findByTestId('connections-gap-interval-1');
+    expect(interval).toHaveTextContent('Mensagens podem estar faltando entre 29/11/26 10:01 e 29/11/26 10:09');
+    expect(screen.getByTestId('connections-gap-1')).toHaveAttribute('data-state', 'checking');
+    expect(screen.getByTestId('connections-gap-state-1')).toHaveTextContent('Verificando…');
+    expect(screen.queryByTestId('connections-down-1')).not.toBeInTheDocument();
+    expect(screen.getByTestId('connections-down-2')).toHaveTextContent('fora do ar desde 29/11/26 11:30');
+    expect(screen.queryByTestId('connections-gap-2')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('connections-gap-3')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('connections-down-3')).not.toBeInTheDocument();
+
+    // The check ends: the counts arrive with the connection's update.
+    act(() => lastSocket().serverEmit('company-1-whatsapp', { action: 'update', seq: 4, whatsapp: connectionFixture(1, { lastGap: gap({ state: 'checked', fetched: 12, noted: 3 }) }) }));
+    await waitFor(() => expect(screen.getByTestId('connections-gap-1')).toHaveAttribute('data-state', 'checked'));
+    expect(screen.getByTestId('connections-gap-state-1')).toHaveTextContent('Conversas pedidas ao celular: 12 · marcadas com o aviso: 3');
+    // A session update that does not carry the gap leaves it.
+    act(() => lastSocket().serverEmit('company-1-whatsappSession', { action: 'update', seq: 5, session: connectionFixture(1) }));
+    expect(screen.getByTestId('connections-gap-1')).toBeInTheDocument();
+
+    await setLanguage('en');
+    try {
+      await waitFor(() => expect(screen.getByTestId('connections-gap-interval-1')).toHaveTextContent('Messages may be missing between 29/11/26 10:01 and 29/11/26 10:09'));
+      expect(screen.getByTestId('connections-gap-state-1')).toHaveTextContent('Conversations asked from the phone: 12 · marked with the notice: 3');
+      expect(screen.getByTestId('connections-down-2')).toHaveTextContent('down since 29/11/26 11:30');
+    } finally {
+      await setLanguage('pt');
+    }
+  });
+
+  it('dismisses the gap with DELETE /whatsapp/{id}/gap, and says when that fails', async () => {
+    let list = [connectionFixture(1, { lastGap: gap({ state: 'checked', fetched: 2, noted: 0 }) }), connectionFixture(2, { lastGap: gap({ id: 6 }) })];
+    const api = server(() => list, {
+      'DELETE /whatsapp/:id/gap': ({ path }) => {
+        const id = Number(path.split('/')[2]);
+        if (id === 2) return reply(404, { error: 'ERR_NO_WAPP_FOUND', message: 'no' });
+        list = list.map((c) => (c.id === id ? { ...c, lastGap: null } : c));
+        return undefined;
+      },
+    });
+    renderApp('/connections');
+    const user = userEvent.setup();
+    const dismiss = await screen.findByTestId('connections-gap-dismiss-1');
+    expect(dismiss).toHaveAccessibleName('Dispensar');
+    await user.click(dismiss);
+    await waitFor(() => expect(screen.queryByTestId('connections-gap-1')).not.toBeInTheDocument());
+    expect(api.find('DELETE', '/whatsapp/1/gap')).toHaveLength(1);
+    // Not the connection itself.
+    expect(api.find('DELETE', '/whatsapp/1')).toHaveLength(0);
+
+    await user.click(screen.getByTestId('connections-gap-dismiss-2'));
+    expect(await screen.findByTestId('toast-error')).toBeInTheDocument();
+    expect(screen.getByTestId('connections-gap-2')).toBeInTheDocument();
+  });
+
+  it('a gap dismissed elsewhere goes with the update event; without the session capability there is no dismiss button', async () => {
+    server(() => [connectionFixture(3, { lastGap: gap() })], {}, authFixture({ permissions: ['menu:connections'], user: { profile: 'user', super: false } }));
+    renderApp('/connections');
+    expect(await screen.findByTestId('connections-gap-3')).toBeInTheDocument();
+    expect(screen.queryByTestId('connections-gap-dismiss-3')).not.toBeInTheDocument();
+    act(() => lastSocket().serverEmit('company-1-whatsapp', { action: 'update', seq: 9, whatsapp: connectionFixture(3, { lastGap: null }) }));
+    await waitFor(() => expect(screen.queryByTestId('connections-gap-3')).not.toBeInTheDocument());
+  });
+
+  it('tells when a connection drops and when it is back, from the socket, not on the first load', async () => {
+    server(() => [connectionFixture(1), connectionFixture(2, { status: 'DISCONNECTED', downSince: at(11, 30) }), connectionFixture(3, { status: 'qrcode' })]);
+    renderApp('/users');
+    // The alert is armed 2000 ms after the menu shows: the badge says it has read the connections.
+    await waitFor(() => expect(screen.getByTestId('menu-connections-badge')).toHaveAttribute('data-alert', 'true'), { timeout: 4000 });
+    expect(screen.queryByTestId('toast-warning')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('toast-success')).not.toBeInTheDocument();
+
+    const socket = lastSocket();
+    act(() => socket.serverEmit('company-1-whatsappSession', { action: 'update', seq: 1, session: connectionFixture(1, { status: 'OPENING', downSince: at(12, 0) }) }));
+    expect(await screen.findByTestId('toast-warning')).toHaveTextContent('A conexão Conexão 1 caiu');
+    // Still down: nothing more.
+    act(() => socket.serverEmit('company-1-whatsappSession', { action: 'update', seq: 2, session: connectionFixture(1, { status: 'DISCONNECTED', downSince: at(12, 0) }) }));
+    act(() => socket.serverEmit('company-1-whatsapp', { action: 'update', seq: 3, whatsapp: connectionFixture(2, { status: 'CONNECTED', downSince: null }) }));
+    expect(await screen.findByText('A conexão Conexão 2 voltou')).toBeInTheDocument();
+    act(() => socket.serverEmit('company-1-whatsappSession', { action: 'update', seq: 4, session: connectionFixture(1, { status: 'CONNECTED', downSince: null }) }));
+    expect(await screen.findByText('A conexão Conexão 1 voltou')).toBeInTheDocument();
+    // A first link is not a return.
+    act(() => socket.serverEmit('company-1-whatsappSession', { action: 'update', seq: 5, session: connectionFixture(3, { status: 'CONNECTED' }) }));
+    await waitFor(() => expect(screen.getByTestId('menu-connections-badge')).toHaveAttribute('data-alert', 'false'));
+    expect(screen.queryByText('A conexão Conexão 3 voltou')).not.toBeInTheDocument();
+    expect(screen.getAllByTestId('toast-warning')).toHaveLength(1);
+  });
+
+  it('words the notices in the chosen language', async () => {
+    await setLanguage('en');
+    try {
+      server(() => [connectionFixture(1), connectionFixture(2, { status: 'qrcode' })]);
+      renderApp('/users');
+      await waitFor(() => expect(screen.getByTestId('menu-connections-badge')).toHaveAttribute('data-alert', 'true'), { timeout: 4000 });
+      act(() => lastSocket().serverEmit('company-1-whatsapp', { action: 'update', seq: 1, whatsapp: connectionFixture(1, { status: 'DISCONNECTED', downSince: at(12, 0) }) }));
+      expect(await screen.findByTestId('toast-warning')).toHaveTextContent('Connection Conexão 1 dropped');
+      act(() => lastSocket().serverEmit('company-1-whatsapp', { action: 'update', seq: 2, whatsapp: connectionFixture(1) }));
+      expect(await screen.findByTestId('toast-success')).toHaveTextContent('Connection Conexão 1 is back');
+    } finally {
+      await setLanguage('pt');
+    }
+  });
+});
+
 describe('/connections inbound failures', () => {
   /** A stateful `/inbound-failures`: 20 a page, newest first, like the server. */
   function failuresServer(initial: ReturnType<typeof inboundFailureFixture>[], routes: Record<string, MockHandler> = {}, auth: unknown = adminAuth()) {

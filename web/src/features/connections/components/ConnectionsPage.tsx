@@ -42,6 +42,7 @@ import { useImportProgress } from '../hooks/useImportProgress';
 import { formatTableDate, type Connection } from '../types';
 import { sessionReasonText } from '../utils/session-reason';
 import { ConnectionModal } from './ConnectionModal';
+import { DownSince, GapRowStatus } from './GapStatus';
 import { CloseImportedButton, ImportProgressCards, ImportRowStatus } from './ImportStatus';
 import { InboundFailures } from './InboundFailures';
 import { QrCodeDialog } from './QrCodeDialog';
@@ -82,8 +83,9 @@ function SessionReasonLine({ connection }: { connection: Connection }) {
 }
 
 /**
- * Connections (spec 2 "/connections"): table, session actions, QR dialog, connection dialog, and
- * the old-message import's progress cards, row marks and "close imported tickets" button.
+ * Connections (spec 2 "/connections"): table, session actions, QR dialog, connection dialog, the
+ * old-message import's progress cards, row marks and "close imported tickets" button, and, after
+ * an outage, since when a connection is down and its last gap (docs/channels.md "Gaps after an outage").
  */
 export default function ConnectionsPage() {
   const { t } = useTranslation();
@@ -264,11 +266,13 @@ export default function ConnectionsPage() {
                   </TableCell>
                   <TableCell sx={WIDE_ONLY}>{connection.number}</TableCell>
                   <TableCell align="center">
-                    <Stack direction="row" spacing={1} sx={{ alignItems: 'center', justifyContent: 'center' }}>
+                    <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', justifyContent: 'center', flexWrap: 'wrap' }}>
                       <StatusIcon status={connection.status} />
                       <span data-testid={`connections-status-${connection.id}`}>{t(`connections.status.${connection.status}`)}</span>
+                      <DownSince connection={connection} />
                     </Stack>
                     <SessionReasonLine connection={connection} />
+                    <GapRowStatus connection={connection} canDismiss={canSession} />
                     <ImportRowStatus connection={connection} />
                   </TableCell>
                   <TableCell align="center">

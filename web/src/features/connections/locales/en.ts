@@ -188,6 +188,17 @@ const connections: typeof pt = {
         session: 'Session update',
       },
     },
+    gaps: {
+      downSince: 'down since {{date}}',
+      missing: 'Messages may be missing between {{from}} and {{to}}',
+      checking: 'Checking…',
+      checked: 'Conversations asked from the phone: {{fetched}} · marked with the notice: {{noted}}',
+      dismiss: 'Dismiss',
+    },
+    alerts: {
+      dropped: 'Connection {{name}} dropped',
+      back: 'Connection {{name}} is back',
+    },
     validation: {
       vacationIncomplete: 'Enter both the start and the end of the vacation',
       vacationOrder: 'The end must be on or after the start',

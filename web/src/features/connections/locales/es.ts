@@ -188,6 +188,17 @@ const connections: typeof pt = {
         session: 'Actualización de la sesión',
       },
     },
+    gaps: {
+      downSince: 'caída desde {{date}}',
+      missing: 'Pueden faltar mensajes entre {{from}} y {{to}}',
+      checking: 'Verificando…',
+      checked: 'Conversaciones pedidas al teléfono: {{fetched}} · marcadas con el aviso: {{noted}}',
+      dismiss: 'Descartar',
+    },
+    alerts: {
+      dropped: 'La conexión {{name}} se cayó',
+      back: 'La conexión {{name}} volvió',
+    },
     validation: {
       vacationIncomplete: 'Indique el inicio y el fin de las vacaciones',
       vacationOrder: 'El fin debe ser igual o posterior al inicio',

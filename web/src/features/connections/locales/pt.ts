@@ -187,6 +187,17 @@ const connections = {
         session: 'Atualização da sessão',
       },
     },
+    gaps: {
+      downSince: 'fora do ar desde {{date}}',
+      missing: 'Mensagens podem estar faltando entre {{from}} e {{to}}',
+      checking: 'Verificando…',
+      checked: 'Conversas pedidas ao celular: {{fetched}} · marcadas com o aviso: {{noted}}',
+      dismiss: 'Dispensar',
+    },
+    alerts: {
+      dropped: 'A conexão {{name}} caiu',
+      back: 'A conexão {{name}} voltou',
+    },
     validation: {
       vacationIncomplete: 'Informe o início e o fim das férias',
       vacationOrder: 'O fim deve ser igual ou posterior ao início',

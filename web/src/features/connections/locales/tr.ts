@@ -188,6 +188,17 @@ const connections: typeof pt = {
         session: 'Oturum güncellemesi',
       },
     },
+    gaps: {
+      downSince: '{{date}} tarihinden beri kesik',
+      missing: '{{from}} ile {{to}} arasında mesajlar eksik olabilir',
+      checking: 'Kontrol ediliyor…',
+      checked: 'Telefondan istenen sohbetler: {{fetched}} · uyarı eklenenler: {{noted}}',
+      dismiss: 'Gizle',
+    },
+    alerts: {
+      dropped: '{{name}} bağlantısı koptu',
+      back: '{{name}} bağlantısı geri geldi',
+    },
     validation: {
       vacationIncomplete: 'İznin başlangıç ve bitişini girin',
       vacationOrder: 'Bitiş, başlangıçla aynı gün ya da sonra olmalı',

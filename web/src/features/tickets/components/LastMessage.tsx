@@ -4,8 +4,11 @@ import { FormattedPreview } from '../../../components/FormattedText';
 import { LAST_MESSAGE_MAX } from '../format';
 import type { Ticket } from '../types';
 
-/** Media kinds whose caption-less placeholder the inbox names in the reader's language. */
-const PREVIEW_MEDIA = ['image', 'audio', 'video', 'application', 'locationMessage', 'contactMessage', 'call_log'] as const;
+/**
+ * Media kinds whose caption-less placeholder the inbox names in the reader's language; `gap` (a
+ * gap notice, whose body is its interval) always.
+ */
+const PREVIEW_MEDIA = ['image', 'audio', 'video', 'application', 'locationMessage', 'contactMessage', 'call_log', 'gap'] as const;
 type PreviewMedia = (typeof PREVIEW_MEDIA)[number];
 const isPreviewMedia = (kind: string | null | undefined): kind is PreviewMedia => PREVIEW_MEDIA.includes(kind as PreviewMedia);
 

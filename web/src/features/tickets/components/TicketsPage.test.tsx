@@ -182,6 +182,7 @@ describe('/tickets media preview', () => {
         ticketFixture(1, { lastMessage: '📷 Imagem', lastMessageMedia: 'image' }),
         ticketFixture(2, { lastMessage: 'segue o *boleto*', lastMessageMedia: null }),
         ticketFixture(3, { lastMessage: '📞 Chamada perdida', lastMessageMedia: 'call_log' }),
+        ticketFixture(4, { lastMessage: '⚠️ Mensagens podem estar faltando', lastMessageMedia: 'gap' }),
       ],
     });
     try {
@@ -191,6 +192,7 @@ describe('/tickets media preview', () => {
       expect(await last(1)).toHaveTextContent('📷 Photo');
       expect(await last(2)).toHaveTextContent('segue o boleto');
       expect(await last(3)).toHaveTextContent('📞 Missed call');
+      expect(await last(4)).toHaveTextContent('⚠️ Messages may be missing');
     } finally {
       await setLanguage('pt');
     }

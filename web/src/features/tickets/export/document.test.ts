@@ -78,10 +78,12 @@ describe('exportBlocks', () => {
       message(8, { mediaType: 'call_log', body: '' }),
       message(9, { fromMe: true, userId: 99, body: 'pelo celular' }),
       message(10, { participant: 'João (grupo)', body: 'oi grupo' }),
+      message(11, { mediaType: 'gap', body: '2026-03-02T10:01:00Z/2026-03-03T10:09:00Z' }),
     ];
     const blocks = exportBlocks(input(messages), labels()).slice(8);
-    const authors = blocks.filter((b) => b.style === 'author').map((b) => b.text.replace(/^\d\d\/\d\d\/\d{4} \d\d:\d\d {2}/, ''));
-    expect(authors).toEqual(['Maria Souza', 'Bia', 'Nota privada - Admin', 'Maria Souza', 'Maria Souza', 'Maria Souza', 'Bia', 'Maria Souza', 'Atendente', 'João (grupo)']);
+    const authors = blocks.filter((b) => b.style === 'author').map((b) => b.text.replace(/^\d\d\/\d\d\/\d{4} \d\d:\d\d( {2}|$)/, ''));
+    // A gap notice is from no one.
+    expect(authors).toEqual(['Maria Souza', 'Bia', 'Nota privada - Admin', 'Maria Souza', 'Maria Souza', 'Maria Souza', 'Bia', 'Maria Souza', 'Atendente', 'João (grupo)', '']);
     const bodies = blocks.filter((b) => b.style === 'body' || (b.style === 'notice' && !b.text.startsWith('>'))).map((b) => b.text);
     expect(bodies).toEqual([
       'Olá, preciso de ajuda',
@@ -94,6 +96,7 @@ describe('exportBlocks', () => {
       'Chamada perdida',
       'pelo celular',
       'oi grupo',
+      expect.stringMatching(/^A conexão ficou fora do ar de 0[23]\/03\/2026 \d\d:01 a 0[34]\/03\/2026 \d\d:09: mensagens deste período podem estar faltando$/),
     ]);
     expect(blocks.find((b) => b.style === 'author')?.text).toMatch(/^0[1-6]\/03\/2026 \d\d:01 {2}Maria Souza$/);
   });

@@ -32,6 +32,8 @@ export interface ExportLabels {
   forwarded: string;
   edited: string;
   callLog: string;
+  /** A gap notice (`mediaType` `gap`) in words, from its body (the interval). */
+  gap: (body: string) => string;
   /** `[image]`, `[audio]`... by media type; other types use `file`. */
   media: Record<'image' | 'video' | 'audio' | 'file' | 'location' | 'contact' | 'reaction', string>;
   page: (page: number, pages: number) => string;
@@ -118,8 +120,9 @@ function mediaTag(message: Message, labels: ExportLabels): string | null {
   }
 }
 
-/** Who wrote a message: the contact (or the group member), the attendant, or a private note. */
+/** Who wrote a message: the contact (or the group member), the attendant, or a private note; no one for a gap notice. */
 export function authorOf(message: Message, input: Pick<ExportInput, 'ticket' | 'users'>, labels: ExportLabels): string {
+  if (message.mediaType === 'gap') return '';
   if (!message.fromMe) return message.participant || input.ticket.contact.name;
   const name = (message.userId != null ? input.users.get(message.userId) : undefined) ?? labels.attendantUnknown;
   return message.isPrivate ? `${labels.privateNote} - ${name}` : name;
@@ -129,6 +132,7 @@ export function authorOf(message: Message, input: Pick<ExportInput, 'ticket' | '
 export function messageRuns(message: Message, labels: ExportLabels): StyledRun[] {
   if (message.isDeleted) return [plainRun(message.fromMe ? labels.deletedOwn : labels.deletedByContact)];
   if (message.mediaType === 'call_log') return [plainRun(labels.callLog)];
+  if (message.mediaType === 'gap') return [plainRun(labels.gap(message.body))];
   const tag = mediaTag(message, labels);
   if (!tag) return styledRuns(message.body);
   const name = message.mediaName?.trim();
@@ -159,7 +163,7 @@ export function exportBlocks(input: ExportInput, labels: ExportLabels): Block[] 
     meta(labels.exportedAt, stamp(input.exportedAt)),
   ];
   for (const message of input.messages) {
-    blocks.push({ style: 'author', text: `${stamp(message.createdAt)}  ${authorOf(message, input, labels)}`, keepWithNext: true });
+    blocks.push({ style: 'author', text: `${stamp(message.createdAt)}  ${authorOf(message, input, labels)}`.trimEnd(), keepWithNext: true });
     if (message.isForwarded && !message.isDeleted) blocks.push({ style: 'notice', text: labels.forwarded });
     if (message.quotedMsg && !message.isDeleted) {
       const quoted = message.quotedMsg.isDeleted ? labels.deletedByContact : plainText(message.quotedMsg.body);

@@ -6,6 +6,7 @@
 import type { TFunction } from 'i18next';
 import { getMessages, type MessagesPageParam } from '../messages/api/messages';
 import type { Message } from '../messages/types';
+import { gapNoticeText } from '../messages/format';
 import type { ExportInput, ExportLabels } from './document';
 
 export interface ExportProgress {
@@ -58,6 +59,7 @@ export function exportLabels(t: TFunction, ticketId: number): ExportLabels {
     forwarded: t('messages.forwarded'),
     edited: t('messages.edited'),
     callLog: t('tickets.pdf.callLog'),
+    gap: (body) => gapNoticeText(body, t),
     media: {
       image: t('tickets.pdf.media.image'),
       video: t('tickets.pdf.media.video'),

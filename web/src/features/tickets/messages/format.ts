@@ -1,4 +1,5 @@
 /** Conversation display helpers. */
+import type { TFunction } from 'i18next';
 
 /** The reactions offered on a message. */
 export const REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🙏'] as const;
@@ -15,6 +16,31 @@ export function timeOf(value: string): string {
 export function dayOf(value: string): string {
   const d = new Date(value);
   return `${pad(d.getDate())}/${pad(d.getMonth() + 1)}/${d.getFullYear()}`;
+}
+
+/** A gap notice's interval (`mediaType` `gap`: the body is `{from}/{to}`, two RFC 3339 times), or null when the body is not one. */
+export function gapInterval(body: string): { from: string; to: string } | null {
+  const parts = body.trim().split('/');
+  if (parts.length !== 2) return null;
+  const [from, to] = parts;
+  if (Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to))) return null;
+  return { from, to };
+}
+
+/**
+ * A gap's ends as the conversation shows them, in local time: `dd/MM/yyyy HH:mm`, the end's date
+ * left out when it is the start's day.
+ */
+export function gapEnds(interval: { from: string; to: string }): { from: string; to: string } {
+  const from = `${dayOf(interval.from)} ${timeOf(interval.from)}`;
+  const sameDay = dayOf(interval.to) === dayOf(interval.from);
+  return { from, to: sameDay ? timeOf(interval.to) : `${dayOf(interval.to)} ${timeOf(interval.to)}` };
+}
+
+/** What a gap notice says in the reader's language: the connection was down between its ends. */
+export function gapNoticeText(body: string, t: TFunction): string {
+  const interval = gapInterval(body);
+  return interval ? t('messages.gap', gapEnds(interval)) : t('messages.gapUnknown');
 }
 
 export type AckState = 'clock' | 'sent' | 'delivered' | 'read' | 'played';

@@ -1,7 +1,12 @@
 /** Wire shape of a message (docs/api.md "Messages"; `Message` in core/src/inbox/model.rs). */
 import { z } from 'zod/mini';
 
-export const MEDIA_TYPES = ['chat', 'image', 'audio', 'video', 'application', 'locationMessage', 'contactMessage', 'reactionMessage', 'call_log'] as const;
+/**
+ * The media kinds (`mediaType`). `gap` is the notice line of a gap after an outage
+ * (docs/channels.md "Gaps after an outage"): from no one, no file, its body the interval
+ * `{from}/{to}` in RFC 3339.
+ */
+export const MEDIA_TYPES = ['chat', 'image', 'audio', 'video', 'application', 'locationMessage', 'contactMessage', 'reactionMessage', 'call_log', 'gap'] as const;
 
 export const quotedMessageSchema = z.object({
   id: z.number(),

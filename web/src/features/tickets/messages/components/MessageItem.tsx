@@ -8,12 +8,13 @@ import MicIcon from '@mui/icons-material/Mic';
 import PhoneMissedIcon from '@mui/icons-material/PhoneMissed';
 import RefreshIcon from '@mui/icons-material/Refresh';
 import ReportProblemOutlinedIcon from '@mui/icons-material/ReportProblemOutlined';
+import SyncProblemIcon from '@mui/icons-material/SyncProblem';
 import { useTranslation } from 'react-i18next';
 import { isKnownErrorCode } from '../../../../lib/i18n/errors';
 import { toastError } from '../../../../lib/toast';
 import { useRetryMessageMedia } from '../api/messages';
 import { canDeleteMessage, canEditMessage, type Message } from '../types';
-import { ackState, REACTIONS, timeOf } from '../format';
+import { ackState, gapNoticeText, REACTIONS, timeOf } from '../format';
 import { bubbleColors } from '../bubble';
 import { FormattedText } from '../../../../components/FormattedText';
 import { MessageMedia } from './MessageMedia';
@@ -92,6 +93,18 @@ export const MessageItem = memo(function MessageItem({ message, ticketUuid, user
       <Stack direction="row" spacing={1} sx={{ justifyContent: 'center', alignItems: 'center', my: 1, color: 'text.secondary' }} data-testid={`message-${message.id}`} data-kind="call_log">
         <PhoneMissedIcon fontSize="small" color="error" />
         <Typography variant="caption">{t('messages.callLog', { time: timeOf(message.createdAt) })}</Typography>
+      </Stack>
+    );
+  }
+
+  if (message.mediaType === 'gap') {
+    // A gap after an outage: a line of the conversation, not a message to answer.
+    return (
+      <Stack direction="row" spacing={1} sx={{ justifyContent: 'center', alignItems: 'center', my: 1, px: 2, color: 'text.secondary' }} data-testid={`message-${message.id}`} data-kind="gap">
+        <SyncProblemIcon fontSize="small" color="warning" />
+        <Typography variant="caption" sx={{ textAlign: 'center' }} data-testid={`message-gap-${message.id}`}>
+          {gapNoticeText(message.body, t)}
+        </Typography>
       </Stack>
     );
   }

@@ -78,6 +78,44 @@ describe('ticket view messages', () => {
     expect(screen.getByTestId('message-reactions-7')).toHaveTextContent('👍');
   });
 
+  it('shows a gap notice as a line with both times, in the reader\'s language, not as a message', async () => {
+    // Local times, as the reader's clock shows them: 29/11/2026 10:01 to 10:09, and to the next day.
+    const at = (day: number, hour: number, minute: number) => new Date(2026, 10, day, hour, minute).toISOString();
+    ticketServer({
+      'GET /messages/:uuid': () => ({
+        messages: [
+          messageFixture(1, { body: 'Antes' }),
+          messageFixture(2, { mediaType: 'gap', body: `${at(29, 10, 1)}/${at(29, 10, 9)}`, createdAt: at(29, 10, 1) }),
+          messageFixture(3, { mediaType: 'gap', body: `${at(29, 23, 50)}/${at(30, 0, 20)}`, createdAt: at(29, 23, 50) }),
+          messageFixture(4, { mediaType: 'gap', body: 'not an interval' }),
+        ],
+        hasMore: false,
+        nextCursor: null,
+      }),
+    });
+    renderApp('/tickets/uuid-7');
+    const gap = await screen.findByTestId('message-2');
+    expect(gap).toHaveAttribute('data-kind', 'gap');
+    expect(screen.getByTestId('message-gap-2')).toHaveTextContent(
+      'A conexão ficou fora do ar de 29/11/2026 10:01 a 10:09: mensagens deste período podem estar faltando',
+    );
+    expect(screen.getByTestId('message-gap-3')).toHaveTextContent('A conexão ficou fora do ar de 29/11/2026 23:50 a 30/11/2026 00:20');
+    expect(screen.getByTestId('message-gap-4')).toHaveTextContent('A conexão ficou fora do ar: mensagens podem estar faltando');
+    // A line, not a bubble: no options menu, no raw interval.
+    expect(within(gap).queryByTestId('message-menu-2')).not.toBeInTheDocument();
+    expect(gap).not.toHaveTextContent('2026-');
+    expect(screen.getByTestId('message-menu-1')).toBeInTheDocument();
+
+    await act(() => setLanguage('en'));
+    try {
+      await waitFor(() =>
+        expect(screen.getByTestId('message-gap-2')).toHaveTextContent('The connection was down from 29/11/2026 10:01 to 10:09: messages from this period may be missing'),
+      );
+    } finally {
+      await act(() => setLanguage('pt'));
+    }
+  });
+
   it('loads the older page with nextCursor when scrolled within 50 px of the top', async () => {
     const server = twoPageServer();
     renderApp('/tickets/uuid-7');

@@ -33,8 +33,12 @@ const messages = {
       locationMessage: '📍 Localização',
       contactMessage: '👤 Contato',
       call_log: '📞 Chamada perdida',
+      gap: '⚠️ Mensagens podem estar faltando',
     },
     callLog: 'Chamada perdida às {{time}}',
+    /** A gap after an outage (`mediaType` `gap`), a line of the conversation. */
+    gap: 'A conexão ficou fora do ar de {{from}} a {{to}}: mensagens deste período podem estar faltando',
+    gapUnknown: 'A conexão ficou fora do ar: mensagens podem estar faltando',
     reply24h: 'Você tem 24 horas para responder a esta mensagem.',
     mediaError: 'Não foi possível carregar a mídia.',
     /** The attachment of a received message could not be downloaded: download it again. */
