@@ -26,6 +26,7 @@ import DialpadIcon from '@mui/icons-material/Dialpad';
 import EditIcon from '@mui/icons-material/Edit';
 import FacebookIcon from '@mui/icons-material/Facebook';
 import InstagramIcon from '@mui/icons-material/Instagram';
+import MonitorHeartOutlinedIcon from '@mui/icons-material/MonitorHeartOutlined';
 import RestartAltIcon from '@mui/icons-material/RestartAlt';
 import SignalCellular4BarIcon from '@mui/icons-material/SignalCellular4Bar';
 import SignalCellularConnectedNoInternet0BarIcon from '@mui/icons-material/SignalCellularConnectedNoInternet0Bar';
@@ -42,6 +43,7 @@ import { useImportProgress } from '../hooks/useImportProgress';
 import { formatTableDate, type Connection } from '../types';
 import { sessionReasonText } from '../utils/session-reason';
 import { ConnectionModal } from './ConnectionModal';
+import { DeliveryHealthDialog } from './DeliveryHealthDialog';
 import { DownSince, GapRowStatus } from './GapStatus';
 import { CloseImportedButton, ImportProgressCards, ImportRowStatus } from './ImportStatus';
 import { InboundFailures } from './InboundFailures';
@@ -106,6 +108,7 @@ export default function ConnectionsPage() {
   const [toDelete, setToDelete] = useState<Connection | null>(null);
   const [toDisconnect, setToDisconnect] = useState<Connection | null>(null);
   const [confirmRestart, setConfirmRestart] = useState(false);
+  const [healthFor, setHealthFor] = useState<Connection | null>(null);
   const closeQr = useCallback(() => setQrFor(null), []);
 
   const runSession = (connection: Connection, action: SessionAction) =>
@@ -291,6 +294,11 @@ export default function ConnectionsPage() {
                   </TableCell>
                   {canEdit && (
                     <TableCell align="center" sx={{ whiteSpace: 'nowrap' }}>
+                      <Tooltip title={t('connections.deliveryHealth.button')}>
+                        <IconButton size="small" onClick={() => setHealthFor(connection)} aria-label={t('connections.deliveryHealth.button')} data-testid={`connections-health-${connection.id}`}>
+                          <MonitorHeartOutlinedIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
                       <Tooltip title={t('common.edit')}>
                         <IconButton size="small" onClick={() => setModal({ connection, channel: connection.channel })} aria-label={t('common.edit')} data-testid={`connections-edit-${connection.id}`}>
                           <EditIcon fontSize="small" />
@@ -331,6 +339,7 @@ export default function ConnectionsPage() {
 
       {modal && <ConnectionModal connection={modal.connection} channel={modal.channel} onClose={() => setModal(null)} />}
       {qrFor !== null && <QrCodeDialog connectionId={qrFor} onClose={closeQr} />}
+      {healthFor && <DeliveryHealthDialog connection={healthFor} onClose={() => setHealthFor(null)} />}
       <ConfirmDialog
         open={!!toDelete}
         title={t('connections.deleteTitle', { name: toDelete?.name ?? '' })}

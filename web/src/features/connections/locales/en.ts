@@ -199,6 +199,18 @@ const connections: typeof pt = {
       dropped: 'Connection {{name}} dropped',
       back: 'Connection {{name}} is back',
     },
+    deliveryHealth: {
+      button: 'Delivery health',
+      title: 'Delivery health: {{name}}',
+      intro: 'Messages sent from this connection that WhatsApp received but the contact\'s phone did not confirm after 10 minutes. Open the ticket to decide what to do (forward, call, another channel).',
+      count_one: '{{count}} message not delivered in the last 24 hours',
+      count_other: '{{count}} messages not delivered in the last 24 hours',
+      newest: 'Showing the newest {{shown}}.',
+      empty: 'All messages were delivered',
+      openTicket: 'Open the ticket of {{name}}',
+      noContact: 'Unnamed contact',
+      noText: 'Message without text',
+    },
     validation: {
       vacationIncomplete: 'Enter both the start and the end of the vacation',
       vacationOrder: 'The end must be on or after the start',

@@ -199,6 +199,18 @@ const connections: typeof pt = {
       dropped: 'La conexión {{name}} se cayó',
       back: 'La conexión {{name}} volvió',
     },
+    deliveryHealth: {
+      button: 'Salud de las entregas',
+      title: 'Salud de las entregas: {{name}}',
+      intro: 'Mensajes enviados por esta conexión que WhatsApp recibió, pero que el teléfono del contacto no confirmó después de 10 minutos. Abra el ticket para decidir qué hacer (reenviar, llamar, otro canal).',
+      count_one: '{{count}} mensaje no entregado en las últimas 24 horas',
+      count_other: '{{count}} mensajes no entregados en las últimas 24 horas',
+      newest: 'Se muestran los {{shown}} más recientes.',
+      empty: 'Todos los mensajes fueron entregados',
+      openTicket: 'Abrir el ticket de {{name}}',
+      noContact: 'Contacto sin nombre',
+      noText: 'Mensaje sin texto',
+    },
     validation: {
       vacationIncomplete: 'Indique el inicio y el fin de las vacaciones',
       vacationOrder: 'El fin debe ser igual o posterior al inicio',

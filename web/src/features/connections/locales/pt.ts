@@ -198,6 +198,19 @@ const connections = {
       dropped: 'A conexão {{name}} caiu',
       back: 'A conexão {{name}} voltou',
     },
+    /** A connection's delivery health: its messages WhatsApp took but no phone confirmed (GET /whatsapp/{id}/health). */
+    deliveryHealth: {
+      button: 'Saúde das entregas',
+      title: 'Saúde das entregas: {{name}}',
+      intro: 'Mensagens enviadas por esta conexão que o WhatsApp recebeu, mas que o celular do contato não confirmou após 10 minutos. Abra o atendimento para decidir o que fazer (encaminhar, ligar, outro canal).',
+      count_one: '{{count}} mensagem não entregue nas últimas 24 horas',
+      count_other: '{{count}} mensagens não entregues nas últimas 24 horas',
+      newest: 'Mostrando as {{shown}} mais recentes.',
+      empty: 'Todas as mensagens foram entregues',
+      openTicket: 'Abrir o atendimento de {{name}}',
+      noContact: 'Contato sem nome',
+      noText: 'Mensagem sem texto',
+    },
     validation: {
       vacationIncomplete: 'Informe o início e o fim das férias',
       vacationOrder: 'O fim deve ser igual ou posterior ao início',

@@ -199,6 +199,18 @@ const connections: typeof pt = {
       dropped: '{{name}} bağlantısı koptu',
       back: '{{name}} bağlantısı geri geldi',
     },
+    deliveryHealth: {
+      button: 'Teslimat durumu',
+      title: 'Teslimat durumu: {{name}}',
+      intro: 'Bu bağlantıdan gönderilen, WhatsApp\'ın aldığı ancak kişinin telefonunun 10 dakika sonra hâlâ onaylamadığı mesajlar. Ne yapılacağına karar vermek için talebi açın (iletme, arama, başka bir kanal).',
+      count_one: 'Son 24 saatte {{count}} mesaj teslim edilmedi',
+      count_other: 'Son 24 saatte {{count}} mesaj teslim edilmedi',
+      newest: 'En yeni {{shown}} mesaj gösteriliyor.',
+      empty: 'Tüm mesajlar teslim edildi',
+      openTicket: 'Talebi aç: {{name}}',
+      noContact: 'Adsız kişi',
+      noText: 'Metinsiz mesaj',
+    },
     validation: {
       vacationIncomplete: 'İznin başlangıç ve bitişini girin',
       vacationOrder: 'Bitiş, başlangıçla aynı gün ya da sonra olmalı',

@@ -38,6 +38,11 @@ export const messageSchema = z.object({
   mediaError: z.nullish(z.string()),
   quotedMsg: z.nullish(quotedMessageSchema),
   ack: z.catch(z.number(), 0),
+  /**
+   * `notDelivered`: an own message WhatsApp's server took (one tick) that no phone confirmed for
+   * 10 minutes; a later receipt clears it (`null`). Unknown values read as none.
+   */
+  deliveryIssue: z.catch(z.nullish(z.literal('notDelivered')), null),
   reactions: z.catch(z.array(z.object({ emoji: z.string(), fromMe: z.catch(z.boolean(), false) })), []),
   userId: z.nullish(z.number()),
   participant: z.nullish(z.string()),

@@ -18,6 +18,7 @@ import { ackState, gapNoticeText, REACTIONS, timeOf } from '../format';
 import { bubbleColors } from '../bubble';
 import { FormattedText } from '../../../../components/FormattedText';
 import { MessageMedia } from './MessageMedia';
+import { DeliveryIssueIndicator } from './DeliveryIssueIndicator';
 
 export type MessageCommand = 'reply' | 'forward' | 'edit' | 'delete' | 'react';
 
@@ -185,6 +186,7 @@ export const MessageItem = memo(function MessageItem({ message, ticketUuid, user
           {message.isEdited && !message.isDeleted && <Typography variant="caption">{t('messages.edited')}</Typography>}
           <Typography variant="caption">{timeOf(message.createdAt)}</Typography>
           {own && !message.isPrivate && <AckIcon ack={message.ack} mediaType={message.mediaType} />}
+          {own && !message.isPrivate && <DeliveryIssueIndicator message={message} />}
         </Stack>
         {social && !own && !message.isPrivate && (
           <Typography variant="caption" color="warning.main" sx={{ display: 'block', fontStyle: 'italic' }} data-testid={`message-24h-${message.id}`}>

@@ -46,6 +46,9 @@ const messages: typeof pt = {
     deleteTitle: 'Delete message?',
     deleteMessage: 'The message will be deleted for everyone.',
     ack: { clock: 'Sending', sent: 'Sent', delivered: 'Delivered', read: 'Read', played: 'Played' },
+    deliveryIssue: {
+      notDelivered: 'Not delivered: WhatsApp received the message, but the contact\'s phone has not confirmed it for more than 10 minutes',
+    },
     actions: { reply: 'Reply', forward: 'Forward', edit: 'Edit', delete: 'Delete', react: 'React' },
     media: { title: 'Send files', caption: 'Caption' },
     forward: { title: 'Forward message', submit: 'Forward', done: 'Message forwarded', noMessage: 'No message selected' },

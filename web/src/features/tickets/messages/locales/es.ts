@@ -46,6 +46,9 @@ const messages: typeof pt = {
     deleteTitle: '¿Eliminar mensaje?',
     deleteMessage: 'El mensaje se eliminará para todos.',
     ack: { clock: 'Enviando', sent: 'Enviado', delivered: 'Entregado', read: 'Leído', played: 'Reproducido' },
+    deliveryIssue: {
+      notDelivered: 'No entregado: WhatsApp recibió el mensaje, pero el teléfono del contacto no lo ha confirmado desde hace más de 10 minutos',
+    },
     actions: { reply: 'Responder', forward: 'Reenviar', edit: 'Editar', delete: 'Eliminar', react: 'Reaccionar' },
     media: { title: 'Enviar archivos', caption: 'Leyenda' },
     forward: { title: 'Reenviar mensaje', submit: 'Reenviar', done: 'Mensaje reenviado', noMessage: 'Ningún mensaje seleccionado' },

@@ -47,6 +47,10 @@ const messages = {
     deleteTitle: 'Apagar mensagem?',
     deleteMessage: 'A mensagem será apagada para todos.',
     ack: { clock: 'Enviando', sent: 'Enviada', delivered: 'Entregue', read: 'Lida', played: 'Reproduzida' },
+    /** An own message WhatsApp took (one tick) that the contact's phone has not confirmed for 10 minutes. */
+    deliveryIssue: {
+      notDelivered: 'Não entregue: o WhatsApp recebeu a mensagem, mas o celular do contato não confirmou há mais de 10 minutos',
+    },
     actions: { reply: 'Responder', forward: 'Encaminhar', edit: 'Editar', delete: 'Apagar', react: 'Reagir' },
     media: { title: 'Enviar arquivos', caption: 'Legenda' },
     forward: { title: 'Encaminhar mensagem', submit: 'Encaminhar', done: 'Mensagem encaminhada', noMessage: 'Nenhuma mensagem selecionada' },

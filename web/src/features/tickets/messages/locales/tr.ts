@@ -46,6 +46,9 @@ const messages: typeof pt = {
     deleteTitle: 'Mesaj silinsin mi?',
     deleteMessage: 'Mesaj herkes için silinecek.',
     ack: { clock: 'Gönderiliyor', sent: 'Gönderildi', delivered: 'Teslim edildi', read: 'Okundu', played: 'Dinlendi' },
+    deliveryIssue: {
+      notDelivered: 'Teslim edilmedi: WhatsApp mesajı aldı, ancak kişinin telefonu 10 dakikadan uzun süredir onaylamadı',
+    },
     actions: { reply: 'Yanıtla', forward: 'İlet', edit: 'Düzenle', delete: 'Sil', react: 'Tepki ver' },
     media: { title: 'Dosya gönder', caption: 'Açıklama' },
     forward: { title: 'Mesajı ilet', submit: 'İlet', done: 'Mesaj iletildi', noMessage: 'Mesaj seçilmedi' },
