@@ -1,9 +1,10 @@
 //! Gaps after an outage: while a connection is down (or deaf: connected but hearing nothing),
 //! the channel may not deliver everything that was sent to it when it comes back. The inbox
-//! keeps when each outage began (the connection's `downSince`); when the connection is back
-//! and the channel says it delivered what it had queued ([`InboundEvent::CaughtUp`]), an outage
-//! of at least [`MIN_OUTAGE_SECONDS`] becomes a *gap* that a job checks once
-//! ([`crate::jobs::JobPayload::CheckGap`]):
+//! keeps when each outage began (the connection's `downSince`); when the connection is back, an
+//! outage of at least [`MIN_OUTAGE_SECONDS`] becomes a *gap* that a job checks
+//! ([`crate::jobs::JobPayload::CheckGap`]) as soon as the channel says it delivered what it had
+//! queued ([`InboundEvent::CaughtUp`]), or [`CHECK_AFTER_SECONDS`] after the connection is back
+//! when the channel never says so:
 //!
 //! - every conversation of the connection that was open or pending, or moved during the gap,
 //!   and that has a message after the gap began asks the phone for the messages before that
@@ -33,6 +34,15 @@ use crate::inbox::model::{ConnectionStatus, MediaType, SessionReason};
 
 /// The shortest outage checked for missing messages (2 minutes).
 pub const MIN_OUTAGE_SECONDS: i64 = 120;
+
+/// When a gap is checked at the latest after the connection is back, should the channel not
+/// say it caught up (2 minutes).
+pub const CHECK_AFTER_SECONDS: i64 = 120;
+
+/// When a gap that ended at `to` is checked at the latest.
+pub fn check_at(to: DateTime<Utc>) -> DateTime<Utc> {
+    to + Duration::seconds(CHECK_AFTER_SECONDS)
+}
 
 /// How many messages one request asks the phone for, per conversation.
 pub const BACKFILL_COUNT: u32 = 50;
@@ -231,7 +241,8 @@ pub trait GapRepo: Send + Sync {
         since: DateTime<Utc>,
     ) -> Result<bool>;
     /// Clears `downSince` and, when `gap` (the outage counts), records a `waiting` gap from
-    /// `from` to `to`, in one transaction, with the connection's update event.
+    /// `from` to `to` with its [`crate::jobs::JobPayload::CheckGap`] job due at `check_at`, in
+    /// one transaction, with the connection's update event.
     async fn ended(
         &self,
         scope: TenantScope,
@@ -239,6 +250,7 @@ pub trait GapRepo: Send + Sync {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
         gap: bool,
+        check_at: DateTime<Utc>,
     ) -> Result<()>;
     /// The connection's waiting gaps become `checking`, each with a
     /// [`crate::jobs::JobPayload::CheckGap`] job due `at`, in one transaction. Answers how many.

@@ -82,6 +82,28 @@ macro_rules! refresh {
     }};
 }
 
+/// Adds the `checkGap` job of gap `$gap` due at `$at` on `$conn`.
+macro_rules! check_job {
+    ($conn:expr, $company:expr, $gap:expr, $at:expr, $now:expr) => {{
+        let payload = JobPayload::CheckGap { gap_id: $gap };
+        let text = serde_json::to_string(&payload)
+            .map_err(|e| Error::internal(format!("cannot serialise job: {e}")))?;
+        sqlx::query(
+            "INSERT INTO jobs (company_id, kind, payload, run_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind($company)
+        .bind(payload.kind())
+        .bind(text)
+        .bind($at)
+        .bind($now)
+        .execute($conn)
+        .await
+        .map_err(db_error)
+        .map(|_| ())
+    }};
+}
+
 /// The ticket rows [`GapRepo::affected`] reads.
 #[derive(sqlx::FromRow)]
 struct AffectedRow {
@@ -137,6 +159,7 @@ impl GapRepo for Store {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
         gap: bool,
+        check_at: DateTime<Utc>,
     ) -> Result<()> {
         let company = scope.company_id().0;
         let id = connection.0;
@@ -152,18 +175,20 @@ impl GapRepo for Store {
                 .await
                 .map_err(db_error)?;
                 if gap {
-                    sqlx::query(
+                    let gap_id: i64 = sqlx::query_scalar(
                         "INSERT INTO connection_gaps (company_id, whatsapp_id, from_at, to_at, \
-                         state) VALUES ($1, $2, $3, $4, $5)",
+                         state) VALUES ($1, $2, $3, $4, $5) RETURNING id",
                     )
                     .bind(company)
                     .bind(id)
                     .bind(from)
                     .bind(to)
                     .bind(GapState::Waiting.as_str())
-                    .execute(&mut *tx)
+                    .fetch_one(&mut *tx)
                     .await
                     .map_err(db_error)?;
+                    // The check at the latest, should the channel never say it caught up.
+                    check_job!(&mut *tx, company, gap_id, check_at, now)?;
                 }
                 refresh!(tx, scope, company, id, now)
             }
@@ -198,21 +223,9 @@ impl GapRepo for Store {
                     return Ok(0);
                 }
                 for gap_id in &waiting {
-                    let payload = JobPayload::CheckGap { gap_id: *gap_id };
-                    let text = serde_json::to_string(&payload)
-                        .map_err(|e| Error::internal(format!("cannot serialise job: {e}")))?;
-                    sqlx::query(
-                        "INSERT INTO jobs (company_id, kind, payload, run_at, created_at) \
-                         VALUES ($1, $2, $3, $4, $5)",
-                    )
-                    .bind(company)
-                    .bind(payload.kind())
-                    .bind(text)
-                    .bind(at)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(db_error)?;
+                    // Now rather than at the latest: the check that was waiting finds the gap
+                    // checked and does nothing.
+                    check_job!(&mut *tx, company, *gap_id, at, now)?;
                 }
                 refresh!(tx, scope, company, id, now)?;
                 Ok::<u64, Error>(waiting.len() as u64)

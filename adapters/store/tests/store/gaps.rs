@@ -37,6 +37,7 @@ store_tests!(
     a_deaf_sessions_gap_starts_at_the_last_message_it_heard,
     another_company_can_neither_see_nor_dismiss_a_gap,
     a_new_tickets_contact_gets_its_picture,
+    a_channel_that_never_says_it_caught_up_is_checked_two_minutes_after,
 );
 
 const ANA: &str = "5511911110000";
@@ -468,5 +469,36 @@ async fn a_new_tickets_contact_gets_its_picture(store: Store) {
     assert_eq!(
         picture(&store).await.as_deref(),
         Some("https://pps.example/5511911110000.jpg")
+    );
+}
+
+async fn a_channel_that_never_says_it_caught_up_is_checked_two_minutes_after(store: Store) {
+    let s = setup(&store).await;
+    s.message("b1", BRUNO, "bom dia", s.now()).await;
+    s.clock.advance(TimeDelta::minutes(1));
+    s.session(ConnectionStatus::Opening, None).await;
+    s.clock.advance(TimeDelta::minutes(10));
+    s.session(ConnectionStatus::Connected, None).await;
+    s.clock.advance(TimeDelta::seconds(119));
+    assert_eq!(
+        s.run_jobs().await,
+        0,
+        "the channel may still say it caught up"
+    );
+    s.clock.advance(TimeDelta::seconds(1));
+    assert_eq!(s.run_jobs().await, 1);
+    let gap = get(&store, s.scope, s.c).await.last_gap.expect("the gap");
+    assert_eq!(
+        (gap.state, gap.fetched, gap.noted),
+        (GapState::Checked, 0, 1)
+    );
+    // Saying it caught up later checks nothing again.
+    s.deliver(InboundEvent::CaughtUp).await;
+    assert_eq!(s.run_jobs().await, 0);
+    let bruno = ticket_of(&store, s.scope, BRUNO).await;
+    assert_eq!(
+        conversation(&store, s.scope, bruno).await.len(),
+        2,
+        "one notice"
     );
 }

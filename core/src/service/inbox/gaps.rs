@@ -46,7 +46,14 @@ pub(super) async fn on_session(
         OutageChange::Ended { from, to } => {
             ports
                 .gaps
-                .ended(scope, before.id, from, to, gaps::counts(from, to))
+                .ended(
+                    scope,
+                    before.id,
+                    from,
+                    to,
+                    gaps::counts(from, to),
+                    gaps::check_at(to),
+                )
                 .await?;
         }
         OutageChange::Nothing => {}
