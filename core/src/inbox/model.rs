@@ -410,6 +410,9 @@ pub struct Contact {
     pub disable_bot: bool,
     pub accept_audio_message: bool,
     pub url_picture: Option<String>,
+    /// When the picture was last looked up on the channel (never sent to the browser).
+    #[serde(skip)]
+    pub picture_at: Option<DateTime<Utc>>,
     pub channel: ChannelKind,
     pub is_group: bool,
     pub lgpd_accepted_at: Option<DateTime<Utc>>,
@@ -420,6 +423,21 @@ pub struct Contact {
     pub tags: Vec<Tag>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// How long a contact's looked-up profile picture is trusted: a channel's picture addresses
+/// expire (WhatsApp's after some days), so a new ticket looks it up again once this has passed.
+pub const PICTURE_REFRESH_HOURS: i64 = 24;
+
+impl Contact {
+    /// Whether a new ticket of this contact should look its picture up: never looked up (and
+    /// none known), or looked up more than [`PICTURE_REFRESH_HOURS`] ago.
+    pub fn picture_due(&self, now: DateTime<Utc>) -> bool {
+        match self.picture_at {
+            None => true,
+            Some(at) => now - at >= chrono::TimeDelta::hours(PICTURE_REFRESH_HOURS),
+        }
+    }
 }
 
 /// The fields of a contact form (create and update).

@@ -100,13 +100,15 @@ pub trait ContactRepo: Send + Sync {
         disable_bot: Option<bool>,
         accept_audio: Option<bool>,
     ) -> Result<Option<Contact>>;
-    /// Sets the contact's profile picture address (`urlPicture`) and appends its update event,
-    /// unless it is already that; answers the contact when it changed.
+    /// Sets the contact's profile picture address (`urlPicture`, `None`: it has none) as just
+    /// looked up (the lookup's time is kept, see [`Contact::picture_due`]) and appends its update
+    /// event, unless it is already that; answers the contact when it changed.
     async fn set_picture(
         &self,
         scope: TenantScope,
         id: ContactId,
         url: Option<&str>,
+        at: DateTime<Utc>,
     ) -> Result<Option<Contact>>;
     /// Replaces the contact's tags.
     async fn set_tags(&self, scope: TenantScope, id: ContactId, tags: &[TagId]) -> Result<bool>;

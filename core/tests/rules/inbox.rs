@@ -398,6 +398,7 @@ fn contact(name: &str) -> Contact {
         disable_bot: false,
         accept_audio_message: true,
         url_picture: None,
+        picture_at: None,
         channel: ChannelKind::Whatsapp,
         is_group: false,
         lgpd_accepted_at: None,

@@ -27,8 +27,8 @@ use crate::{Backend, Store};
 /// The columns of [`ContactRow`], for `SELECT {CONTACT_COLUMNS} FROM contacts c LEFT JOIN
 /// whatsapps w ON w.id = c.whatsapp_id`.
 pub(crate) const CONTACT_COLUMNS: &str = "c.id, c.company_id, c.name, c.number, c.email, \
-     c.active, c.disable_bot, c.accept_audio_message, c.url_picture, c.channel, c.is_group, \
-     c.lgpd_accepted_at, c.whatsapp_id, w.name AS whatsapp_name, c.created_at, c.updated_at";
+     c.active, c.disable_bot, c.accept_audio_message, c.url_picture, c.picture_at, c.channel, \
+     c.is_group, c.lgpd_accepted_at, c.whatsapp_id, w.name AS whatsapp_name, c.created_at, c.updated_at";
 
 /// A contact's own row (with its connection's name).
 #[derive(sqlx::FromRow)]
@@ -42,6 +42,7 @@ pub(crate) struct ContactRow {
     pub(crate) disable_bot: bool,
     pub(crate) accept_audio_message: bool,
     pub(crate) url_picture: Option<String>,
+    pub(crate) picture_at: Option<DateTime<Utc>>,
     pub(crate) channel: String,
     pub(crate) is_group: bool,
     pub(crate) lgpd_accepted_at: Option<DateTime<Utc>>,
@@ -89,6 +90,7 @@ pub(crate) fn assemble(
         disable_bot: row.disable_bot,
         accept_audio_message: row.accept_audio_message,
         url_picture: row.url_picture,
+        picture_at: row.picture_at,
         is_group: row.is_group,
         lgpd_accepted_at: row.lgpd_accepted_at,
         whatsapp_id: row.whatsapp_id.map(WhatsappId),
@@ -741,10 +743,18 @@ impl ContactRepo for Store {
         scope: TenantScope,
         id: ContactId,
         url: Option<&str>,
+        at: DateTime<Utc>,
     ) -> Result<Option<Contact>> {
         let company = scope.company_id().0;
-        let at = self.now();
         Ok(write_tx!(self, |tx| {
+            // Looked up now, whatever it found.
+            sqlx::query("UPDATE contacts SET picture_at = $3 WHERE company_id = $1 AND id = $2")
+                .bind(company)
+                .bind(id.0)
+                .bind(at)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
             let found: Option<i64> = sqlx::query_scalar(
                 "UPDATE contacts SET url_picture = $3, updated_at = $4 \
                  WHERE company_id = $1 AND id = $2 \
@@ -764,7 +774,7 @@ impl ContactRepo for Store {
                     crate::append_events!(
                         &mut *tx,
                         scope,
-                        self.now(),
+                        at,
                         &[update_event("update", &contact)]
                     )?;
                     Some(contact)

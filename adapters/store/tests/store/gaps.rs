@@ -7,6 +7,7 @@
 //! nor dismiss a gap. The same stand-in phone answers profile lookups: a new ticket's contact
 //! gets its picture by a job.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -47,6 +48,10 @@ const BRUNO: &str = "5511922220000";
 struct Phone {
     kind: ProviderKind,
     asked: Mutex<Vec<HistoryRequest>>,
+    /// How many profiles were looked up.
+    profiles: AtomicUsize,
+    /// The contacts' pictures are taken down.
+    no_pictures: AtomicBool,
 }
 
 #[async_trait]
@@ -92,6 +97,10 @@ impl ChannelProvider for Phone {
         _: WhatsappId,
         number: &str,
     ) -> Result<Option<chatflow_core::inbox::channel::ChannelProfile>> {
+        self.profiles.fetch_add(1, Ordering::SeqCst);
+        if self.no_pictures.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
         Ok(Some(chatflow_core::inbox::channel::ChannelProfile {
             number: number.into(),
             name: String::new(),
@@ -140,6 +149,8 @@ async fn setup(store: &Store) -> Setup {
     let phone = Arc::new(Phone {
         kind,
         asked: Mutex::new(Vec::new()),
+        profiles: AtomicUsize::new(0),
+        no_pictures: AtomicBool::new(false),
     });
     let mut ports = crate::support::ports_on(
         store,
@@ -470,6 +481,37 @@ async fn a_new_tickets_contact_gets_its_picture(store: Store) {
         picture(&store).await.as_deref(),
         Some("https://pps.example/5511911110000.jpg")
     );
+    assert_eq!(s.phone.profiles.load(Ordering::SeqCst), 1);
+
+    // A new ticket the same day asks nothing; one a day later asks again, and a picture taken
+    // down (or hidden) is dropped, as its address would have expired.
+    let close = |store: &Store| {
+        let store = store.clone();
+        async move {
+            chatflow_store::on_pool!(store.pool(), |p| {
+                sqlx::query("UPDATE tickets SET status = 'closed' WHERE status <> 'closed'")
+                    .execute(p)
+                    .await
+                    .expect("closed");
+            })
+        }
+    };
+    close(&store).await;
+    s.clock.advance(TimeDelta::hours(2));
+    s.message("a2", ANA, "de novo", s.now()).await;
+    s.run_jobs().await;
+    assert_eq!(
+        s.phone.profiles.load(Ordering::SeqCst),
+        1,
+        "looked up today"
+    );
+    close(&store).await;
+    s.phone.no_pictures.store(true, Ordering::SeqCst);
+    s.clock.advance(TimeDelta::hours(23));
+    s.message("a3", ANA, "oi outra vez", s.now()).await;
+    s.run_jobs().await;
+    assert_eq!(s.phone.profiles.load(Ordering::SeqCst), 2, "a day later");
+    assert_eq!(picture(&store).await, None);
 }
 
 async fn a_channel_that_never_says_it_caught_up_is_checked_two_minutes_after(store: Store) {

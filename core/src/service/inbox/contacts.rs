@@ -478,8 +478,10 @@ pub async fn profile(ports: &Ports, actor: &Actor, number: &str) -> Result<Conta
 
 /// Fetches the profile picture of a ticket's contact (a person or a group) from the ticket's
 /// connection and keeps its address on the contact (the `refreshPicture` job, queued when a
-/// ticket is created). A channel that cannot look pictures up, a session that is not connected
-/// here, or no picture leave the contact as it is: the picture is a nicety, not worth a retry.
+/// ticket is created and [`Contact::picture_due`](crate::inbox::model::Contact::picture_due)).
+/// No picture on the channel clears it. A channel that cannot look pictures up or a session
+/// that is not connected here leave the contact as it is: the picture is a nicety, not worth a
+/// retry.
 #[tracing::instrument(level = "debug", name = "inbox.contacts::refresh_picture", skip_all, fields(company = scope.company_id().0, ticket = ticket_id.0))]
 pub async fn refresh_picture(
     ports: &Ports,
@@ -508,17 +510,15 @@ pub async fn refresh_picture(
             return Ok(());
         }
     };
+    // No such contact on the channel, or no picture it shows us: none (a picture taken down
+    // or hidden is not kept).
     let url = found
         .map(|profile| profile.profile_pic_url)
         .filter(|url| !url.is_empty());
-    if let Some(url) = url
-        && ticket.contact.url_picture.as_deref() != Some(url.as_str())
-    {
-        ports
-            .contacts
-            .set_picture(scope, ticket.contact.id, Some(&url))
-            .await?;
-    }
+    ports
+        .contacts
+        .set_picture(scope, ticket.contact.id, url.as_deref(), ports.clock.now())
+        .await?;
     Ok(())
 }
 

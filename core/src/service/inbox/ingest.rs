@@ -420,11 +420,11 @@ async fn after_stored(
     else {
         return Ok(());
     };
-    let without_picture = stored
+    let picture_due = stored
         .contact
         .as_deref()
-        .is_none_or(|c| c.url_picture.is_none());
-    if ticket_created && without_picture {
+        .is_none_or(|c| c.picture_due(ports.clock.now()));
+    if ticket_created && picture_due {
         // The contact's (or group's) picture, looked up off the message's path.
         let job = crate::jobs::NewJob {
             payload: crate::jobs::JobPayload::RefreshPicture { ticket_id: ticket },
