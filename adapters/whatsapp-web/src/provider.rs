@@ -48,7 +48,7 @@
 //! | `request_pair_code` | [`Supervisor::request_pair_code`] |
 //! | `send` | [`send_outbound`] on the live client (a reply to the contact's message carries its text) |
 //! | `edit`, `delete`, `react` | the live client's edit, revoke and react |
-//! | `mark_read` | a read receipt for the contact's messages (one-to-one chats) |
+//! | `mark_read` | a read receipt for the contact's messages; in a group one per writer ([`read_receipts`]) |
 //! | `check_number`, `profile` | WhatsApp's number check, the profile picture |
 //! | `request_history` | an on-demand history request to the phone ([`history_chat`], [`history_ask`]) |
 //! | `download_media` | the download again, asking the phone to re-upload a file WhatsApp's servers dropped |
@@ -56,8 +56,7 @@
 //! Calls that need the live session answer `ERR_WAPP_NOT_INITIALIZED` when it is not connected
 //! in this process (down, or run by another server process of the same database).
 //!
-//! Not built: read receipts in groups (they name each message's writer), and listing the
-//! phone's chats (`list_chats`, answering `ERR_CHANNEL_NOT_SUPPORTED`).
+//! Not built: listing the phone's chats (`list_chats`, answering `ERR_CHANNEL_NOT_SUPPORTED`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -67,7 +66,7 @@ use async_trait::async_trait;
 use chatflow_core::inbox::channel::InboundEvent;
 use chatflow_core::inbox::channel::{
     ChannelMedia, ChannelProfile, ChannelProvider, FailedMedia, HistoryRequest, InboundSink,
-    Outbound,
+    Outbound, ReadMessage,
 };
 use chatflow_core::inbox::model::ProviderKind;
 use chatflow_core::{Error, ErrorCode, Result, TenantScope, WhatsappId};
@@ -413,18 +412,21 @@ impl ChannelProvider for WaProvider {
         _scope: TenantScope,
         connection: WhatsappId,
         chat: &str,
-        external_ids: &[String],
+        read: &[ReadMessage],
     ) -> Result<()> {
         let chat = to_jid(chat)?;
-        // A group's receipt names each message's writer; group read receipts are not sent yet.
-        if external_ids.is_empty() || chat.server == whatsapp_rust::Server::Group {
+        let receipts = read_receipts(&chat, read);
+        if receipts.is_empty() {
             return Ok(());
         }
         let client = self.client(connection)?;
-        client
-            .mark_read(&chat, None, external_ids)
-            .await
-            .map_err(|e| failure(ErrorCode::ERR_SENDING_WAPP_MSG, &e))
+        for (writer, ids) in receipts {
+            client
+                .mark_read(&chat, writer.as_ref(), &ids)
+                .await
+                .map_err(|e| failure(ErrorCode::ERR_SENDING_WAPP_MSG, &e))?;
+        }
+        Ok(())
     }
 
     async fn profile(
@@ -474,6 +476,40 @@ impl ChannelProvider for WaProvider {
             phone_digits(&address).unwrap_or_else(|| address.user.to_string())
         }))
     }
+}
+
+/// The read receipts for the messages `read` of `chat`: one for a one-to-one chat (its messages'
+/// ids), and in a group one per writer with that writer's messages, in the order the writers
+/// first appear (WhatsApp's group receipt names the writer). A group message without a writer,
+/// or with one that is no address, is left out.
+pub fn read_receipts(chat: &Jid, read: &[ReadMessage]) -> Vec<(Option<Jid>, Vec<String>)> {
+    if chat.server != whatsapp_rust::Server::Group {
+        let ids: Vec<String> = read.iter().map(|m| m.external_id.clone()).collect();
+        return if ids.is_empty() {
+            Vec::new()
+        } else {
+            vec![(None, ids)]
+        };
+    }
+    let mut receipts: Vec<(Option<Jid>, Vec<String>)> = Vec::new();
+    for message in read {
+        let Some(writer) = message
+            .participant
+            .as_deref()
+            .and_then(|p| to_jid(p).ok())
+            .filter(|w| w.server != whatsapp_rust::Server::Group)
+        else {
+            continue;
+        };
+        match receipts
+            .iter_mut()
+            .find(|(known, _)| known.as_ref() == Some(&writer))
+        {
+            Some((_, ids)) => ids.push(message.external_id.clone()),
+            None => receipts.push((Some(writer), vec![message.external_id.clone()])),
+        }
+    }
+    receipts
 }
 
 /// The chat as the phone keys it in a history request. A group is its `@g.us` address, and a

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chatflow_core::events::Event as CoreEvent;
-use chatflow_core::inbox::channel::{ChannelProvider, HistoryChunk, HistoryRequest};
+use chatflow_core::inbox::channel::{ChannelProvider, HistoryChunk, HistoryRequest, ReadMessage};
 use chatflow_core::inbox::channel::{InboundEvent, InboundSink};
 use chatflow_core::inbox::lease::{ChannelLeaseRepo, Lease, LeaseToken};
 use chatflow_core::inbox::model::{
@@ -1681,6 +1681,88 @@ async fn a_history_request_needs_the_connected_session(w: World) {
     p.provider.shutdown().await;
 }
 
+fn read(id: &str, participant: Option<&str>) -> ReadMessage {
+    ReadMessage {
+        external_id: id.to_owned(),
+        participant: participant.map(str::to_owned),
+    }
+}
+
+/// Reading a ticket tells the phone: one receipt for a one-to-one chat, and in a group one per
+/// writer naming that writer's messages (a message without its writer is left out).
+async fn read_receipts_go_per_writer_in_a_group(w: World) {
+    let p = w.provider("server-a");
+    p.attach();
+    let conn = w.connection();
+    p.provider.start(w.scope, conn).await.expect("started");
+    let run = p.next_run().await;
+    run.connect();
+    p.connected(conn).await;
+
+    p.provider
+        .mark_read(
+            w.scope,
+            conn,
+            "5511999990000",
+            &[read("3EB0A", None), read("3EB0B", None)],
+        )
+        .await
+        .expect("one-to-one");
+    p.provider
+        .mark_read(
+            w.scope,
+            conn,
+            "120363000000000001@g.us",
+            &[
+                read("3EB0G1", Some("5511888880000")),
+                read("3EB0G2", Some("123456789012345@lid")),
+                read("3EB0G3", Some("5511888880000")),
+                read("3EB0G4", None),
+            ],
+        )
+        .await
+        .expect("a group");
+    p.provider
+        .mark_read(
+            w.scope,
+            conn,
+            "120363000000000001@g.us",
+            &[read("3EB0G5", None)],
+        )
+        .await
+        .expect("nothing to tell");
+
+    let jid = |s: &str| s.parse::<Jid>().expect("a jid");
+    let group = jid("120363000000000001@g.us");
+    let reads: Vec<FakeCall> = run
+        .client()
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, FakeCall::MarkRead { .. }))
+        .collect();
+    assert_eq!(
+        reads,
+        [
+            FakeCall::MarkRead {
+                chat: jid("5511999990000@s.whatsapp.net"),
+                sender: None,
+                ids: vec!["3EB0A".into(), "3EB0B".into()],
+            },
+            FakeCall::MarkRead {
+                chat: group.clone(),
+                sender: Some(jid("5511888880000@s.whatsapp.net")),
+                ids: vec!["3EB0G1".into(), "3EB0G3".into()],
+            },
+            FakeCall::MarkRead {
+                chat: group,
+                sender: Some(jid("123456789012345@lid")),
+                ids: vec!["3EB0G2".into()],
+            },
+        ]
+    );
+    p.provider.shutdown().await;
+}
+
 /// `want_history` decides whether the next runs ask for the whole history; a wish told before the
 /// provider is live counts too.
 async fn want_history_sets_the_next_runs_flag(w: World) {
@@ -1760,6 +1842,7 @@ engine_tests!(
     a_history_request_asks_the_phone_before_the_anchor,
     the_phones_answer_is_delivered_on_demand_with_the_import_off,
     a_history_request_needs_the_connected_session,
+    read_receipts_go_per_writer_in_a_group,
     a_history_sync_is_delivered_as_one_chunk_in_order,
     want_history_sets_the_next_runs_flag,
     a_taken_over_connection_asks_for_the_whole_history_by_its_settings,
