@@ -9,6 +9,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chatflow_core::inbox::channel::{
     ChannelChat, ChannelProfile, ChannelProvider, InboundEvent, InboundSink, Outbound, Queued,
+    ReadMessage,
 };
 use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionReason, SessionUpdate};
@@ -748,7 +749,7 @@ impl ChannelProvider for SandboxProvider {
         scope: TenantScope,
         connection: WhatsappId,
         chat: &str,
-        _external_ids: &[String],
+        _read: &[ReadMessage],
     ) -> Result<()> {
         self.require_connected(connection)?;
         self.inner

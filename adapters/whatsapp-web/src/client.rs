@@ -60,6 +60,53 @@ pub struct NumberCheck {
     pub pn: Option<Jid>,
 }
 
+/// What [`WaClient::request_history`] asks the phone for: up to `count` messages of `chat`
+/// older than the anchor, a message of that chat (WhatsApp's on-demand history sync; the anchor
+/// is named as the phone keeps it: its id, whether we sent it, its time).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryAsk {
+    /// The chat as the phone keys it (a group by `@g.us`; a person by LID or number, see
+    /// [`WaClient::chat_lid`]).
+    pub chat: Jid,
+    pub anchor_id: String,
+    pub anchor_from_me: bool,
+    /// The anchor's time, in milliseconds since the epoch.
+    pub anchor_time_ms: i64,
+    pub count: i32,
+}
+
+/// The message a media re-upload is asked for, as WhatsApp keys it (the chat, the message's id,
+/// whether we sent it, and in a group its writer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MediaMessageKey {
+    pub chat: Jid,
+    pub id: String,
+    pub from_me: bool,
+    pub participant: Option<Jid>,
+}
+
+/// The error [`WaClient::download`] answers when WhatsApp's media servers no longer hold the
+/// file (HTTP 404 or 410 from the media host, after the library refreshed its media
+/// credentials): only the phone can upload it again ([`WaClient::request_media_reupload`]).
+/// Found with `error.downcast_ref::<MediaGone>()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MediaGone {
+    /// The media host's answer (404 or 410).
+    pub status: u16,
+}
+
+impl std::fmt::Display for MediaGone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "WhatsApp's media servers no longer hold the file (HTTP {})",
+            self.status
+        )
+    }
+}
+
+impl std::error::Error for MediaGone {}
+
 /// Counters of a live session (the watchdog reads them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SessionStats {
@@ -117,6 +164,25 @@ pub trait WaClient: Send + Sync {
     /// The phone number (digits) WhatsApp told this session for the LID `lid`, if any (a
     /// lookup in what the session learned; nothing is sent).
     async fn phone_number_of(&self, lid: &Jid) -> anyhow::Result<Option<String>>;
+    /// The LID the phone keys the one-to-one chat with the number `phone` by: the person's LID
+    /// when this session learned it and the account's one-to-one chats moved to LIDs (WhatsApp's
+    /// LID migration); `None` otherwise (the phone then keys the chat by the number). A lookup in
+    /// what the session learned; nothing is sent.
+    async fn chat_lid(&self, phone: &Jid) -> anyhow::Result<Option<Jid>>;
+    /// Asks the phone for a chat's messages older than an anchor (a peer data operation to our
+    /// own phone: WhatsApp's on-demand history sync) and answers the request's id. The phone
+    /// answers later, if at all, with a history sync of type `ON_DEMAND` (an
+    /// `Event::HistorySync` like any part of the history).
+    async fn request_history(&self, ask: &HistoryAsk) -> anyhow::Result<String>;
+    /// Asks the phone to upload again the media of the message `key` (its media key
+    /// `media_key`), which WhatsApp's servers no longer hold ([`MediaGone`]), and waits (bounded)
+    /// for its answer: the new direct path of the file. An error when the phone did not answer
+    /// in time or could not upload it.
+    async fn request_media_reupload(
+        &self,
+        key: &MediaMessageKey,
+        media_key: &[u8],
+    ) -> anyhow::Result<String>;
     /// Asks WhatsApp for a pair code for `phone` (digits, international); answers the code.
     async fn pair_with_code(&self, phone: &str) -> anyhow::Result<String>;
     /// Declines the ringing call `call_id` from `peer` (`creator`: the call's creator as the

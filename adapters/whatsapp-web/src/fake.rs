@@ -31,16 +31,16 @@ use whatsapp_rust::Jid;
 use whatsapp_rust::buffa::{Message as _, MessageField};
 use whatsapp_rust::types::events::InboundMessage;
 use whatsapp_rust::types::events::{
-    ConnectFailureReason, Connected, Event, LazyHistorySync, LoggedOut, PairingCode,
-    PairingCodeError,
+    ConnectFailureReason, Connected, Event, LazyHistorySync, LoggedOut, OfflineSyncCompleted,
+    PairingCode, PairingCodeError,
 };
 use whatsapp_rust::types::message::{MessageInfo, MessageSource};
 use whatsapp_rust::waproto::whatsapp as wa;
 use whatsapp_rust::waproto::whatsapp::history_sync::HistorySyncType;
 
 use crate::client::{
-    MediaKind, NotConnected, NumberCheck, SessionParams, SessionStats, Uploaded, WaClient,
-    WaClientFactory, WaSession,
+    HistoryAsk, MediaGone, MediaKind, MediaMessageKey, NotConnected, NumberCheck, SessionParams,
+    SessionStats, Uploaded, WaClient, WaClientFactory, WaSession,
 };
 use crate::inbound::Ingestor;
 use crate::storage::WaBackend;
@@ -99,6 +99,16 @@ pub enum FakeCall {
     PairWithCode {
         phone: String,
     },
+    ChatLid {
+        phone: Jid,
+    },
+    RequestHistory {
+        ask: HistoryAsk,
+    },
+    MediaReupload {
+        key: MediaMessageKey,
+        media_key: Vec<u8>,
+    },
     Logout,
 }
 
@@ -118,6 +128,9 @@ pub enum FakeOp {
     PhoneNumberOf,
     RejectCall,
     PairWithCode,
+    ChatLid,
+    RequestHistory,
+    MediaReupload,
     Logout,
 }
 
@@ -142,7 +155,14 @@ struct ClientState {
     profile_pictures: HashMap<Jid, String>,
     group_subjects: HashMap<Jid, String>,
     phone_numbers: HashMap<Jid, String>,
-    downloads: VecDeque<Vec<u8>>,
+    /// The next downloads' answers: the bytes, or the status of a file WhatsApp's servers no
+    /// longer hold.
+    downloads: VecDeque<Result<Vec<u8>, u16>>,
+    chat_lids: HashMap<Jid, Jid>,
+    /// The on-demand history the phone answers the next history requests with.
+    history_answers: VecDeque<FakeHistory>,
+    /// The phone's answers to the next re-upload requests (none: it does not answer).
+    reuploads: VecDeque<Result<String, String>>,
     stats: SessionStats,
 }
 
@@ -285,7 +305,50 @@ impl FakeWaClient {
 
     /// The bytes the next `download` answers (queued; an empty queue answers an error).
     pub fn push_download(&self, bytes: Vec<u8>) {
-        self.lock().downloads.push_back(bytes);
+        self.lock().downloads.push_back(Ok(bytes));
+    }
+
+    /// The next `download` finds the file gone from WhatsApp's servers: it answers
+    /// [`MediaGone`] with `status` (404 or 410), as the library's media host would (queued with
+    /// [`FakeWaClient::push_download`]).
+    pub fn push_download_gone(&self, status: u16) {
+        self.lock().downloads.push_back(Err(status));
+    }
+
+    /// The LID the phone keys the one-to-one chat with `phone` by (none unless set).
+    pub fn set_chat_lid(&self, phone: &Jid, lid: &Jid) {
+        self.lock().chat_lids.insert(phone.clone(), lid.clone());
+    }
+
+    /// The phone answers the next history request with `history` (queued; made with
+    /// [`FakeHistory::on_demand`]): `request_history` emits it in the run's channel, as the
+    /// phone's history sync would arrive. With nothing queued the phone does not answer.
+    pub fn answer_history(&self, history: FakeHistory) {
+        self.lock().history_answers.push_back(history);
+    }
+
+    /// The phone answers the next re-upload request with the new direct path `direct_path`
+    /// (queued). With nothing queued the phone does not answer: the request waits forever, as
+    /// the library's would until its timeout.
+    pub fn answer_reupload(&self, direct_path: &str) {
+        self.lock().reuploads.push_back(Ok(direct_path.to_owned()));
+    }
+
+    /// The phone answers the next re-upload request that it could not upload the file.
+    pub fn refuse_reupload(&self, error: &str) {
+        self.lock().reuploads.push_back(Err(error.to_owned()));
+    }
+
+    /// The history requests so far.
+    pub fn history_requests(&self) -> Vec<HistoryAsk> {
+        self.lock()
+            .calls
+            .iter()
+            .filter_map(|call| match call {
+                FakeCall::RequestHistory { ask } => Some(ask.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The counters `stats` answers.
@@ -358,10 +421,11 @@ impl WaClient for FakeWaClient {
                 message: message.clone(),
             },
         )?;
-        self.lock()
-            .downloads
-            .pop_front()
-            .ok_or_else(|| anyhow::anyhow!("no media scripted for this download"))
+        match self.lock().downloads.pop_front() {
+            Some(Ok(bytes)) => Ok(bytes),
+            Some(Err(status)) => Err(MediaGone { status }.into()),
+            None => Err(anyhow::anyhow!("no media scripted for this download")),
+        }
     }
 
     async fn edit(&self, to: &Jid, original_id: &str, message: wa::Message) -> anyhow::Result<()> {
@@ -459,6 +523,62 @@ impl WaClient for FakeWaClient {
             FakeCall::PhoneNumberOf { lid: lid.clone() },
         )?;
         Ok(self.lock().phone_numbers.get(lid).cloned())
+    }
+
+    async fn chat_lid(&self, phone: &Jid) -> anyhow::Result<Option<Jid>> {
+        self.record(
+            FakeOp::ChatLid,
+            FakeCall::ChatLid {
+                phone: phone.clone(),
+            },
+        )?;
+        Ok(self.lock().chat_lids.get(phone).cloned())
+    }
+
+    async fn request_history(&self, ask: &HistoryAsk) -> anyhow::Result<String> {
+        self.record(
+            FakeOp::RequestHistory,
+            FakeCall::RequestHistory { ask: ask.clone() },
+        )?;
+        let answer = {
+            let mut state = self.lock();
+            if !state.connected {
+                return Err(NotConnected.into());
+            }
+            state.history_answers.pop_front()
+        };
+        let id = format!("FAKEPDO{}", self.history_requests().len());
+        if let Some(history) = answer {
+            self.emit(history.event());
+        }
+        Ok(id)
+    }
+
+    async fn request_media_reupload(
+        &self,
+        key: &MediaMessageKey,
+        media_key: &[u8],
+    ) -> anyhow::Result<String> {
+        self.record(
+            FakeOp::MediaReupload,
+            FakeCall::MediaReupload {
+                key: key.clone(),
+                media_key: media_key.to_vec(),
+            },
+        )?;
+        let answer = {
+            let mut state = self.lock();
+            if !state.connected {
+                return Err(NotConnected.into());
+            }
+            state.reuploads.pop_front()
+        };
+        match answer {
+            Some(Ok(direct_path)) => Ok(direct_path),
+            Some(Err(error)) => Err(anyhow::anyhow!(error)),
+            // The phone does not answer.
+            None => std::future::pending().await,
+        }
     }
 
     async fn reject_call(&self, call_id: &str, peer: &Jid, creator: &Jid) -> anyhow::Result<()> {
@@ -598,6 +718,15 @@ impl FakeSessionHandle {
     pub fn connect(&self) -> bool {
         self.client.set_connected(true);
         self.emit(Event::Connected(Connected::builder().build()))
+    }
+
+    /// WhatsApp delivered what it queued while the session was away (`count` items): emits the
+    /// library's `OfflineSyncCompleted`, which the library dispatches once the backlog's messages
+    /// are committed through the durability hook.
+    pub fn caught_up(&self, count: i32) -> bool {
+        self.emit(Event::OfflineSyncCompleted(
+            OfflineSyncCompleted::builder().count(count).build(),
+        ))
     }
 
     /// Ends the run loop on its own (what the library does after a logout, a ban, a replaced
@@ -853,6 +982,11 @@ impl FakeHistory {
     /// An empty initial bootstrap (the first part after a link).
     pub fn new() -> Self {
         Self::of_type(HistorySyncType::INITIAL_BOOTSTRAP)
+    }
+
+    /// An empty answer of the phone to a history request (`ON_DEMAND`).
+    pub fn on_demand() -> Self {
+        Self::of_type(HistorySyncType::ON_DEMAND)
     }
 
     /// An empty part of `sync_type` (a full sync, push names...).

@@ -46,6 +46,11 @@
 //! - **Receipts**: sent 1, delivered 2, read 3, played 4 ([`map::ACK_SENT`]...), and a server
 //!   error as -1 ([`map::ACK_ERROR`]; see below).
 //! - **Missed calls**, by the call's id.
+//! - **The end of the offline backlog** (`OfflineSyncCompleted`: WhatsApp delivered what it queued
+//!   while the session was away) as [`chatflow_core::inbox::channel::InboundEvent::CaughtUp`].
+//!   The library dispatches it once the backlog's last messages went through the durability hook,
+//!   and the connection's lane delivers it after the backlog's receipts, so the inbox checks a gap
+//!   after an outage only once what WhatsApp kept is in.
 //! - **The phone's history** (`HistorySync`, sent after a new link): one
 //!   [`chatflow_core::inbox::channel::InboundEvent::History`] per part, its messages mapped as
 //!   the same messages live, their attachments left for the import to download ([`history`]).
@@ -95,10 +100,11 @@ use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::{TenantScope, WhatsappId};
 use tokio::sync::watch;
 use whatsapp_rust::types::events::InboundMessage;
+use whatsapp_rust::wacore::proto_helpers::MessageExt as _;
 use whatsapp_rust::waproto::whatsapp as wa;
 use whatsapp_rust::{Client, InboundDurabilityHook};
 
-use crate::client::WaClient;
+use crate::client::{MediaGone, MediaMessageKey, WaClient};
 use crate::real::RealWaClient;
 pub use history::history_chunk;
 pub use map::{declared_size, map_content, map_event, map_message, media_of, stored_file_name};
@@ -171,7 +177,9 @@ impl Ingestor {
                 continue;
             };
             if let InboundEvent::Message(message) = &mut event {
-                match fetch_media(client, &inbound.message, &message.external_id).await {
+                let key = live_key(inbound);
+                match fetch_media(client, &inbound.message, &message.external_id, Some(&key)).await
+                {
                     Ok(media) => message.media = media,
                     Err(failed) => message.media_failed = Some(Box::new(failed)),
                 }
@@ -318,15 +326,32 @@ pub const MEDIA_TIMEOUT: Duration = Duration::from_secs(60);
 /// Downloads of one attachment before the message is stored without its file.
 pub const MEDIA_ATTEMPTS: u32 = 3;
 
-/// Downloads the attachment of `message` (received as `external_id`): `Ok(None)` when it has
-/// none or declares more than [`MAX_MEDIA_BYTES`] (nothing to try again), `Ok(Some)` with the
-/// file, or, when every one of the [`MEDIA_ATTEMPTS`] tries failed (1 s, then 2 s apart), what a
-/// later try needs ([`failed_media`]): the message is stored with `ERR_WAPP_DOWNLOAD_MEDIA` and
-/// the inbox offers to try again ([`download_again`]).
+/// How long the phone may take to upload again a file WhatsApp's servers no longer hold
+/// ([`download_again`]).
+pub const REUPLOAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The key of a live message, as a media re-upload names it: its chat, id, whether we sent it,
+/// and in a group its writer.
+pub fn live_key(inbound: &InboundMessage) -> MediaMessageKey {
+    let source = &inbound.info.source;
+    MediaMessageKey {
+        chat: source.chat.clone(),
+        id: inbound.info.id.clone(),
+        from_me: source.is_from_me,
+        participant: source.is_group.then(|| source.sender.clone()),
+    }
+}
+
+/// Downloads the attachment of `message` (received as `external_id`, keyed `key`): `Ok(None)`
+/// when it has none or declares more than [`MAX_MEDIA_BYTES`] (nothing to try again),
+/// `Ok(Some)` with the file, or, when every one of the [`MEDIA_ATTEMPTS`] tries failed (1 s,
+/// then 2 s apart), what a later try needs ([`failed_media`]): the message is stored with
+/// `ERR_WAPP_DOWNLOAD_MEDIA` and the inbox offers to try again ([`download_again`]).
 pub async fn fetch_media(
     client: &dyn WaClient,
     message: &wa::Message,
     external_id: &str,
+    key: Option<&MediaMessageKey>,
 ) -> Result<Option<ChannelMedia>, FailedMedia> {
     let Some(info) = downloadable(message, external_id) else {
         return Ok(None);
@@ -342,7 +367,7 @@ pub async fn fetch_media(
             tokio::time::sleep(Duration::from_secs(u64::from(attempt))).await;
         }
     }
-    Err(failed_media(message, external_id, &info))
+    Err(failed_media(message, external_id, &info, key))
 }
 
 /// The attachment of `message` (received as `external_id`) a download would fetch; `None` when
@@ -364,9 +389,30 @@ fn downloadable(message: &wa::Message, external_id: &str) -> Option<map::MediaIn
 /// one now: the history's attachments, which the import downloads with [`download_again`].
 /// `None` when the message has no attachment, or one larger than [`MAX_MEDIA_BYTES`] (as
 /// [`fetch_media`] answers).
-pub fn pending_media(message: &wa::Message, external_id: &str) -> Option<FailedMedia> {
+pub fn pending_media(
+    message: &wa::Message,
+    external_id: &str,
+    key: Option<&MediaMessageKey>,
+) -> Option<FailedMedia> {
     let info = downloadable(message, external_id)?;
-    Some(failed_media(message, external_id, &info))
+    Some(failed_media(message, external_id, &info, key))
+}
+
+/// Why one download failed.
+#[derive(Debug)]
+enum Failure {
+    /// WhatsApp's servers no longer hold the file: only the phone can upload it again.
+    Gone(MediaGone),
+    Other(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Gone(gone) => std::fmt::Display::fmt(gone, f),
+            Self::Other(error) => f.write_str(error),
+        }
+    }
 }
 
 /// One bounded download: the file, `None` when it is larger than [`MAX_MEDIA_BYTES`], or why it
@@ -376,7 +422,7 @@ async fn download_once(
     message: &wa::Message,
     external_id: &str,
     info: &map::MediaInfo,
-) -> Result<Option<ChannelMedia>, String> {
+) -> Result<Option<ChannelMedia>, Failure> {
     match tokio::time::timeout(MEDIA_TIMEOUT, client.download(message)).await {
         Ok(Ok(bytes)) if (bytes.len() as u64) <= MAX_MEDIA_BYTES => Ok(Some(ChannelMedia {
             media_type: info.media_type,
@@ -391,57 +437,216 @@ async fn download_once(
             );
             Ok(None)
         }
-        Ok(Err(error)) => Err(format!("{error:#}")),
-        Err(_) => Err("timed out".into()),
+        Ok(Err(error)) => Err(match error.downcast_ref::<MediaGone>() {
+            Some(gone) => Failure::Gone(*gone),
+            None => Failure::Other(format!("{error:#}")),
+        }),
+        Err(_) => Err(Failure::Other("timed out".into())),
     }
 }
 
+/// The locator of an attachment ([`FailedMedia::locator`], sealed at rest): WhatsApp's message
+/// (the media's path and keys; thumbnails dropped), protobuf in base64, and the message's key,
+/// which a re-upload by the phone needs. Locators written before the key was kept are the
+/// message's base64 alone: they still open, with no key (no re-upload then, a plain retry).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Locator {
+    message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<LocatorKey>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LocatorKey {
+    chat: String,
+    id: String,
+    from_me: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    participant: Option<String>,
+}
+
 /// What a later download of `message`'s attachment needs: its kind, name and type, and as the
-/// locator the message itself (the media's path and keys; thumbnails dropped), base64.
+/// locator the message itself (the media's path and keys; thumbnails dropped) with its key
+/// (see [`open_locator`]).
 pub fn failed_media(
     message: &wa::Message,
     external_id: &str,
     info: &map::MediaInfo,
+    key: Option<&MediaMessageKey>,
 ) -> FailedMedia {
     use whatsapp_rust::buffa::Message as _;
     let mut kept = message.clone();
     map::drop_thumbnails(&mut kept);
+    let locator = Locator {
+        message: base64::engine::general_purpose::STANDARD.encode(kept.encode_to_vec()),
+        key: key.map(|key| LocatorKey {
+            chat: key.chat.to_string(),
+            id: key.id.clone(),
+            from_me: key.from_me,
+            participant: key.participant.as_ref().map(ToString::to_string),
+        }),
+    };
     FailedMedia {
         media_type: info.media_type,
         file_name: stored_file_name(external_id, info),
         mime_type: info.mime_type.clone(),
-        locator: base64::engine::general_purpose::STANDARD.encode(kept.encode_to_vec()),
+        // A struct of strings always serialises.
+        locator: serde_json::to_string(&locator).unwrap_or_default(),
+    }
+}
+
+/// Opens a locator [`failed_media`] wrote: the message and, when the locator kept it, the
+/// message's key. An old locator (the message's base64 alone) opens with no key.
+pub fn open_locator(locator: &str) -> Result<(wa::Message, Option<MediaMessageKey>), String> {
+    use whatsapp_rust::buffa::Message as _;
+    let (encoded, key) = if locator.trim_start().starts_with('{') {
+        let opened: Locator =
+            serde_json::from_str(locator).map_err(|e| format!("the attachment's locator: {e}"))?;
+        (opened.message, opened.key)
+    } else {
+        (locator.to_owned(), None)
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .map_err(|e| format!("the attachment's locator: {e}"))?;
+    let message = wa::Message::decode_from_slice(&bytes)
+        .map_err(|e| format!("the attachment's locator: {e}"))?;
+    let key =
+        match key {
+            None => None,
+            Some(key) => Some(MediaMessageKey {
+                chat: key
+                    .chat
+                    .parse()
+                    .map_err(|e| format!("the attachment's locator names no chat: {e}"))?,
+                id: key.id,
+                from_me: key.from_me,
+                participant: match key.participant {
+                    Some(participant) => Some(participant.parse().map_err(|e| {
+                        format!("the attachment's locator names no participant: {e}")
+                    })?),
+                    None => None,
+                },
+            }),
+        };
+    Ok((message, key))
+}
+
+/// The media part of `message` (wrappers looked through) as a message of its own, and the
+/// part's media key; `None` without media or key.
+fn media_part(message: &wa::Message) -> Option<(wa::Message, Vec<u8>)> {
+    let base = message.get_base_message().clone();
+    let key = [
+        base.image_message
+            .as_option()
+            .and_then(|m| m.media_key.clone()),
+        base.video_message
+            .as_option()
+            .and_then(|m| m.media_key.clone()),
+        base.ptv_message
+            .as_option()
+            .and_then(|m| m.media_key.clone()),
+        base.audio_message
+            .as_option()
+            .and_then(|m| m.media_key.clone()),
+        base.document_message
+            .as_option()
+            .and_then(|m| m.media_key.clone()),
+        base.sticker_message
+            .as_option()
+            .and_then(|m| m.media_key.clone()),
+    ]
+    .into_iter()
+    .flatten()
+    .next()?;
+    Some((base, key))
+}
+
+/// Points the media part of `base` (a message [`media_part`] answered) at `direct_path`.
+fn set_direct_path(base: &mut wa::Message, direct_path: &str) {
+    let path = Some(direct_path.to_owned());
+    if let Some(m) = base.image_message.as_option_mut() {
+        m.direct_path = path;
+    } else if let Some(m) = base.video_message.as_option_mut() {
+        m.direct_path = path;
+    } else if let Some(m) = base.ptv_message.as_option_mut() {
+        m.direct_path = path;
+    } else if let Some(m) = base.audio_message.as_option_mut() {
+        m.direct_path = path;
+    } else if let Some(m) = base.document_message.as_option_mut() {
+        m.direct_path = path;
+    } else if let Some(m) = base.sticker_message.as_option_mut() {
+        m.direct_path = path;
     }
 }
 
 /// Downloads again an attachment [`fetch_media`] could not have (`media` as it reported it):
 /// one bounded try; `ERR_WAPP_DOWNLOAD_MEDIA` when it fails (or the locator is not ours).
+///
+/// When WhatsApp's servers no longer hold the file ([`MediaGone`]) and the locator kept the
+/// message's key, the phone is asked to upload it again
+/// ([`WaClient::request_media_reupload`]); once it answers with the file's new path (within
+/// [`REUPLOAD_TIMEOUT`]) the file is downloaded from there. A phone that does not answer, or
+/// cannot upload it (it deleted the file), leaves the download failed.
 pub async fn download_again(
     client: &dyn WaClient,
     media: &FailedMedia,
 ) -> chatflow_core::Result<ChannelMedia> {
-    use whatsapp_rust::buffa::Message as _;
     let failed = |detail: String| {
         chatflow_core::Error::with_detail(chatflow_core::ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA, detail)
     };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(&media.locator)
-        .map_err(|e| failed(format!("the attachment's locator: {e}")))?;
-    let message = wa::Message::decode_from_slice(&bytes)
-        .map_err(|e| failed(format!("the attachment's locator: {e}")))?;
+    let (message, key) = open_locator(&media.locator).map_err(failed)?;
     let info = map::MediaInfo {
         media_type: media.media_type,
         mime_type: media.mime_type.clone(),
         file_name: Some(media.file_name.clone()),
         voice_note: false,
     };
-    match download_once(client, &message, "", &info).await {
-        Ok(Some(downloaded)) => Ok(ChannelMedia {
-            file_name: media.file_name.clone(),
-            ..downloaded
-        }),
+    let named = |downloaded: ChannelMedia| ChannelMedia {
+        file_name: media.file_name.clone(),
+        ..downloaded
+    };
+    let gone = match download_once(client, &message, "", &info).await {
+        Ok(Some(downloaded)) => return Ok(named(downloaded)),
+        Ok(None) => return Err(failed("larger than the download limit".into())),
+        Err(Failure::Other(error)) => return Err(failed(error)),
+        Err(Failure::Gone(gone)) => gone,
+    };
+    let Some(key) = key else {
+        return Err(failed(format!(
+            "{gone}; the phone cannot be asked to upload it again (the attachment was kept \
+             without its message's key)"
+        )));
+    };
+    let Some((mut base, media_key)) = media_part(&message) else {
+        return Err(failed(format!("{gone}; the attachment has no media key")));
+    };
+    let asked = tokio::time::timeout(
+        REUPLOAD_TIMEOUT,
+        client.request_media_reupload(&key, &media_key),
+    )
+    .await;
+    let direct_path = match asked {
+        Ok(Ok(direct_path)) => direct_path,
+        Ok(Err(error)) => {
+            return Err(failed(format!(
+                "{gone}; the phone did not upload it again: {error:#}"
+            )));
+        }
+        Err(_) => {
+            return Err(failed(format!(
+                "{gone}; the phone did not answer the request to upload it again within {} s",
+                REUPLOAD_TIMEOUT.as_secs()
+            )));
+        }
+    };
+    tracing::debug!(message = key.id, "the phone uploaded an attachment again");
+    set_direct_path(&mut base, &direct_path);
+    match download_once(client, &base, "", &info).await {
+        Ok(Some(downloaded)) => Ok(named(downloaded)),
         Ok(None) => Err(failed("larger than the download limit".into())),
-        Err(error) => Err(failed(error)),
+        Err(error) => Err(failed(format!("uploaded again by the phone, but: {error}"))),
     }
 }
 

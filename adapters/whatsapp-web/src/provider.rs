@@ -17,13 +17,19 @@
 //! mapped with [`map_event`] and delivered by [`Ingestor::deliver_events`] on one lane per
 //! connection: a lane keeps its connection's order, and a slow delivery on one connection never
 //! holds another's. Decrypted messages do not come this way: the library hands them to the
-//! durability hook (see [`crate::inbound`]).
+//! durability hook (see [`crate::inbound`]). The end of WhatsApp's offline backlog
+//! (`OfflineSyncCompleted`) comes this way too, as [`InboundEvent::CaughtUp`] after the backlog.
 //!
 //! A history sync (`Event::HistorySync`) becomes one [`InboundEvent::History`] with the part's
 //! messages ([`crate::inbound::history`]); it is decoded off the runtime's threads, in its
 //! place in the lane. Like receipts it is at most once: the library acknowledged the part to
 //! the phone before handing it over, so a part the sink still refuses after
 //! [`crate::inbound::EVENT_ATTEMPTS`] tries is lost (logged).
+//!
+//! The phone's answer to a history request ([`ChannelProvider::request_history`]: a history
+//! sync of type `ON_DEMAND`) comes this way as well, as a `History` chunk marked `on_demand`;
+//! it is delivered whatever the connection's import of old messages says (the core writes it
+//! into the chat's conversation, [`chatflow_core::inbox::gaps`]).
 //!
 //! # The whole history
 //!
@@ -42,14 +48,15 @@
 //! | `request_pair_code` | [`Supervisor::request_pair_code`] |
 //! | `send` | [`send_outbound`] on the live client (a reply to the contact's message carries its text) |
 //! | `edit`, `delete`, `react` | the live client's edit, revoke and react |
-//! | `mark_read` | a read receipt for the contact's messages (one-to-one chats) |
+//! | `mark_read` | a read receipt for the contact's messages; in a group one per writer ([`read_receipts`]) |
 //! | `check_number`, `profile` | WhatsApp's number check, the profile picture |
+//! | `request_history` | an on-demand history request to the phone ([`history_chat`], [`history_ask`]) |
+//! | `download_media` | the download again, asking the phone to re-upload a file WhatsApp's servers dropped |
 //!
 //! Calls that need the live session answer `ERR_WAPP_NOT_INITIALIZED` when it is not connected
 //! in this process (down, or run by another server process of the same database).
 //!
-//! Not built: read receipts in groups (they name each message's writer), and listing the
-//! phone's chats (`list_chats`, answering `ERR_CHANNEL_NOT_SUPPORTED`).
+//! Not built: listing the phone's chats (`list_chats`, answering `ERR_CHANNEL_NOT_SUPPORTED`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -58,7 +65,8 @@ use async_trait::async_trait;
 #[cfg(doc)]
 use chatflow_core::inbox::channel::InboundEvent;
 use chatflow_core::inbox::channel::{
-    ChannelMedia, ChannelProfile, ChannelProvider, FailedMedia, InboundSink, Outbound,
+    ChannelMedia, ChannelProfile, ChannelProvider, FailedMedia, HistoryRequest, InboundSink,
+    Outbound, ReadMessage,
 };
 use chatflow_core::inbox::model::ProviderKind;
 use chatflow_core::{Error, ErrorCode, Result, TenantScope, WhatsappId};
@@ -67,7 +75,7 @@ use whatsapp_rust::Jid;
 use whatsapp_rust::types::events::Event;
 use whatsapp_rust::waproto::whatsapp as wa;
 
-use crate::client::{NotConnected, WaClient};
+use crate::client::{HistoryAsk, NotConnected, WaClient};
 use crate::inbound::address::phone_digits;
 use crate::inbound::{Ingestor, map_event};
 use crate::outbound::{QuotedMessage, send_outbound, text_message, to_jid};
@@ -306,6 +314,29 @@ impl ChannelProvider for WaProvider {
         Ok(())
     }
 
+    async fn request_history(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+        request: &HistoryRequest,
+    ) -> Result<()> {
+        let chat = to_jid(&request.chat)?;
+        let client = self.client(connection)?;
+        let chat = history_chat(client.as_ref(), chat).await;
+        let ask = history_ask(request, chat);
+        let id = client
+            .request_history(&ask)
+            .await
+            .map_err(|e| failure(ErrorCode::ERR_INTERNAL, &e))?;
+        tracing::debug!(
+            connection = connection.0,
+            request = id,
+            count = ask.count,
+            "the phone was asked for a chat's history"
+        );
+        Ok(())
+    }
+
     async fn download_media(
         &self,
         _scope: TenantScope,
@@ -381,18 +412,21 @@ impl ChannelProvider for WaProvider {
         _scope: TenantScope,
         connection: WhatsappId,
         chat: &str,
-        external_ids: &[String],
+        read: &[ReadMessage],
     ) -> Result<()> {
         let chat = to_jid(chat)?;
-        // A group's receipt names each message's writer; group read receipts are not sent yet.
-        if external_ids.is_empty() || chat.server == whatsapp_rust::Server::Group {
+        let receipts = read_receipts(&chat, read);
+        if receipts.is_empty() {
             return Ok(());
         }
         let client = self.client(connection)?;
-        client
-            .mark_read(&chat, None, external_ids)
-            .await
-            .map_err(|e| failure(ErrorCode::ERR_SENDING_WAPP_MSG, &e))
+        for (writer, ids) in receipts {
+            client
+                .mark_read(&chat, writer.as_ref(), &ids)
+                .await
+                .map_err(|e| failure(ErrorCode::ERR_SENDING_WAPP_MSG, &e))?;
+        }
+        Ok(())
     }
 
     async fn profile(
@@ -441,6 +475,73 @@ impl ChannelProvider for WaProvider {
             let address = found.pn.unwrap_or(found.jid);
             phone_digits(&address).unwrap_or_else(|| address.user.to_string())
         }))
+    }
+}
+
+/// The read receipts for the messages `read` of `chat`: one for a one-to-one chat (its messages'
+/// ids), and in a group one per writer with that writer's messages, in the order the writers
+/// first appear (WhatsApp's group receipt names the writer). A group message without a writer,
+/// or with one that is no address, is left out.
+pub fn read_receipts(chat: &Jid, read: &[ReadMessage]) -> Vec<(Option<Jid>, Vec<String>)> {
+    if chat.server != whatsapp_rust::Server::Group {
+        let ids: Vec<String> = read.iter().map(|m| m.external_id.clone()).collect();
+        return if ids.is_empty() {
+            Vec::new()
+        } else {
+            vec![(None, ids)]
+        };
+    }
+    let mut receipts: Vec<(Option<Jid>, Vec<String>)> = Vec::new();
+    for message in read {
+        let Some(writer) = message
+            .participant
+            .as_deref()
+            .and_then(|p| to_jid(p).ok())
+            .filter(|w| w.server != whatsapp_rust::Server::Group)
+        else {
+            continue;
+        };
+        match receipts
+            .iter_mut()
+            .find(|(known, _)| known.as_ref() == Some(&writer))
+        {
+            Some((_, ids)) => ids.push(message.external_id.clone()),
+            None => receipts.push((Some(writer), vec![message.external_id.clone()])),
+        }
+    }
+    receipts
+}
+
+/// The chat as the phone keys it in a history request. A group is its `@g.us` address, and a
+/// chat already named by its LID stays so. A person named by number is asked by their LID when
+/// the session learned it and the account's one-to-one chats moved to LIDs
+/// ([`WaClient::chat_lid`]): the phone then keys the chat by the LID (its history sync names
+/// such chats by LID, the number beside as `pnJid`), so a request by number may name a chat it
+/// does not have. Otherwise (no LID known, a lookup that failed, an account not moved yet) by
+/// number.
+pub async fn history_chat(client: &dyn WaClient, chat: Jid) -> Jid {
+    if chat.server != whatsapp_rust::Server::Pn {
+        return chat;
+    }
+    match client.chat_lid(&chat).await {
+        Ok(Some(lid)) => lid,
+        Ok(None) => chat,
+        Err(error) => {
+            tracing::debug!(error = %format!("{error:#}"), "the LID of a chat could not be looked up; asked by number");
+            chat
+        }
+    }
+}
+
+/// The on-demand history request for the core's `request` of `chat` (as the phone keys it):
+/// the anchor by id, sender and time in milliseconds, the count as WhatsApp takes it.
+pub fn history_ask(request: &HistoryRequest, chat: Jid) -> HistoryAsk {
+    HistoryAsk {
+        chat,
+        anchor_id: request.anchor_external_id.clone(),
+        anchor_from_me: request.anchor_from_me,
+        anchor_time_ms: request.anchor_time.timestamp_millis(),
+        count: i32::try_from(request.count).unwrap_or(i32::MAX),
     }
 }
 

@@ -30,11 +30,14 @@ use whatsapp_rust::wacore::proto_helpers::MessageExt;
 use whatsapp_rust::wacore::store::DevicePropsOverride;
 use whatsapp_rust::wacore::store::device::default_history_sync_config;
 use whatsapp_rust::waproto::whatsapp as wa;
-use whatsapp_rust::{InboundDurabilityHook, TokioRuntime};
+use whatsapp_rust::{
+    ErrorChainExt as _, InboundDurabilityHook, MediaRetryResult, MediaReuploadError,
+    MediaReuploadRequest, TokioRuntime,
+};
 
 use crate::client::{
-    MediaKind, NotConnected, NumberCheck, SessionParams, SessionStats, Uploaded, WaClient,
-    WaClientFactory, WaSession,
+    HistoryAsk, MediaGone, MediaKind, MediaMessageKey, NotConnected, NumberCheck, SessionParams,
+    SessionStats, Uploaded, WaClient, WaClientFactory, WaSession,
 };
 use crate::inbound::Ingestor;
 
@@ -337,6 +340,10 @@ fn downloadable(message: &wa::Message) -> Option<&dyn Downloadable> {
     if let Some(m) = base.video_message.as_option() {
         return Some(m);
     }
+    // A round video note ("ptv") is a video message in its own field.
+    if let Some(m) = base.ptv_message.as_option() {
+        return Some(m);
+    }
     if let Some(m) = base.audio_message.as_option() {
         return Some(m);
     }
@@ -386,7 +393,15 @@ impl WaClient for RealWaClient {
     async fn download(&self, message: &wa::Message) -> anyhow::Result<Vec<u8>> {
         let media = downloadable(message).ok_or_else(|| anyhow::anyhow!("no media to download"))?;
         self.ready()?;
-        self.0.download(media).await
+        self.0.download(media).await.map_err(|error| {
+            // The library already refreshed its media credentials and tried every host: a
+            // 404 or 410 left means the file is gone from WhatsApp's servers.
+            let chain: &(dyn std::error::Error + Send + Sync + 'static) = error.as_ref();
+            match chain.http_status() {
+                Some(status @ (404 | 410)) => MediaGone { status }.into(),
+                _ => error,
+            }
+        })
     }
 
     async fn edit(&self, to: &Jid, original_id: &str, message: wa::Message) -> anyhow::Result<()> {
@@ -460,6 +475,58 @@ impl WaClient for RealWaClient {
             .filter(|phone| chatflow_core::inbox::identities::is_phone(phone)))
     }
 
+    async fn chat_lid(&self, phone: &Jid) -> anyhow::Result<Option<Jid>> {
+        if !phone.is_pn() || !self.0.is_lid_migrated().await {
+            return Ok(None);
+        }
+        Ok(self
+            .0
+            .get_lid_pn_entry(phone)
+            .await?
+            .map(|entry| Jid::lid(&*entry.lid)))
+    }
+
+    async fn request_history(&self, ask: &HistoryAsk) -> anyhow::Result<String> {
+        self.ready()?;
+        self.0
+            .fetch_message_history(
+                &ask.chat,
+                &ask.anchor_id,
+                ask.anchor_from_me,
+                ask.anchor_time_ms,
+                ask.count,
+            )
+            .await
+    }
+
+    async fn request_media_reupload(
+        &self,
+        key: &MediaMessageKey,
+        media_key: &[u8],
+    ) -> anyhow::Result<String> {
+        self.ready()?;
+        let request = MediaReuploadRequest {
+            msg_id: &key.id,
+            chat_jid: &key.chat,
+            media_key,
+            is_from_me: key.from_me,
+            participant: key.participant.as_ref(),
+        };
+        // The library waits up to 30 s for the phone's answer.
+        match self.0.media_reupload().request(&request).await {
+            Ok(MediaRetryResult::Success { direct_path }) => Ok(direct_path),
+            Ok(other) => anyhow::bail!("the phone could not upload the file again ({other:?})"),
+            Err(
+                MediaReuploadError::NotLoggedIn
+                | MediaReuploadError::Client(ClientError::NotConnected),
+            ) => Err(NotConnected.into()),
+            Err(MediaReuploadError::Timeout) => {
+                anyhow::bail!("the phone did not answer the re-upload request in time")
+            }
+            Err(other) => Err(other.into()),
+        }
+    }
+
     async fn reject_call(&self, call_id: &str, peer: &Jid, creator: &Jid) -> anyhow::Result<()> {
         self.ready()?;
         Ok(self.0.voip().reject_call(call_id, peer, creator).await?)
@@ -494,5 +561,58 @@ impl WaClient for RealWaClient {
             reconnects: stats.reconnects,
             last_data_received_ms: stats.last_data_received_ms,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use whatsapp_rust::buffa::MessageField;
+
+    use super::*;
+
+    /// Every kind of attachment the inbox keeps is one the client downloads, round video notes
+    /// ("ptv") included.
+    #[test]
+    fn every_attachment_kind_is_downloadable() {
+        let video = || wa::message::VideoMessage {
+            direct_path: Some("/v/t62.7161-24/1".into()),
+            ..Default::default()
+        };
+        let kinds = [
+            wa::Message {
+                image_message: MessageField::some(Default::default()),
+                ..Default::default()
+            },
+            wa::Message {
+                video_message: MessageField::some(video()),
+                ..Default::default()
+            },
+            wa::Message {
+                ptv_message: MessageField::some(video()),
+                ..Default::default()
+            },
+            wa::Message {
+                audio_message: MessageField::some(Default::default()),
+                ..Default::default()
+            },
+            wa::Message {
+                document_message: MessageField::some(Default::default()),
+                ..Default::default()
+            },
+            wa::Message {
+                sticker_message: MessageField::some(Default::default()),
+                ..Default::default()
+            },
+        ];
+        for message in &kinds {
+            assert!(downloadable(message).is_some(), "{message:?}");
+            assert!(
+                crate::inbound::media_of(message).is_some(),
+                "the inbox keeps it: {message:?}"
+            );
+        }
+        let ptv = downloadable(&kinds[2]).expect("a video note");
+        assert_eq!(ptv.direct_path(), Some("/v/t62.7161-24/1"));
+        assert!(downloadable(&wa::Message::default()).is_none());
     }
 }

@@ -5,13 +5,16 @@
 
 use std::sync::Arc;
 
+use chatflow_core::ErrorCode;
 use chatflow_core::inbox::channel::{HistoryChunk, InboundEvent, InboundMessage as Message};
 use chatflow_core::inbox::model::MediaType;
+use chatflow_whatsapp_web::client::MediaMessageKey;
 use chatflow_whatsapp_web::fake::{
     FakeCall, FakeHistory, FakeWaClient, HistoryMessage, history_sync,
 };
 use chatflow_whatsapp_web::inbound::{
-    MAX_MEDIA_BYTES, download_again, failed_media, history_chunk, map_event, map_message, media_of,
+    MAX_MEDIA_BYTES, REUPLOAD_TIMEOUT, download_again, failed_media, history_chunk, map_event,
+    map_message, media_of, open_locator,
 };
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::buffa::MessageField;
@@ -240,7 +243,18 @@ async fn an_image_comes_without_its_file_and_the_locator_downloads_it() {
     assert_eq!(failed.mime_type, "image/jpeg");
     // The live path's locator, for the same message.
     let info = media_of(&image()).expect("an attachment");
-    assert_eq!(*failed, failed_media(&image(), "3EB0IMG", &info));
+    let key = MediaMessageKey {
+        chat: ana(),
+        id: "3EB0IMG".into(),
+        from_me: false,
+        participant: None,
+    };
+    assert_eq!(
+        *failed,
+        failed_media(&image(), "3EB0IMG", &info, Some(&key))
+    );
+    let (_, kept) = open_locator(&failed.locator).expect("our locator");
+    assert_eq!(kept, Some(key), "the key a re-upload needs");
 
     // The import's download goes through the same path as a live retry.
     let client = FakeWaClient::new();
@@ -258,6 +272,136 @@ async fn an_image_comes_without_its_file_and_the_locator_downloads_it() {
         [FakeCall::Download {
             message: without_thumbnail
         }]
+    );
+}
+
+// ------------------------------------------------- a file WhatsApp no longer holds
+
+/// A group member's photo, as a history part keeps it (its key names the writer).
+fn group_photo() -> Message {
+    let group = jid(GROUP);
+    let bia = jid("5511888880000@s.whatsapp.net");
+    only(
+        FakeHistory::new().message(
+            HistoryMessage::text(&group, "3EB0GONE", "", at())
+                .by(&bia)
+                .with_message(image()),
+        ),
+    )
+}
+
+fn image_at(path: &str) -> wa::Message {
+    let mut moved = image();
+    if let Some(image) = moved.image_message.as_option_mut() {
+        image.jpeg_thumbnail = None;
+        image.direct_path = Some(path.into());
+    }
+    moved
+}
+
+/// A 410 from the media host: the phone is asked to upload the file again (the message's key
+/// and media key), and the download from the new path brings it.
+#[tokio::test]
+async fn a_file_gone_from_the_servers_is_uploaded_again_by_the_phone() {
+    let failed = group_photo().media_failed.expect("what the download needs");
+    let client = FakeWaClient::new();
+    client.push_download_gone(410);
+    client.answer_reupload("/v/t62.7118-24/reuploaded");
+    client.push_download(b"jpeg bytes".to_vec());
+
+    let media = download_again(&client, &failed).await.expect("downloaded");
+    assert_eq!(media.bytes, b"jpeg bytes");
+    assert_eq!(media.file_name, "3EB0GONE.jpg");
+    assert_eq!(
+        client.calls(),
+        [
+            FakeCall::Download {
+                message: image_at("/v/t62.7118-24/12345")
+            },
+            FakeCall::MediaReupload {
+                key: MediaMessageKey {
+                    chat: jid(GROUP),
+                    id: "3EB0GONE".into(),
+                    from_me: false,
+                    participant: Some(jid("5511888880000@s.whatsapp.net")),
+                },
+                media_key: vec![7; 32],
+            },
+            FakeCall::Download {
+                message: image_at("/v/t62.7118-24/reuploaded")
+            },
+        ]
+    );
+}
+
+/// A phone that does not answer within the bound leaves the download failed.
+#[tokio::test(start_paused = true)]
+async fn a_phone_that_does_not_answer_leaves_the_download_failed() {
+    let failed = group_photo().media_failed.expect("what the download needs");
+    let client = FakeWaClient::new();
+    client.push_download_gone(404);
+    let started = tokio::time::Instant::now();
+    let error = download_again(&client, &failed)
+        .await
+        .expect_err("not downloaded");
+    assert_eq!(error.code, ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA);
+    assert!(
+        started.elapsed() >= REUPLOAD_TIMEOUT,
+        "waited for the phone"
+    );
+    assert!(
+        error
+            .detail
+            .as_deref()
+            .unwrap_or_default()
+            .contains("did not answer"),
+        "{error:?}"
+    );
+    let downloads = client
+        .calls()
+        .iter()
+        .filter(|c| matches!(c, FakeCall::Download { .. }))
+        .count();
+    assert_eq!(downloads, 1, "no second download without a new path");
+
+    // A phone that answers it cannot upload the file fails too.
+    client.push_download_gone(410);
+    client.refuse_reupload("the phone deleted the file");
+    let error = download_again(&client, &failed)
+        .await
+        .expect_err("not downloaded");
+    assert_eq!(error.code, ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA);
+}
+
+/// A locator written before the key was kept (the message's base64 alone) still downloads; a
+/// file gone then is a plain failure, with no re-upload asked.
+#[tokio::test]
+async fn an_old_locator_still_downloads_without_a_reupload() {
+    use base64::Engine as _;
+    use chatflow_whatsapp_web::whatsapp_rust::buffa::Message as _;
+    let info = media_of(&image()).expect("an attachment");
+    let mut old = failed_media(&image(), "3EB0OLD", &info, None);
+    old.locator = base64::engine::general_purpose::STANDARD
+        .encode(image_at("/v/t62.7118-24/12345").encode_to_vec());
+    let (message, key) = open_locator(&old.locator).expect("an old locator opens");
+    assert_eq!((message, key), (image_at("/v/t62.7118-24/12345"), None));
+
+    let client = FakeWaClient::new();
+    client.push_download(b"jpeg bytes".to_vec());
+    let media = download_again(&client, &old).await.expect("downloaded");
+    assert_eq!(media.bytes, b"jpeg bytes");
+
+    client.push_download_gone(410);
+    let error = download_again(&client, &old)
+        .await
+        .expect_err("gone, and no key to ask with");
+    assert_eq!(error.code, ErrorCode::ERR_WAPP_DOWNLOAD_MEDIA);
+    assert!(
+        !client
+            .calls()
+            .iter()
+            .any(|c| matches!(c, FakeCall::MediaReupload { .. })),
+        "no re-upload without the message's key"
     );
 }
 

@@ -12,7 +12,9 @@ use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::buffa::MessageField;
 use chatflow_whatsapp_web::whatsapp_rust::chrono::{DateTime, TimeZone, Utc};
 use chatflow_whatsapp_web::whatsapp_rust::types::call::{MissedCall, MissedReason};
-use chatflow_whatsapp_web::whatsapp_rust::types::events::{Event, InboundMessage, Receipt};
+use chatflow_whatsapp_web::whatsapp_rust::types::events::{
+    Event, InboundMessage, OfflineSyncCompleted, Receipt,
+};
 use chatflow_whatsapp_web::whatsapp_rust::types::message::{MessageInfo, MessageSource};
 use chatflow_whatsapp_web::whatsapp_rust::types::presence::ReceiptType;
 use chatflow_whatsapp_web::whatsapp_rust::waproto::whatsapp as wa;
@@ -819,4 +821,18 @@ fn session_and_other_events_are_not_the_ingestors() {
     );
     // Messages come through the hook, not as events.
     assert_eq!(map_event(&messages), []);
+}
+
+/// The end of WhatsApp's offline backlog is the inbox's `CaughtUp`, whatever its count (an empty
+/// backlog ends too).
+#[test]
+fn the_end_of_the_offline_backlog_is_caught_up() {
+    for count in [0, 12] {
+        assert_eq!(
+            map_event(&Event::OfflineSyncCompleted(
+                OfflineSyncCompleted::builder().count(count).build()
+            )),
+            [InboundEvent::CaughtUp]
+        );
+    }
 }

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chatflow_core::events::Event as CoreEvent;
-use chatflow_core::inbox::channel::{ChannelProvider, HistoryChunk};
+use chatflow_core::inbox::channel::{ChannelProvider, HistoryChunk, HistoryRequest, ReadMessage};
 use chatflow_core::inbox::channel::{InboundEvent, InboundSink};
 use chatflow_core::inbox::lease::{ChannelLeaseRepo, Lease, LeaseToken};
 use chatflow_core::inbox::model::{
@@ -33,12 +33,13 @@ use chatflow_core::inbox::ports::ConnectionRepo;
 use chatflow_core::inbox::session_state::{SessionStateRepo, StateNamespace, StateOp, StateRow};
 use chatflow_core::ports::{Clock, CompanyRepo, NewCompany, NewPlan, PlanRepo, SecretCipher};
 use chatflow_core::tenancy::{Money, PlanFlags, Recurrence};
-use chatflow_core::{Result, TenantScope, WhatsappId};
+use chatflow_core::{ErrorCode, Result, TenantScope, WhatsappId};
 use chatflow_store::{Stamps, Store, testing};
 use chatflow_system::{ManualClock, SealedSecrets};
 use chatflow_whatsapp_web::client::SessionStats;
 use chatflow_whatsapp_web::fake::{
-    FakeCall, FakeEnd, FakeSessionHandle, FakeWaClientFactory, HistoryMessage, history_sync,
+    FakeCall, FakeEnd, FakeHistory, FakeSessionHandle, FakeWaClientFactory, HistoryMessage,
+    history_sync, text_from,
 };
 use chatflow_whatsapp_web::provider::WaProvider;
 use chatflow_whatsapp_web::supervisor::{
@@ -1481,6 +1482,287 @@ async fn a_history_sync_is_delivered_as_one_chunk_in_order(w: World) {
     p.provider.shutdown().await;
 }
 
+/// The end of WhatsApp's offline backlog reaches the sink as `CaughtUp`, after the backlog's
+/// messages (committed through the durability hook) and its receipts, on the connection's lane
+/// only.
+async fn the_end_of_the_offline_backlog_is_caught_up_after_it(w: World) {
+    let p = w.provider("server-a");
+    p.attach();
+    let (conn, other) = (w.connections[0], w.connections[1]);
+    p.provider.start(w.scope, conn).await.expect("started");
+    let run = p.next_run().await;
+    run.connect();
+    p.connected(conn).await;
+
+    let ana: Jid = "5511999990000@s.whatsapp.net".parse().expect("a jid");
+    run.ingestor
+        .commit(&[text_from(&ana, "3EB0AWAY", "while you were away", "Ana")])
+        .await
+        .expect("the backlog's message is committed");
+    run.emit(receipt(ReceiptType::Read, "3EB0SENT"));
+    assert!(run.caught_up(2));
+
+    let events = p.events(conn, 3).await;
+    assert!(
+        matches!(&events[0], InboundEvent::Message(m) if m.external_id == "3EB0AWAY"),
+        "{:?}",
+        events[0]
+    );
+    assert!(
+        matches!(&events[1], InboundEvent::Ack { external_id, ack: 3 } if external_id == "3EB0SENT"),
+        "{:?}",
+        events[1]
+    );
+    assert_eq!(events[2], InboundEvent::CaughtUp);
+    idle(Duration::from_secs(60)).await;
+    assert_eq!(p.events(conn, 3).await.len(), 3, "once");
+    assert!(p.events.borrow().iter().all(|(id, _)| *id != other));
+    p.provider.shutdown().await;
+}
+
+fn history_request(chat: &str, is_group: bool, at: DateTime<Utc>) -> HistoryRequest {
+    HistoryRequest {
+        chat: chat.to_owned(),
+        is_group,
+        anchor_external_id: "3EB0ANCHOR".to_owned(),
+        anchor_from_me: true,
+        anchor_time: at,
+        count: 50,
+    }
+}
+
+/// A history request asks the phone for the chat's messages before the anchor: a group by its
+/// address, a person by the LID the phone keys their chat by when the session knows it, else by
+/// number.
+async fn a_history_request_asks_the_phone_before_the_anchor(w: World) {
+    let p = w.provider("server-a");
+    p.attach();
+    let conn = w.connection();
+    p.provider.start(w.scope, conn).await.expect("started");
+    let run = p.next_run().await;
+    run.connect();
+    p.connected(conn).await;
+    let client = run.client();
+    let ana: Jid = "5511999990000@s.whatsapp.net".parse().expect("a jid");
+    let ana_lid: Jid = "123456789012345@lid".parse().expect("a lid");
+    client.set_chat_lid(&ana, &ana_lid);
+    let at = DateTime::from_timestamp_millis(1_760_000_000_123).expect("a time");
+
+    for (chat, is_group) in [
+        ("5511999990000", false),
+        ("5511888880000", false),
+        ("120363000000000001@g.us", true),
+        ("123456789012345@lid", false),
+    ] {
+        p.provider
+            .request_history(w.scope, conn, &history_request(chat, is_group, at))
+            .await
+            .expect("asked");
+    }
+    let asked: Vec<(String, String, bool, i64, i32)> = client
+        .history_requests()
+        .into_iter()
+        .map(|ask| {
+            (
+                ask.chat.to_string(),
+                ask.anchor_id,
+                ask.anchor_from_me,
+                ask.anchor_time_ms,
+                ask.count,
+            )
+        })
+        .collect();
+    let expected = |chat: &str| {
+        (
+            chat.to_owned(),
+            "3EB0ANCHOR".to_owned(),
+            true,
+            1_760_000_000_123,
+            50,
+        )
+    };
+    assert_eq!(
+        asked,
+        [
+            expected("123456789012345@lid"),
+            expected("5511888880000@s.whatsapp.net"),
+            expected("120363000000000001@g.us"),
+            expected("123456789012345@lid"),
+        ]
+    );
+    p.provider.shutdown().await;
+}
+
+/// The phone's answer (an `ON_DEMAND` history sync) reaches the sink as a history chunk marked
+/// on demand, though the connection's import of old messages is off.
+async fn the_phones_answer_is_delivered_on_demand_with_the_import_off(w: World) {
+    let p = w.provider("server-a");
+    p.attach();
+    let conn = w.connection();
+    p.provider.start(w.scope, conn).await.expect("started");
+    let run = p.next_run().await;
+    assert!(!run.full_history, "the import is off");
+    run.connect();
+    p.connected(conn).await;
+
+    let ana: Jid = "5511999990000@s.whatsapp.net".parse().expect("a jid");
+    let ana_lid: Jid = "123456789012345@lid".parse().expect("a lid");
+    let at = DateTime::from_timestamp(Utc::now().timestamp() - 3600, 0).expect("a time");
+    // The phone keys the chat by the LID and tells the number beside it.
+    run.client().answer_history(
+        FakeHistory::on_demand()
+            .message(
+                HistoryMessage::text(&ana_lid, "3EB0MISSED", "lost in the gap", at).named("Ana"),
+            )
+            .lid_mapping(&ana_lid, &ana),
+    );
+    p.provider
+        .request_history(w.scope, conn, &history_request("5511999990000", false, at))
+        .await
+        .expect("asked");
+
+    let events = p.events(conn, 1).await;
+    let InboundEvent::History(chunk) = &events[0] else {
+        panic!("expected the history, got {:?}", events[0]);
+    };
+    assert!(chunk.on_demand);
+    let summary: Vec<(&str, &str, &str, &[String])> = chunk
+        .messages
+        .iter()
+        .map(|m| {
+            (
+                m.external_id.as_str(),
+                m.chat.as_str(),
+                m.body.as_str(),
+                m.aliases.as_slice(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [(
+            "3EB0MISSED",
+            "5511999990000",
+            "lost in the gap",
+            &["123456789012345@lid".to_owned()][..]
+        )]
+    );
+    p.provider.shutdown().await;
+}
+
+/// A history request needs the connected session of this process.
+async fn a_history_request_needs_the_connected_session(w: World) {
+    let p = w.provider("server-a");
+    let conn = w.connection();
+    let at = Utc::now();
+    let request = history_request("5511999990000", false, at);
+    let not_live = p
+        .provider
+        .request_history(w.scope, conn, &request)
+        .await
+        .expect_err("not live yet");
+    assert_eq!(not_live.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+    p.attach();
+    let not_running = p
+        .provider
+        .request_history(w.scope, conn, &request)
+        .await
+        .expect_err("no session");
+    assert_eq!(not_running.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+    p.provider.start(w.scope, conn).await.expect("started");
+    let run = p.next_run().await;
+    let not_connected = p
+        .provider
+        .request_history(w.scope, conn, &request)
+        .await
+        .expect_err("not connected");
+    assert_eq!(not_connected.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+    assert!(run.client().history_requests().is_empty());
+    p.provider.shutdown().await;
+}
+
+fn read(id: &str, participant: Option<&str>) -> ReadMessage {
+    ReadMessage {
+        external_id: id.to_owned(),
+        participant: participant.map(str::to_owned),
+    }
+}
+
+/// Reading a ticket tells the phone: one receipt for a one-to-one chat, and in a group one per
+/// writer naming that writer's messages (a message without its writer is left out).
+async fn read_receipts_go_per_writer_in_a_group(w: World) {
+    let p = w.provider("server-a");
+    p.attach();
+    let conn = w.connection();
+    p.provider.start(w.scope, conn).await.expect("started");
+    let run = p.next_run().await;
+    run.connect();
+    p.connected(conn).await;
+
+    p.provider
+        .mark_read(
+            w.scope,
+            conn,
+            "5511999990000",
+            &[read("3EB0A", None), read("3EB0B", None)],
+        )
+        .await
+        .expect("one-to-one");
+    p.provider
+        .mark_read(
+            w.scope,
+            conn,
+            "120363000000000001@g.us",
+            &[
+                read("3EB0G1", Some("5511888880000")),
+                read("3EB0G2", Some("123456789012345@lid")),
+                read("3EB0G3", Some("5511888880000")),
+                read("3EB0G4", None),
+            ],
+        )
+        .await
+        .expect("a group");
+    p.provider
+        .mark_read(
+            w.scope,
+            conn,
+            "120363000000000001@g.us",
+            &[read("3EB0G5", None)],
+        )
+        .await
+        .expect("nothing to tell");
+
+    let jid = |s: &str| s.parse::<Jid>().expect("a jid");
+    let group = jid("120363000000000001@g.us");
+    let reads: Vec<FakeCall> = run
+        .client()
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, FakeCall::MarkRead { .. }))
+        .collect();
+    assert_eq!(
+        reads,
+        [
+            FakeCall::MarkRead {
+                chat: jid("5511999990000@s.whatsapp.net"),
+                sender: None,
+                ids: vec!["3EB0A".into(), "3EB0B".into()],
+            },
+            FakeCall::MarkRead {
+                chat: group.clone(),
+                sender: Some(jid("5511888880000@s.whatsapp.net")),
+                ids: vec!["3EB0G1".into(), "3EB0G3".into()],
+            },
+            FakeCall::MarkRead {
+                chat: group,
+                sender: Some(jid("123456789012345@lid")),
+                ids: vec!["3EB0G2".into()],
+            },
+        ]
+    );
+    p.provider.shutdown().await;
+}
+
 /// `want_history` decides whether the next runs ask for the whole history; a wish told before the
 /// provider is live counts too.
 async fn want_history_sets_the_next_runs_flag(w: World) {
@@ -1556,6 +1838,11 @@ async fn a_taken_over_connection_asks_for_the_whole_history_by_its_settings(w: W
 }
 
 engine_tests!(
+    the_end_of_the_offline_backlog_is_caught_up_after_it,
+    a_history_request_asks_the_phone_before_the_anchor,
+    the_phones_answer_is_delivered_on_demand_with_the_import_off,
+    a_history_request_needs_the_connected_session,
+    read_receipts_go_per_writer_in_a_group,
     a_history_sync_is_delivered_as_one_chunk_in_order,
     want_history_sets_the_next_runs_flag,
     a_taken_over_connection_asks_for_the_whole_history_by_its_settings,

@@ -26,6 +26,18 @@ pub struct ChannelMedia {
     pub bytes: Vec<u8>,
 }
 
+/// A contact's message the inbox marked read ([`ChannelProvider::mark_read`]): its channel id
+/// and, in a group, who wrote it (WhatsApp's read receipt in a group names each writer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadMessage {
+    pub external_id: String,
+    /// The group member who wrote it (their number or LID), as the message was stored; `None`
+    /// in a one-to-one chat, or when the channel did not name the writer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub participant: Option<String>,
+}
+
 /// An attachment the provider could not download when its message arrived: the message is
 /// stored with the error `ERR_WAPP_DOWNLOAD_MEDIA` and what a later try needs
 /// ([`ChannelProvider::download_media`]).
@@ -336,14 +348,15 @@ pub trait ChannelProvider: Send + Sync {
         from_me: bool,
         emoji: &str,
     ) -> Result<()>;
-    /// Tells the contact that their messages `external_ids` in `chat` were read (blue ticks on
-    /// their phone); channels that mark a whole chat read ignore the ids.
+    /// Tells the contact that their messages `read` in `chat` were read (blue ticks on their
+    /// phone; in a group, each message's writer); channels that mark a whole chat read ignore
+    /// the messages.
     async fn mark_read(
         &self,
         scope: TenantScope,
         connection: WhatsappId,
         chat: &str,
-        external_ids: &[String],
+        read: &[ReadMessage],
     ) -> Result<()>;
     /// The profile of `number` as the connection sees it; `None` when the channel knows no such
     /// contact. Providers that cannot look profiles up answer `ERR_CHANNEL_NOT_SUPPORTED`.

@@ -281,10 +281,14 @@ pub trait TicketRepo: Send + Sync {
         actor: Option<UserId>,
     ) -> Result<Option<Ticket>>;
     /// Sets unread to 0 (the attendant opened the ticket), marks its messages read and appends
-    /// `updateUnread`. Answers the channel ids of the contact's messages it marked read, newest
-    /// first (at most 100: what the phone is told was read); `None` when there is no such
-    /// ticket.
-    async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<Option<Vec<String>>>;
+    /// `updateUnread`. Answers the contact's messages it marked read (channel id, and in a
+    /// group the writer), newest first (at most 100: what the phone is told was read); `None`
+    /// when there is no such ticket.
+    async fn reset_unread(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+    ) -> Result<Option<Vec<crate::inbox::channel::ReadMessage>>>;
     async fn set_use_integration(
         &self,
         scope: TenantScope,

@@ -88,7 +88,13 @@ impl ChannelProvider for Phone {
     ) -> Result<()> {
         Ok(())
     }
-    async fn mark_read(&self, _: TenantScope, _: WhatsappId, _: &str, _: &[String]) -> Result<()> {
+    async fn mark_read(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        _: &str,
+        _: &[chatflow_core::inbox::channel::ReadMessage],
+    ) -> Result<()> {
         Ok(())
     }
     async fn profile(

@@ -46,6 +46,7 @@ use whatsapp_rust::{Jid, Server};
 
 use super::address::phone_digits;
 use super::map::map_content;
+use crate::client::MediaMessageKey;
 
 /// The chunk a history sync is for the inbox: its messages and progress. `None` for a part of
 /// a kind without conversations, for a part with neither messages nor progress, and for a
@@ -145,9 +146,16 @@ fn history_message(
     let writer = parse(key.participant.as_deref()).or_else(|| parse(web.participant.as_deref()));
     // In a one-to-one chat the contact writes under the chat's address; in a group, or a
     // broadcast list, the participant does.
-    let sender = match writer {
-        Some(writer) if matches!(chat.server, Server::Group | Server::Broadcast) => writer,
+    let sender = match &writer {
+        Some(writer) if matches!(chat.server, Server::Group | Server::Broadcast) => writer.clone(),
         _ => chat.clone(),
+    };
+    // The message as WhatsApp keys it, for a re-upload of its attachment by the phone.
+    let media_key = MediaMessageKey {
+        chat: chat.clone(),
+        id: id.to_owned(),
+        from_me,
+        participant: if is_group { writer } else { None },
     };
     let info = MessageInfo {
         source: MessageSource {
@@ -183,7 +191,8 @@ fn history_message(
         name.clone_into(&mut message.chat_name);
     }
     message.media_failed =
-        crate::inbound::pending_media(content, &message.external_id).map(Box::new);
+        crate::inbound::pending_media(content, &message.external_id, Some(&media_key))
+            .map(Box::new);
     Some(message)
 }
 

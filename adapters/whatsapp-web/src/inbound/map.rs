@@ -192,13 +192,19 @@ pub fn map_content(message: &wa::Message, info: &MessageInfo) -> Option<InboundE
 
 /// The events of a library event outside the durability hook: an ack per message of a receipt,
 /// a missed call, a contact's number change, a part of the phone's history (one
-/// [`InboundEvent::History`], see [`super::history`]). Everything else (session events included:
+/// [`InboundEvent::History`], see [`super::history`]), the end of the offline backlog
+/// ([`InboundEvent::CaughtUp`]). Everything else (session events included:
 /// the supervisor maps those) is nothing here.
 ///
 /// A history sync is decoded here (a few milliseconds to some tens for a large part): call this
 /// off the async runtime's threads for one (`spawn_blocking`).
 pub fn map_event(event: &Event) -> Vec<InboundEvent> {
     match event {
+        // WhatsApp delivered what it queued while the session was away. The library dispatches
+        // it once the backlog's last messages are committed through the durability hook (its
+        // drain tail), and the lane delivers it after the backlog's receipts: the inbox may
+        // check a gap now ([`InboundEvent::CaughtUp`]).
+        Event::OfflineSyncCompleted(_) => vec![InboundEvent::CaughtUp],
         Event::HistorySync(sync) => super::history::history_chunk(sync)
             .map(InboundEvent::History)
             .into_iter()

@@ -392,7 +392,7 @@ pub(crate) async fn read_on_channel(
     ports: &Ports,
     scope: TenantScope,
     ticket: &Ticket,
-    read: &[String],
+    read: &[crate::inbox::channel::ReadMessage],
 ) {
     let Some(connection) = ticket.whatsapp_id else {
         return;

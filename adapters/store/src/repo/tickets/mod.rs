@@ -23,6 +23,7 @@ mod write;
 
 use async_trait::async_trait;
 use chatflow_core::ids::{ContactId, QueueId, TicketId, UserId, WhatsappId};
+use chatflow_core::inbox::channel::ReadMessage;
 use chatflow_core::inbox::model::{
     KeysetPage, NewTicket, PageStart, Ticket, TicketFilter, TicketLogEntry, TicketNote,
 };
@@ -101,7 +102,11 @@ impl TicketRepo for Store {
     }
 
     #[tracing::instrument(level = "debug", name = "TicketRepo::reset_unread", skip_all, fields(company = scope.company_id().0, ticket = id.0))]
-    async fn reset_unread(&self, scope: TenantScope, id: TicketId) -> Result<Option<Vec<String>>> {
+    async fn reset_unread(
+        &self,
+        scope: TenantScope,
+        id: TicketId,
+    ) -> Result<Option<Vec<ReadMessage>>> {
         self.reset_ticket_unread(scope, id).await
     }
 

@@ -4,6 +4,7 @@
 
 use chatflow_core::events::Event;
 use chatflow_core::ids::{TicketId, UserId};
+use chatflow_core::inbox::channel::ReadMessage;
 use chatflow_core::inbox::model::{NewTicket, Ticket, TicketFilter};
 use chatflow_core::ticket::{TicketLog, TicketLogType, TicketState};
 use chatflow_core::{Error, ErrorCode, Result, TenantScope};
@@ -177,7 +178,7 @@ impl Store {
         &self,
         scope: TenantScope,
         id: TicketId,
-    ) -> Result<Option<Vec<String>>> {
+    ) -> Result<Option<Vec<ReadMessage>>> {
         let company = scope.company_id().0;
         crate::inbox_write_tx!(self, |tx| {
             async {
@@ -192,9 +193,9 @@ impl Store {
                 if done.rows_affected() == 0 {
                     return Ok(None);
                 }
-                let marked: Vec<(i64, bool, Option<String>)> = sqlx::query_as(
+                let marked: Vec<Marked> = sqlx::query_as(
                     "UPDATE messages SET read = TRUE WHERE company_id = $1 AND ticket_id = $2 \
-                     AND read = FALSE RETURNING id, from_me, external_id",
+                     AND read = FALSE RETURNING id, from_me, external_id, participant",
                 )
                 .bind(company)
                 .bind(id.0)
@@ -327,14 +328,22 @@ impl Store {
     }
 }
 
-/// The channel ids of the contact's messages among those just marked read, newest first, at
-/// most [`READ_RECEIPT_LIMIT`] (what the channel is told was read).
-fn contact_reads(mut marked: Vec<(i64, bool, Option<String>)>) -> Vec<String> {
+/// A message just marked read: its row id, whether we sent it, its channel id and its writer.
+type Marked = (i64, bool, Option<String>, Option<String>);
+
+/// The contact's messages among those just marked read (channel id and, in a group, writer),
+/// newest first, at most [`READ_RECEIPT_LIMIT`] (what the channel is told was read).
+fn contact_reads(mut marked: Vec<Marked>) -> Vec<ReadMessage> {
     marked.sort_unstable_by_key(|m| std::cmp::Reverse(m.0));
     marked
         .into_iter()
-        .filter(|(_, from_me, _)| !from_me)
-        .filter_map(|(_, _, external_id)| external_id.filter(|id| !id.is_empty()))
+        .filter(|(_, from_me, _, _)| !from_me)
+        .filter_map(|(_, _, external_id, participant)| {
+            Some(ReadMessage {
+                external_id: external_id.filter(|id| !id.is_empty())?,
+                participant: participant.filter(|p| !p.trim().is_empty()),
+            })
+        })
         .take(READ_RECEIPT_LIMIT)
         .collect()
 }
