@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chatflow_core::inbox::channel::{
-    ChannelProvider, InboundEvent, InboundSink, Outbound, OutboundContent,
+    ChannelProvider, InboundEvent, InboundMessage, InboundSink, Outbound, OutboundContent,
 };
 use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionReason, SessionUpdate};
 use chatflow_core::inbox::sandbox::{
@@ -58,6 +58,8 @@ struct Memory {
     inbound: Mutex<Vec<SandboxInbound>>,
     received: Mutex<Vec<SandboxReceived>>,
     connected: Mutex<bool>,
+    /// The ids of inbound rows the network lost.
+    lost: Mutex<Vec<i64>>,
 }
 
 #[async_trait]
@@ -153,17 +155,62 @@ impl SandboxRepo for Memory {
         });
         Ok(Some(id))
     }
+    async fn push_lost(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        message: &InboundMessage,
+    ) -> Result<Option<i64>> {
+        let id = self
+            .push_inbound(scope, connection, &InboundEvent::Message(message.clone()))
+            .await?;
+        self.lost.lock().expect("lock").extend(id);
+        Ok(id)
+    }
+    async fn phone_history(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        chat: &str,
+        anchor_external_id: &str,
+        anchor_time: chrono::DateTime<Utc>,
+        count: u32,
+    ) -> Result<Vec<InboundMessage>> {
+        let rows = self.inbound.lock().expect("lock");
+        let messages: Vec<(i64, &InboundMessage)> = rows
+            .iter()
+            .filter_map(|r| match &r.event {
+                InboundEvent::Message(m) if m.chat == chat => Some((r.id, m)),
+                _ => None,
+            })
+            .collect();
+        let anchor = messages
+            .iter()
+            .find(|(_, m)| m.external_id == anchor_external_id)
+            .map(|(id, _)| *id);
+        let before: Vec<InboundMessage> = messages
+            .into_iter()
+            .filter(|(id, m)| match anchor {
+                Some(anchor) => *id < anchor,
+                None => m.timestamp <= anchor_time && m.external_id != anchor_external_id,
+            })
+            .map(|(_, m)| m.clone())
+            .collect();
+        let skip = before.len().saturating_sub(count as usize);
+        Ok(before.into_iter().skip(skip).collect())
+    }
     async fn undelivered(&self, per_connection: u32) -> Result<Vec<SandboxInbound>> {
         if !*self.connected.lock().expect("lock") {
             return Ok(Vec::new());
         }
+        let lost = self.lost.lock().expect("lock").clone();
         let mut taken: std::collections::HashMap<WhatsappId, u32> = Default::default();
         Ok(self
             .inbound
             .lock()
             .expect("lock")
             .iter()
-            .filter(|r| r.delivered_at.is_none())
+            .filter(|r| r.delivered_at.is_none() && !lost.contains(&r.id))
             .filter(|r| {
                 let n = taken.entry(r.whatsapp_id).or_default();
                 *n += 1;

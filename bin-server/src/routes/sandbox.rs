@@ -70,6 +70,10 @@ pub struct PhoneSend {
     pub edit: Option<String>,
     /// Delete this message the phone sent (by its external id), for everyone.
     pub delete: Option<String>,
+    /// The network loses the message (as WhatsApp may after an outage): it stays in the
+    /// phone's history, which answers the inbox's history requests, but is never delivered
+    /// live. Only for a message, not with `reactTo`, `edit` or `delete`.
+    pub lost: bool,
 }
 
 /// The body of `POST /sandbox/{whatsappId}/call`.
@@ -196,7 +200,7 @@ async fn pair_code(
     security(("bearer" = [])),
     responses(
         (status = 200, body = PhoneSent),
-        (status = 400, description = "ERR_BAD_REQUEST: no sender, no text or file, more than one of reactTo/edit/delete", body = ErrorBody),
+        (status = 400, description = "ERR_BAD_REQUEST: no sender, no text or file, more than one of reactTo/edit/delete, or `lost` with one of them", body = ErrorBody),
         (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
         (status = 404, description = "ERR_NO_WAPP_FOUND, or ERR_NOT_FOUND: the phone has no such message it may change", body = ErrorBody),
     )
@@ -224,6 +228,12 @@ fn phone_act_of(body: PhoneSend) -> ApiResult<PhoneAct> {
         return Err(ApiError::from(chatflow_core::Error::with_detail(
             ErrorCode::ERR_BAD_REQUEST,
             "name one of reactTo, edit or delete",
+        )));
+    }
+    if targets > 0 && body.lost {
+        return Err(ApiError::from(chatflow_core::Error::with_detail(
+            ErrorCode::ERR_BAD_REQUEST,
+            "only a message can be lost, not a reaction, edit or deletion",
         )));
     }
     if let Some(external_id) = body.react_to.filter(|t| !t.trim().is_empty()) {
@@ -262,6 +272,7 @@ fn phone_act_of(body: PhoneSend) -> ApiResult<PhoneAct> {
         body: body.body,
         is_group: body.is_group,
         file,
+        lost: body.lost,
     }))
 }
 
