@@ -2,7 +2,8 @@
 //! company only, as they act as any phone and read what any chat received): pair a simulated
 //! phone with a connection (scan its QR code, or type its pair code); have a simulated phone send a message (text or a file), react to,
 //! edit or delete one, or call without answer; read what simulated phones received, and the
-//! connection's reaction to a message a phone sent. The sandbox is started with the other
+//! connection's reaction to a message a phone sent; drop a connected session as a network
+//! outage would, and bring it back. The sandbox is started with the other
 //! providers (`crate::channels::start`).
 
 use axum::extract::State;
@@ -28,6 +29,8 @@ use crate::state::AppState;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(scan))
+        .routes(routes!(drop_connection))
+        .routes(routes!(reconnect))
         .routes(routes!(pair_code))
         .routes(routes!(phone_send))
         .routes(routes!(phone_call))
@@ -156,6 +159,57 @@ async fn scan(
 ) -> ApiResult<StatusCode> {
     let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
     provider.scan(scope, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The simulated network drops the connected session: it shows OPENING (reason
+/// `reconnecting`) and delivers nothing, what phones send meanwhile waiting in its queue, until
+/// `POST /sandbox/{whatsappId}/reconnect`. It stays paired.
+#[utoipa::path(
+    post,
+    path = "/sandbox/{whatsappId}/drop",
+    tag = "sandbox",
+    params(("whatsappId" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204),
+        (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 502, description = "ERR_WAPP_NOT_INITIALIZED: the session is not connected", body = ErrorBody),
+    )
+)]
+async fn drop_connection(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
+    provider.drop_connection(scope, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The simulated network is back for a dropped session: it is CONNECTED again, delivers what
+/// phones sent meanwhile, then says it caught up (a gap after the outage is checked then).
+#[utoipa::path(
+    post,
+    path = "/sandbox/{whatsappId}/reconnect",
+    tag = "sandbox",
+    params(("whatsappId" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204),
+        (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 502, description = "ERR_WAPP_NOT_INITIALIZED: the session was not dropped", body = ErrorBody),
+    )
+)]
+async fn reconnect(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
+    provider.reconnect(scope, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
