@@ -91,6 +91,10 @@ pub struct SendArgs {
     /// Delete a message the phone sent (by its external id), for everyone.
     #[arg(long, value_name = "EXTERNAL_ID", conflicts_with = "file")]
     pub delete: Option<String>,
+    /// The network loses the message (as WhatsApp may after an outage): it stays in the
+    /// phone's history, which answers the inbox's history requests, but is never delivered.
+    #[arg(long, conflicts_with_all = ["react", "edit", "delete"])]
+    pub lost: bool,
     /// The text.
     #[arg(default_value = "")]
     pub text: String,
@@ -176,6 +180,7 @@ pub async fn run(
             let act = send_act(args)?;
             let external_id = queue(store, ports, scope, connection.id, &act).await?;
             let what = match &act {
+                PhoneAct::Message(m) if m.lost => "Lost on the way",
                 PhoneAct::Message(_) => "Sent",
                 PhoneAct::React { .. } => "Reacted to",
                 PhoneAct::Edit { .. } => "Edited",
@@ -267,6 +272,7 @@ fn send_act(args: &SendArgs) -> Result<PhoneAct, Failure> {
         body: args.text.clone(),
         is_group: false,
         file,
+        lost: args.lost,
     }))
 }
 

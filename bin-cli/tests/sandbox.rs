@@ -142,6 +142,39 @@ async fn exercise(database_url: String) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A message the network loses is kept in the phone's history, never queued for delivery.
+    let out = run(args(&[
+        "--json",
+        "sandbox",
+        "send",
+        "--connection",
+        &id,
+        "--from",
+        "5511999990000",
+        "--lost",
+        "gone missing",
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lost: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let lost_id = lost["externalId"].as_str().expect("id").to_owned();
+    let out = run(args(&[
+        "sandbox",
+        "send",
+        "--connection",
+        &id,
+        "--from",
+        "5511999990000",
+        "--lost",
+        "--delete",
+        &external_id,
+    ]))
+    .await;
+    assert!(!out.status.success(), "only a message can be lost");
     ConnectionRepo::set_session(
         &store,
         scope,
@@ -171,6 +204,20 @@ async fn exercise(database_url: String) {
     assert_eq!(media.mime_type, "image/png");
     assert_eq!(media.bytes, vec![1, 2, 3]);
     assert_eq!(second.body, "a caption");
+    let history = SandboxRepo::phone_history(
+        &store,
+        scope,
+        connection.id,
+        "5511999990000",
+        "NOT-A-PHONE-MESSAGE",
+        chrono::Utc::now() + chrono::Duration::hours(1),
+        10,
+    )
+    .await
+    .expect("the phone's history");
+    let ids: Vec<&str> = history.iter().map(|m| m.external_id.as_str()).collect();
+    assert_eq!(ids, [external_id.as_str(), &second.external_id, &lost_id]);
+    assert_eq!(history[2].body, "gone missing");
 
     // What phones received, as a table and as JSON.
     let content = OutboundContent::Text {

@@ -20,6 +20,13 @@
 //!   ([`SandboxRepo::push_inbound`]), drained in order by the background task
 //!   ([`SandboxProvider::spawn`]) and marked delivered only after the [`InboundSink`] returned
 //!   Ok, so a crash replays it (and ingestion's unique key makes the replay harmless).
+//! - Outages and lost messages: [`SandboxProvider::drop_connection`] drops a connected session
+//!   (OPENING, reason `reconnecting`, still paired) until [`SandboxProvider::reconnect`]; a
+//!   session that becomes CONNECTED reports [`InboundEvent::CaughtUp`] once the backlog is
+//!   delivered. A phone's message may be lost on the way ([`PhoneMessage::lost`]): kept in the
+//!   phone's history, never delivered live. [`ChannelProvider::request_history`] answers from
+//!   that history (lost messages included) with a later on-demand
+//!   [`InboundEvent::History`], queued like everything phones send.
 //! - Chats: the phones that talked with a connection are its chats
 //!   ([`ChannelProvider::list_chats`]); a phone's profile is the name it last sent
 //!   ([`ChannelProvider::profile`]).
@@ -35,7 +42,7 @@ mod qr;
 use std::time::Duration;
 
 #[cfg(doc)]
-use chatflow_core::inbox::channel::{ChannelProvider, InboundSink};
+use chatflow_core::inbox::channel::{ChannelProvider, InboundEvent, InboundSink};
 #[cfg(doc)]
 use chatflow_core::inbox::model::ProviderKind;
 #[cfg(doc)]

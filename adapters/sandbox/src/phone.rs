@@ -20,6 +20,9 @@ pub struct PhoneMessage {
     pub is_group: bool,
     /// An attachment: file name, MIME type and bytes.
     pub file: Option<PhoneFile>,
+    /// The network loses it, as WhatsApp may after an outage: it stays in the phone's history
+    /// (the phone answers a history request with it) but is never delivered live.
+    pub lost: bool,
 }
 
 /// A file a simulated phone sends.
@@ -181,8 +184,9 @@ pub fn phone_act_event(
     }
 }
 
-/// Queues a phone's act for the connection (the server delivers it within a moment) and
-/// returns the external id it is about (see [`phone_act_event`]). A phone edits and deletes
+/// Queues a phone's act for the connection (the server delivers it within a moment; a lost
+/// message is only kept in the phone's history) and returns the external id it is about (see
+/// [`phone_act_event`]). A phone edits and deletes
 /// only messages it sent, and reacts only to messages of its own chat (sent or received);
 /// anything else is `ERR_NOT_FOUND`. `ERR_NO_WAPP_FOUND` when the connection is not the
 /// company's. The CLI (another process) and the HTTP routes both queue through here.
@@ -218,9 +222,13 @@ pub async fn queue_phone_act(
             format!("phone {from} has no message {external_id} it may change"),
         ));
     }
-    repo.push_inbound(scope, connection, &event)
-        .await?
-        .ok_or(ErrorCode::ERR_NO_WAPP_FOUND)?;
+    let queued = match (act, &event) {
+        (PhoneAct::Message(m), InboundEvent::Message(message)) if m.lost => {
+            repo.push_lost(scope, connection, message).await?
+        }
+        _ => repo.push_inbound(scope, connection, &event).await?,
+    };
+    queued.ok_or(ErrorCode::ERR_NO_WAPP_FOUND)?;
     Ok(external_id)
 }
 

@@ -2,14 +2,14 @@
 //! renewal, scans and typed pair codes, inbound delivery, pruning) and its [`ChannelProvider`]
 //! implementation.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use chatflow_core::inbox::channel::{
-    ChannelChat, ChannelProfile, ChannelProvider, InboundEvent, InboundSink, Outbound, Queued,
-    ReadMessage,
+    ChannelChat, ChannelProfile, ChannelProvider, HistoryChunk, HistoryRequest, InboundEvent,
+    InboundSink, Outbound, Queued, ReadMessage,
 };
 use chatflow_core::inbox::inbound::retry_delay;
 use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionReason, SessionUpdate};
@@ -42,6 +42,9 @@ enum Phase {
         shown_at: Instant,
     },
     Connected,
+    /// Paired, but the simulated network dropped the connection: nothing is delivered until
+    /// it is back ([`SandboxProvider::reconnect`]).
+    Dropped,
 }
 
 #[derive(Debug, Clone)]
@@ -64,6 +67,9 @@ struct Inner {
     wake: Notify,
     /// When delivered inbound rows were last pruned.
     pruned_at: Mutex<Option<Instant>>,
+    /// Connections (re)connected whose backlog is not delivered yet: each reports
+    /// [`InboundEvent::CaughtUp`] once it is.
+    catching_up: Mutex<HashSet<WhatsappId>>,
 }
 
 /// The sandbox provider. Cheap to clone; every clone drives the same sessions.
@@ -99,6 +105,7 @@ impl SandboxProvider {
                 transitions: tokio::sync::Mutex::new(()),
                 wake: Notify::new(),
                 pruned_at: Mutex::new(None),
+                catching_up: Mutex::new(HashSet::new()),
             }),
         }
     }
@@ -200,6 +207,54 @@ impl SandboxProvider {
         Ok(())
     }
 
+    /// The simulated network drops the connected session: it reports OPENING (reason
+    /// `reconnecting`) and delivers nothing, phones' messages waiting in its queue, until
+    /// [`SandboxProvider::reconnect`]; it stays paired. `ERR_WAPP_NOT_INITIALIZED` when the
+    /// session is not connected.
+    pub async fn drop_connection(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        let _transition = self.inner.transitions.lock().await;
+        self.require_connected(connection)?;
+        self.inner.sessions().insert(
+            connection,
+            Session {
+                company: scope.company_id(),
+                phase: Phase::Dropped,
+            },
+        );
+        self.inner.catching_up().remove(&connection);
+        self.inner
+            .report_update(
+                scope,
+                connection,
+                SessionUpdate {
+                    status: ConnectionStatus::Opening,
+                    reason: Some(SessionReason::Reconnecting),
+                    ..Default::default()
+                },
+            )
+            .await
+    }
+
+    /// The simulated network is back for a dropped session: it is CONNECTED again with its
+    /// number, delivers what phones sent meanwhile and then reports
+    /// [`InboundEvent::CaughtUp`]. `ERR_WAPP_NOT_INITIALIZED` when the session was not dropped.
+    pub async fn reconnect(&self, scope: TenantScope, connection: WhatsappId) -> Result<()> {
+        {
+            let _transition = self.inner.transitions.lock().await;
+            if self.inner.phase(connection) != Some(Phase::Dropped) {
+                return Err(Error::with_detail(
+                    ErrorCode::ERR_WAPP_NOT_INITIALIZED,
+                    "the connection was not dropped",
+                ));
+            }
+            let pairing = self.inner.repo.pairing(scope, connection).await?;
+            let number = pairing.and_then(|p| p.pair_number);
+            self.inner.connect(scope, connection, number).await?;
+        }
+        self.wake();
+        Ok(())
+    }
+
     /// Runs one round of the background work now: QR renewal and scans, then inbound delivery.
     pub async fn tick(&self) {
         self.inner.tick_pairing().await;
@@ -247,6 +302,10 @@ impl Inner {
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<WhatsappId, Session>> {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn catching_up(&self) -> std::sync::MutexGuard<'_, HashSet<WhatsappId>> {
+        self.catching_up.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn phase(&self, connection: WhatsappId) -> Option<Phase> {
@@ -335,7 +394,11 @@ impl Inner {
                 ..Default::default()
             },
         )
-        .await
+        .await?;
+        // The backlog is read only now that the connection is stored CONNECTED: once it is
+        // delivered, the session says it caught up.
+        self.catching_up().insert(connection);
+        Ok(())
     }
 
     /// Shows a fresh pair code for `phone` instead of QR codes; `ERR_WAPP_NOT_INITIALIZED` when
@@ -419,7 +482,7 @@ impl Inner {
         let waiting: Vec<(WhatsappId, CompanyId, Phase)> = self
             .sessions()
             .iter()
-            .filter(|(_, s)| s.phase != Phase::Connected)
+            .filter(|(_, s)| !matches!(s.phase, Phase::Connected | Phase::Dropped))
             .map(|(id, s)| (*id, s.company, s.phase.clone()))
             .collect();
         for (connection, company, phase) in waiting {
@@ -438,7 +501,7 @@ impl Inner {
                     Phase::PairCode { shown_at } => {
                         (0, shown_at.elapsed() >= self.config.pair_code_ttl, true)
                     }
-                    Phase::Connected => return Ok(()),
+                    Phase::Connected | Phase::Dropped => return Ok(()),
                 };
                 if !expired {
                     return Ok(());
@@ -484,6 +547,9 @@ impl Inner {
         let Ok(sink) = self.sink() else {
             return false;
         };
+        // Taken before the queue is read: a connection that connects meanwhile waits for the
+        // next round, whose read sees its backlog.
+        let catching_up: Vec<WhatsappId> = self.catching_up().iter().copied().collect();
         let pending = match self.repo.undelivered(DRAIN_PER_CONNECTION).await {
             Ok(pending) => pending,
             Err(e) => {
@@ -521,8 +587,14 @@ impl Inner {
                 )),
             }
         }
+        // Connections whose backlog is in (none read, or all read was delivered and it was not
+        // a full round).
+        let mut behind: Vec<WhatsappId> = waiting.clone();
         // One batch per connection: the sink commits its messages together.
         for (scope, connection, ids, events) in batches {
+            if ids.len() >= DRAIN_PER_CONNECTION as usize {
+                behind.push(connection);
+            }
             let attempts: Vec<u32> = events.iter().map(|queued| queued.attempts).collect();
             let done = sink.deliver_batch(scope, connection, events).await;
             let marked = self.repo.mark_delivered(scope, &ids[..done.handled]).await;
@@ -541,6 +613,7 @@ impl Inner {
             let Some(e) = done.failed else {
                 continue;
             };
+            behind.push(connection);
             let (row, attempts) = (ids[done.handled], attempts[done.handled]);
             tracing::warn!(
                 company = scope.company_id().0,
@@ -559,7 +632,43 @@ impl Inner {
                 tracing::warn!(row, error = %e, "cannot record a failed sandbox delivery");
             }
         }
+        for connection in catching_up {
+            if behind.contains(&connection) {
+                continue;
+            }
+            self.report_caught_up(sink.as_ref(), connection).await;
+        }
         more
+    }
+
+    /// Tells the inbox that the connection delivered what phones sent while it was away
+    /// ([`InboundEvent::CaughtUp`]); a failure is tried again next round.
+    async fn report_caught_up(&self, sink: &dyn InboundSink, connection: WhatsappId) {
+        let company = match self.sessions().get(&connection) {
+            Some(Session {
+                company,
+                phase: Phase::Connected,
+            }) => *company,
+            _ => {
+                self.catching_up().remove(&connection);
+                return;
+            }
+        };
+        let scope = TenantScope::new(company);
+        match sink
+            .deliver(scope, connection, InboundEvent::CaughtUp)
+            .await
+        {
+            Ok(()) => {
+                self.catching_up().remove(&connection);
+            }
+            Err(e) => tracing::warn!(
+                company = company.0,
+                connection = connection.0,
+                error = %e,
+                "the sandbox could not say it caught up; it will say it again"
+            ),
+        }
     }
 
     /// Forgets delivered inbound rows older than [`INBOUND_RETENTION_DAYS`] (at most once an
@@ -608,6 +717,7 @@ impl ChannelProvider for SandboxProvider {
         let _transition = self.inner.transitions.lock().await;
         self.inner.repo.unpair(scope, connection).await?;
         self.inner.sessions().remove(&connection);
+        self.inner.catching_up().remove(&connection);
         self.inner
             .report(
                 scope,
@@ -780,6 +890,43 @@ impl ChannelProvider for SandboxProvider {
                 number: c.number,
                 profile_pic_url: String::new(),
             }))
+    }
+
+    /// The phone answers with its history of the chat before the anchor (lost messages
+    /// included), at most `count` messages, as a later [`InboundEvent::History`] with
+    /// `on_demand` set, queued and delivered like everything phones send. Needs the session
+    /// connected (`ERR_WAPP_NOT_INITIALIZED`).
+    async fn request_history(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        request: &HistoryRequest,
+    ) -> Result<()> {
+        self.require_connected(connection)?;
+        let messages = self
+            .inner
+            .repo
+            .phone_history(
+                scope,
+                connection,
+                &request.chat,
+                &request.anchor_external_id,
+                request.anchor_time,
+                request.count,
+            )
+            .await?;
+        let answer = InboundEvent::History(HistoryChunk {
+            messages,
+            progress: None,
+            on_demand: true,
+        });
+        self.inner
+            .repo
+            .push_inbound(scope, connection, &answer)
+            .await?
+            .ok_or(ErrorCode::ERR_NO_WAPP_FOUND)?;
+        self.wake();
+        Ok(())
     }
 
     async fn list_chats(

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chatflow_core::inbox::channel::{
-    ChannelProvider, InboundEvent, InboundSink, Outbound, OutboundContent,
+    ChannelProvider, HistoryRequest, InboundEvent, InboundMessage, InboundSink, Outbound,
+    OutboundContent,
 };
 use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionReason, SessionUpdate};
 use chatflow_core::inbox::sandbox::{
@@ -58,6 +59,8 @@ struct Memory {
     inbound: Mutex<Vec<SandboxInbound>>,
     received: Mutex<Vec<SandboxReceived>>,
     connected: Mutex<bool>,
+    /// The ids of inbound rows the network lost.
+    lost: Mutex<Vec<i64>>,
 }
 
 #[async_trait]
@@ -153,17 +156,62 @@ impl SandboxRepo for Memory {
         });
         Ok(Some(id))
     }
+    async fn push_lost(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        message: &InboundMessage,
+    ) -> Result<Option<i64>> {
+        let id = self
+            .push_inbound(scope, connection, &InboundEvent::Message(message.clone()))
+            .await?;
+        self.lost.lock().expect("lock").extend(id);
+        Ok(id)
+    }
+    async fn phone_history(
+        &self,
+        _: TenantScope,
+        _: WhatsappId,
+        chat: &str,
+        anchor_external_id: &str,
+        anchor_time: chrono::DateTime<Utc>,
+        count: u32,
+    ) -> Result<Vec<InboundMessage>> {
+        let rows = self.inbound.lock().expect("lock");
+        let messages: Vec<(i64, &InboundMessage)> = rows
+            .iter()
+            .filter_map(|r| match &r.event {
+                InboundEvent::Message(m) if m.chat == chat => Some((r.id, m)),
+                _ => None,
+            })
+            .collect();
+        let anchor = messages
+            .iter()
+            .find(|(_, m)| m.external_id == anchor_external_id)
+            .map(|(id, _)| *id);
+        let before: Vec<InboundMessage> = messages
+            .into_iter()
+            .filter(|(id, m)| match anchor {
+                Some(anchor) => *id < anchor,
+                None => m.timestamp <= anchor_time && m.external_id != anchor_external_id,
+            })
+            .map(|(_, m)| m.clone())
+            .collect();
+        let skip = before.len().saturating_sub(count as usize);
+        Ok(before.into_iter().skip(skip).collect())
+    }
     async fn undelivered(&self, per_connection: u32) -> Result<Vec<SandboxInbound>> {
         if !*self.connected.lock().expect("lock") {
             return Ok(Vec::new());
         }
+        let lost = self.lost.lock().expect("lock").clone();
         let mut taken: std::collections::HashMap<WhatsappId, u32> = Default::default();
         Ok(self
             .inbound
             .lock()
             .expect("lock")
             .iter()
-            .filter(|r| r.delivered_at.is_none())
+            .filter(|r| r.delivered_at.is_none() && !lost.contains(&r.id))
             .filter(|r| {
                 let n = taken.entry(r.whatsapp_id).or_default();
                 *n += 1;
@@ -952,4 +1000,151 @@ async fn a_failing_connection_does_not_hold_the_others_up() {
         rows[1].delivered_at.is_none(),
         "order within a connection is kept"
     );
+}
+
+/// What the sink received since the last clear: messages by body, `caughtUp`, history answers
+/// (with their bodies) and session statuses.
+fn received_kinds(sink: &Recorder) -> Vec<String> {
+    sink.events
+        .lock()
+        .expect("lock")
+        .iter()
+        .map(|e| match e {
+            InboundEvent::Message(m) => format!("message {}", m.body),
+            InboundEvent::CaughtUp => "caughtUp".to_owned(),
+            InboundEvent::History(chunk) => format!(
+                "history{} {}",
+                if chunk.on_demand { " on demand" } else { "" },
+                chunk
+                    .messages
+                    .iter()
+                    .map(|m| m.body.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            InboundEvent::Session(s) => format!("session {:?}", s.status),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
+async fn phone_says(provider: &SandboxProvider, body: &str, lost: bool) -> String {
+    provider
+        .phone_send(
+            scope(),
+            CONNECTION,
+            &PhoneMessage {
+                from: "5511".into(),
+                body: body.into(),
+                lost,
+                ..PhoneMessage::default()
+            },
+        )
+        .await
+        .expect("queued")
+}
+
+#[tokio::test]
+async fn a_dropped_session_catches_up_after_its_backlog_and_answers_history() {
+    let (provider, memory, sink) = provider(fast());
+    provider.start(scope(), CONNECTION).await.expect("started");
+    provider.scan(scope(), CONNECTION).await.expect("scanned");
+    *memory.connected.lock().expect("lock") = true;
+    phone_says(&provider, "before", false).await;
+    provider.tick().await;
+    assert_eq!(
+        received_kinds(&sink)[2..],
+        ["session Connected", "message before", "caughtUp"],
+        "a session says it caught up once what was queued is delivered"
+    );
+    let again = provider
+        .reconnect(scope(), CONNECTION)
+        .await
+        .expect_err("not dropped");
+    assert_eq!(again.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+
+    // The network drops the session: it stays paired, sends nothing, delivers nothing.
+    sink.events.lock().expect("lock").clear();
+    provider
+        .drop_connection(scope(), CONNECTION)
+        .await
+        .expect("dropped");
+    *memory.connected.lock().expect("lock") = false;
+    let dropped = last_session(&sink);
+    assert_eq!(dropped.status, ConnectionStatus::Opening);
+    assert_eq!(dropped.reason, Some(SessionReason::Reconnecting));
+    let lost = phone_says(&provider, "lost on the way", true).await;
+    let after = phone_says(&provider, "after", false).await;
+    provider.tick().await;
+    assert_eq!(received_kinds(&sink), ["session Opening"]);
+    let refused = provider
+        .request_history(
+            scope(),
+            CONNECTION,
+            &HistoryRequest {
+                chat: "5511".into(),
+                is_group: false,
+                anchor_external_id: after.clone(),
+                anchor_from_me: false,
+                anchor_time: Utc::now(),
+                count: 50,
+            },
+        )
+        .await
+        .expect_err("a dropped session cannot ask the phone");
+    assert_eq!(refused.code, ErrorCode::ERR_WAPP_NOT_INITIALIZED);
+
+    // Back: the live backlog (never the lost message), then "caught up".
+    sink.events.lock().expect("lock").clear();
+    provider
+        .reconnect(scope(), CONNECTION)
+        .await
+        .expect("reconnected");
+    assert_eq!(
+        last_session(&sink).number.as_deref(),
+        Some("55000000007"),
+        "the same number"
+    );
+    *memory.connected.lock().expect("lock") = true;
+    provider.tick().await;
+    provider.tick().await;
+    assert_eq!(
+        received_kinds(&sink),
+        ["session Connected", "message after", "caughtUp"]
+    );
+
+    // Asked for the messages before `after`, the phone answers later, lost one included; at
+    // most `count`.
+    sink.events.lock().expect("lock").clear();
+    let mut request = HistoryRequest {
+        chat: "5511".into(),
+        is_group: false,
+        anchor_external_id: after.clone(),
+        anchor_from_me: false,
+        anchor_time: Utc::now(),
+        count: 50,
+    };
+    provider
+        .request_history(scope(), CONNECTION, &request)
+        .await
+        .expect("asked");
+    assert!(received_kinds(&sink).is_empty(), "the answer comes later");
+    provider.tick().await;
+    request.count = 1;
+    provider
+        .request_history(scope(), CONNECTION, &request)
+        .await
+        .expect("asked");
+    provider.tick().await;
+    assert_eq!(
+        received_kinds(&sink),
+        [
+            "history on demand before,lost on the way",
+            "history on demand lost on the way"
+        ]
+    );
+    let InboundEvent::History(chunk) = &sink.events.lock().expect("lock")[1] else {
+        panic!("a history answer")
+    };
+    assert_eq!(chunk.messages[0].external_id, lost);
 }

@@ -2,7 +2,8 @@
 //! company only, as they act as any phone and read what any chat received): pair a simulated
 //! phone with a connection (scan its QR code, or type its pair code); have a simulated phone send a message (text or a file), react to,
 //! edit or delete one, or call without answer; read what simulated phones received, and the
-//! connection's reaction to a message a phone sent. The sandbox is started with the other
+//! connection's reaction to a message a phone sent; drop a connected session as a network
+//! outage would, and bring it back. The sandbox is started with the other
 //! providers (`crate::channels::start`).
 
 use axum::extract::State;
@@ -28,6 +29,8 @@ use crate::state::AppState;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(scan))
+        .routes(routes!(drop_connection))
+        .routes(routes!(reconnect))
         .routes(routes!(pair_code))
         .routes(routes!(phone_send))
         .routes(routes!(phone_call))
@@ -70,6 +73,10 @@ pub struct PhoneSend {
     pub edit: Option<String>,
     /// Delete this message the phone sent (by its external id), for everyone.
     pub delete: Option<String>,
+    /// The network loses the message (as WhatsApp may after an outage): it stays in the
+    /// phone's history, which answers the inbox's history requests, but is never delivered
+    /// live. Only for a message, not with `reactTo`, `edit` or `delete`.
+    pub lost: bool,
 }
 
 /// The body of `POST /sandbox/{whatsappId}/call`.
@@ -155,6 +162,57 @@ async fn scan(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The simulated network drops the connected session: it shows OPENING (reason
+/// `reconnecting`) and delivers nothing, what phones send meanwhile waiting in its queue, until
+/// `POST /sandbox/{whatsappId}/reconnect`. It stays paired.
+#[utoipa::path(
+    post,
+    path = "/sandbox/{whatsappId}/drop",
+    tag = "sandbox",
+    params(("whatsappId" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204),
+        (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 502, description = "ERR_WAPP_NOT_INITIALIZED: the session is not connected", body = ErrorBody),
+    )
+)]
+async fn drop_connection(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
+    provider.drop_connection(scope, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The simulated network is back for a dropped session: it is CONNECTED again, delivers what
+/// phones sent meanwhile, then says it caught up (a gap after the outage is checked then).
+#[utoipa::path(
+    post,
+    path = "/sandbox/{whatsappId}/reconnect",
+    tag = "sandbox",
+    params(("whatsappId" = i64, Path, description = "The connection's id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204),
+        (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 502, description = "ERR_WAPP_NOT_INITIALIZED: the session was not dropped", body = ErrorBody),
+    )
+)]
+async fn reconnect(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<i64>,
+) -> ApiResult<StatusCode> {
+    let (provider, scope, id) = sandbox_connection(&state, &tenant, id).await?;
+    provider.reconnect(scope, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// A simulated phone types the pair code the connection shows (after
 /// `POST /whatsappsession/{id}/paircode`); the session becomes CONNECTED with the number the code
 /// was asked for.
@@ -196,7 +254,7 @@ async fn pair_code(
     security(("bearer" = [])),
     responses(
         (status = 200, body = PhoneSent),
-        (status = 400, description = "ERR_BAD_REQUEST: no sender, no text or file, more than one of reactTo/edit/delete", body = ErrorBody),
+        (status = 400, description = "ERR_BAD_REQUEST: no sender, no text or file, more than one of reactTo/edit/delete, or `lost` with one of them", body = ErrorBody),
         (status = 403, description = "ERR_NO_PERMISSION: not an admin", body = ErrorBody),
         (status = 404, description = "ERR_NO_WAPP_FOUND, or ERR_NOT_FOUND: the phone has no such message it may change", body = ErrorBody),
     )
@@ -224,6 +282,12 @@ fn phone_act_of(body: PhoneSend) -> ApiResult<PhoneAct> {
         return Err(ApiError::from(chatflow_core::Error::with_detail(
             ErrorCode::ERR_BAD_REQUEST,
             "name one of reactTo, edit or delete",
+        )));
+    }
+    if targets > 0 && body.lost {
+        return Err(ApiError::from(chatflow_core::Error::with_detail(
+            ErrorCode::ERR_BAD_REQUEST,
+            "only a message can be lost, not a reaction, edit or deletion",
         )));
     }
     if let Some(external_id) = body.react_to.filter(|t| !t.trim().is_empty()) {
@@ -262,6 +326,7 @@ fn phone_act_of(body: PhoneSend) -> ApiResult<PhoneAct> {
         body: body.body,
         is_group: body.is_group,
         file,
+        lost: body.lost,
     }))
 }
 

@@ -606,6 +606,10 @@ async fn another_companys_connections_are_not_found(app: TestApp) {
         )
         .await,
         app.get(&format!("/sandbox/{id}/inbox"), &b_token).await,
+        app.post(&format!("/sandbox/{id}/drop"), &b_token, &json!({}))
+            .await,
+        app.post(&format!("/sandbox/{id}/reconnect"), &b_token, &json!({}))
+            .await,
         app.post(&format!("/closedimported/{id}"), &b_token, &json!({}))
             .await,
         app.delete(&format!("/whatsapp/{id}/gap"), &b_token).await,

@@ -11,6 +11,7 @@ mod contacts;
 mod contacts_from_chats;
 mod cross_company;
 mod flows;
+mod gaps;
 mod handoff;
 mod hostile_input;
 mod malformed;

@@ -5,7 +5,9 @@
 //!   it (a paired connection reconnects without a new QR after a restart); when linking by phone
 //!   number instead, the code the phone must type and the number it was asked for.
 //! - Inbound: what simulated phones sent to a connection, in order; a row is marked delivered
-//!   only after the inbox committed it, so a crash replays it.
+//!   only after the inbox committed it, so a crash replays it. A message the network lost is
+//!   kept but never delivered: it is part of the phone's history, which answers history
+//!   requests.
 //! - Outbound: what simulated phones received from a connection, with the delivery ack.
 
 use async_trait::async_trait;
@@ -14,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::ids::{CompanyId, TenantScope, WhatsappId};
-use crate::inbox::channel::{InboundEvent, OutboundContent};
+use crate::inbox::channel::{InboundEvent, InboundMessage, OutboundContent};
 
 /// The pairing state of one sandbox connection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,8 +152,32 @@ pub trait SandboxRepo: Send + Sync {
         connection: WhatsappId,
         event: &InboundEvent,
     ) -> Result<Option<i64>>;
+    /// Keeps a message a phone sent that the network lost: it is in the phone's history
+    /// ([`SandboxRepo::phone_history`]) but never delivered live ([`SandboxRepo::undelivered`]
+    /// leaves it out). `None` when the connection is not the company's.
+    async fn push_lost(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        message: &InboundMessage,
+    ) -> Result<Option<i64>>;
+    /// The phone `chat`'s history with the connection: up to `count` of the messages it sent
+    /// (lost ones included) before the message `anchor_external_id`, the newest of them, oldest
+    /// first. When the phone did not send the anchor (the connection did), the messages sent
+    /// at or before `anchor_time` count as before it. Calls, reactions and edits are no
+    /// messages.
+    async fn phone_history(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        chat: &str,
+        anchor_external_id: &str,
+        anchor_time: DateTime<Utc>,
+        count: u32,
+    ) -> Result<Vec<InboundMessage>>;
     /// Platform-level: the oldest `per_connection` undelivered inbound rows of each connection
-    /// whose status is CONNECTED, in order (one connection's backlog never hides another's).
+    /// whose status is CONNECTED, in order (one connection's backlog never hides another's);
+    /// lost messages are left out.
     async fn undelivered(&self, per_connection: u32) -> Result<Vec<SandboxInbound>>;
     /// Marks inbound rows delivered (after the sink handled them), in one statement.
     async fn mark_delivered(&self, scope: TenantScope, ids: &[i64]) -> Result<()>;
@@ -165,8 +191,8 @@ pub trait SandboxRepo: Send + Sync {
         retry_at: DateTime<Utc>,
         error: &str,
     ) -> Result<()>;
-    /// Platform-level: forgets inbound rows delivered before `before`, except each phone's
-    /// newest row of a connection (its chat and name); returns how many were removed.
+    /// Platform-level: forgets inbound rows delivered (or lost) before `before`, except each
+    /// phone's newest row of a connection (its chat and name); returns how many were removed.
     async fn prune_delivered(&self, before: DateTime<Utc>) -> Result<u64>;
     /// The connection reacts to a message phone sent (empty removes); `false` when the
     /// phone sent no such message.

@@ -2,7 +2,7 @@
 //! to connections (`sandbox_inbound`) and what they received (`sandbox_outbound`).
 
 use async_trait::async_trait;
-use chatflow_core::inbox::channel::{InboundEvent, OutboundContent};
+use chatflow_core::inbox::channel::{InboundEvent, InboundMessage, OutboundContent};
 use chatflow_core::inbox::sandbox::{
     SandboxChange, SandboxChat, SandboxInbound, SandboxPairing, SandboxReceived, SandboxRepo,
 };
@@ -124,6 +124,41 @@ fn inbound_keys(event: &InboundEvent) -> (String, String, bool, Option<String>) 
         } => (chat.clone(), chat_name.clone(), false, None),
         InboundEvent::Reaction { chat, .. } => (chat.clone(), String::new(), false, None),
         _ => (String::new(), String::new(), false, None),
+    }
+}
+
+impl Store {
+    /// Queues what a phone sent, or keeps it as lost (never delivered).
+    async fn insert_inbound(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        event: &InboundEvent,
+        lost: bool,
+    ) -> Result<Option<i64>> {
+        let payload = serde_json::to_string(event)
+            .map_err(|e| Error::internal(format!("cannot serialise sandbox event: {e}")))?;
+        let (chat, chat_name, is_group, external_id) = inbound_keys(event);
+        crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar::<_, i64>(
+                "INSERT INTO sandbox_inbound (company_id, whatsapp_id, event, created_at, chat, \
+                 chat_name, is_group, external_id, lost) \
+                 SELECT w.company_id, w.id, $3, $4, $5, $6, $7, $8, $9 FROM whatsapps w \
+                 WHERE w.id = $2 AND w.company_id = $1 RETURNING id",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(&payload)
+            .bind(self.now())
+            .bind(&chat)
+            .bind(&chat_name)
+            .bind(is_group)
+            .bind(external_id.as_deref())
+            .bind(lost)
+            .fetch_optional(p)
+            .await
+            .map_err(db_error)
+        })
     }
 }
 
@@ -280,28 +315,63 @@ impl SandboxRepo for Store {
         connection: WhatsappId,
         event: &InboundEvent,
     ) -> Result<Option<i64>> {
-        let payload = serde_json::to_string(event)
-            .map_err(|e| Error::internal(format!("cannot serialise sandbox event: {e}")))?;
-        let (chat, chat_name, is_group, external_id) = inbound_keys(event);
-        crate::on_pool!(self.pool(), |p| {
-            sqlx::query_scalar::<_, i64>(
-                "INSERT INTO sandbox_inbound (company_id, whatsapp_id, event, created_at, chat, \
-                 chat_name, is_group, external_id) \
-                 SELECT w.company_id, w.id, $3, $4, $5, $6, $7, $8 FROM whatsapps w \
-                 WHERE w.id = $2 AND w.company_id = $1 RETURNING id",
+        self.insert_inbound(scope, connection, event, false).await
+    }
+
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::push_lost", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
+    async fn push_lost(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        message: &InboundMessage,
+    ) -> Result<Option<i64>> {
+        let event = InboundEvent::Message(message.clone());
+        self.insert_inbound(scope, connection, &event, true).await
+    }
+
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::phone_history", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
+    async fn phone_history(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        chat: &str,
+        anchor_external_id: &str,
+        anchor_time: DateTime<Utc>,
+        count: u32,
+    ) -> Result<Vec<InboundMessage>> {
+        // Before the anchor's row when the phone sent it, else up to the anchor's time; the
+        // newest `count` of them.
+        let rows: Vec<(i64, String)> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT id, event FROM sandbox_inbound i \
+                 WHERE i.company_id = $1 AND i.whatsapp_id = $2 AND i.chat = $3 \
+                 AND i.external_id IS NOT NULL AND i.external_id <> $4 \
+                 AND CASE WHEN EXISTS (SELECT 1 FROM sandbox_inbound a WHERE a.company_id = $1 \
+                     AND a.whatsapp_id = $2 AND a.chat = $3 AND a.external_id = $4) \
+                   THEN i.id < (SELECT MIN(a.id) FROM sandbox_inbound a WHERE a.company_id = $1 \
+                     AND a.whatsapp_id = $2 AND a.chat = $3 AND a.external_id = $4) \
+                   ELSE i.created_at <= $5 END \
+                 ORDER BY i.id DESC LIMIT $6",
             )
             .bind(scope.company_id().0)
             .bind(connection.0)
-            .bind(&payload)
-            .bind(self.now())
-            .bind(&chat)
-            .bind(&chat_name)
-            .bind(is_group)
-            .bind(external_id.as_deref())
-            .fetch_optional(p)
+            .bind(chat)
+            .bind(anchor_external_id)
+            .bind(anchor_time)
+            .bind(i64::from(count))
+            .fetch_all(p)
             .await
-            .map_err(db_error)
-        })
+            .map_err(db_error)?
+        });
+        let mut messages = Vec::with_capacity(rows.len());
+        for (id, event) in rows.into_iter().rev() {
+            let event: InboundEvent = serde_json::from_str(&event)
+                .map_err(|e| Error::internal(format!("unreadable sandbox inbound {id}: {e}")))?;
+            if let InboundEvent::Message(message) = event {
+                messages.push(message);
+            }
+        }
+        Ok(messages)
     }
 
     #[tracing::instrument(level = "debug", name = "SandboxRepo::undelivered", skip_all)]
@@ -314,7 +384,7 @@ impl SandboxRepo for Store {
                      i.delivered_at, i.attempts, i.retry_at, \
                      ROW_NUMBER() OVER (PARTITION BY i.whatsapp_id ORDER BY i.id) AS place \
                    FROM sandbox_inbound i JOIN whatsapps w ON w.id = i.whatsapp_id \
-                   WHERE i.delivered_at IS NULL AND w.status = 'CONNECTED' \
+                   WHERE i.delivered_at IS NULL AND NOT i.lost AND w.status = 'CONNECTED' \
                  ) pending WHERE place <= $1 ORDER BY id",
             )
             .bind(i64::from(per_connection))
@@ -357,7 +427,7 @@ impl SandboxRepo for Store {
     async fn prune_delivered(&self, before: DateTime<Utc>) -> Result<u64> {
         let removed = crate::on_pool!(self.pool(), |p| {
             sqlx::query(
-                "DELETE FROM sandbox_inbound WHERE delivered_at IS NOT NULL AND delivered_at < $1 \
+                "DELETE FROM sandbox_inbound WHERE (delivered_at < $1 OR (lost AND created_at < $1)) \
                  AND id NOT IN (SELECT MAX(k.id) FROM sandbox_inbound k \
                    WHERE k.chat <> '' AND k.chat_name <> '' GROUP BY k.whatsapp_id, k.chat)",
             )

@@ -29,6 +29,7 @@ store_tests!(
     sandbox_pairing_inbound_and_outbound,
     sandbox_pairing_by_pair_code,
     sandbox_rows_of_another_company_are_invisible,
+    sandbox_lost_messages_stay_in_the_phones_history,
 );
 
 fn input(name: &str) -> ConnectionInput {
@@ -864,5 +865,105 @@ async fn sandbox_rows_of_another_company_are_invisible(store: Store) {
             .await
             .expect("list")
             .is_empty()
+    );
+}
+
+async fn sandbox_lost_messages_stay_in_the_phones_history(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = ConnectionRepo::create(&store, a, &input("Sandbox"), "t", &[])
+        .await
+        .expect("created");
+    let message = |id: &str, body: &str| match text(id, body) {
+        InboundEvent::Message(m) => m,
+        _ => unreachable!("a message"),
+    };
+    let first = SandboxRepo::push_inbound(&store, a, c.id, &text("m1", "hello"))
+        .await
+        .expect("pushed")
+        .expect("own connection");
+    SandboxRepo::push_lost(&store, a, c.id, &message("m2", "lost"))
+        .await
+        .expect("kept")
+        .expect("own connection");
+    let third = SandboxRepo::push_inbound(&store, a, c.id, &text("m3", "after"))
+        .await
+        .expect("pushed")
+        .expect("own connection");
+    // Another phone's message is another chat's history.
+    let mut other = message("o1", "other chat");
+    other.chat = "5511999990001".into();
+    SandboxRepo::push_inbound(&store, a, c.id, &InboundEvent::Message(other))
+        .await
+        .expect("pushed");
+    assert!(
+        SandboxRepo::push_lost(&store, b, c.id, &message("m9", "x"))
+            .await
+            .expect("push")
+            .is_none(),
+        "not B's connection"
+    );
+    ConnectionRepo::set_session(
+        &store,
+        a,
+        c.id,
+        &SessionUpdate {
+            status: ConnectionStatus::Connected,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("connected");
+    // The lost message is never delivered.
+    let pending = SandboxRepo::undelivered(&store, 10).await.expect("pending");
+    let ids: Vec<i64> = pending.iter().map(|r| r.id).collect();
+    assert_eq!(ids.len(), 3);
+    assert_eq!(ids[..2], [first, third]);
+
+    // The phone's history before a message it sent: its earlier messages, lost ones included,
+    // the newest `count`, oldest first.
+    let bodies = |list: Vec<chatflow_core::inbox::channel::InboundMessage>| -> Vec<String> {
+        list.into_iter().map(|m| m.body).collect()
+    };
+    let chat = "5511999990000";
+    let now = chrono::Utc::now();
+    let history = SandboxRepo::phone_history(&store, a, c.id, chat, "m3", now, 50)
+        .await
+        .expect("history");
+    assert_eq!(bodies(history), ["hello", "lost"]);
+    let history = SandboxRepo::phone_history(&store, a, c.id, chat, "m3", now, 1)
+        .await
+        .expect("history");
+    assert_eq!(bodies(history), ["lost"]);
+    // Anchored on a message the connection sent: what the phone sent up to its time.
+    let later = now + chrono::Duration::hours(1);
+    let history = SandboxRepo::phone_history(&store, a, c.id, chat, "SENT1", later, 50)
+        .await
+        .expect("history");
+    assert_eq!(bodies(history), ["hello", "lost", "after"]);
+    let earlier = now - chrono::Duration::hours(1);
+    assert!(
+        SandboxRepo::phone_history(&store, a, c.id, chat, "SENT1", earlier, 50)
+            .await
+            .expect("history")
+            .is_empty()
+    );
+    assert!(
+        SandboxRepo::phone_history(&store, b, c.id, chat, "m3", later, 50)
+            .await
+            .expect("history")
+            .is_empty(),
+        "B reads nothing of A's phones"
+    );
+
+    // Delivered and lost rows are pruned alike, each phone's newest row kept.
+    SandboxRepo::mark_delivered(&store, a, &ids)
+        .await
+        .expect("delivered");
+    let removed = SandboxRepo::prune_delivered(&store, later)
+        .await
+        .expect("pruned");
+    assert_eq!(
+        removed, 2,
+        "m1 and the lost m2; m3 and o1 are their phones' newest"
     );
 }
