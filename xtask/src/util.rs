@@ -310,9 +310,13 @@ pub fn e2e(root: &Path) -> Result<()> {
         took.as_secs_f64() * 1000.0
     );
     let base = format!("http://127.0.0.1:{}", server.port);
+    let mut args = vec!["run", "e2e", "--"];
+    for file in FAKE_WHATSAPP_E2E {
+        args.extend(["--exclude", file]);
+    }
     run_step(
         "web: end-to-end tests (Chromium)",
-        cmd("npm", &["run", "e2e", "--", "--exclude", FAKE_WHATSAPP_E2E])
+        cmd("npm", &args)
             .current_dir(root.join("web"))
             .env("CHATFLOW_E2E_BASE_URL", &base)
             .env("CHATFLOW_E2E_ADMIN_EMAIL", &server.admin_email)
@@ -323,9 +327,14 @@ pub fn e2e(root: &Path) -> Result<()> {
     fake_whatsapp_e2e(root, &chromium)
 }
 
-/// The browser test of the WhatsApp Web dialogs, run against the server whose WhatsApp sessions
-/// are the scripted fake (the `whatsapp_fake_server` example, built by the workspace's tests).
-const FAKE_WHATSAPP_E2E: &str = "e2e/whatsapp-web.e2e.ts";
+/// The browser tests of WhatsApp Web (the dialogs; the import of old messages, gaps and
+/// delivery), run against the server whose WhatsApp sessions are the scripted fake and whose
+/// clock and jobs the tests move (the `whatsapp_fake_server` example, built by the workspace's
+/// tests).
+const FAKE_WHATSAPP_E2E: [&str; 2] = [
+    "e2e/whatsapp-web.e2e.ts",
+    "e2e/whatsapp-web-assurance.e2e.ts",
+];
 
 fn fake_whatsapp_e2e(root: &Path, chromium: &str) -> Result<()> {
     let binary = target_dir(root)
@@ -358,19 +367,22 @@ fn fake_whatsapp_e2e(root: &Path, chromium: &str) -> Result<()> {
     )?;
     run_step(
         "web: end-to-end tests of WhatsApp Web on its fake (Chromium)",
-        cmd("npm", &["run", "e2e", "--", FAKE_WHATSAPP_E2E])
-            .current_dir(root.join("web"))
-            .env(
-                "CHATFLOW_E2E_BASE_URL",
-                format!("http://127.0.0.1:{}", server.port),
-            )
-            .env(
-                "CHATFLOW_E2E_FAKE_WHATSAPP_URL",
-                format!("http://127.0.0.1:{control}"),
-            )
-            .env("CHATFLOW_E2E_ADMIN_EMAIL", &server.admin_email)
-            .env("CHATFLOW_E2E_ADMIN_PASSWORD", &server.admin_password)
-            .env("CHROMIUM_PATH", chromium),
+        cmd(
+            "npm",
+            &[&["run", "e2e", "--"][..], &FAKE_WHATSAPP_E2E[..]].concat(),
+        )
+        .current_dir(root.join("web"))
+        .env(
+            "CHATFLOW_E2E_BASE_URL",
+            format!("http://127.0.0.1:{}", server.port),
+        )
+        .env(
+            "CHATFLOW_E2E_FAKE_WHATSAPP_URL",
+            format!("http://127.0.0.1:{control}"),
+        )
+        .env("CHATFLOW_E2E_ADMIN_EMAIL", &server.admin_email)
+        .env("CHATFLOW_E2E_ADMIN_PASSWORD", &server.admin_password)
+        .env("CHROMIUM_PATH", chromium),
     )?;
     drop(server);
     Ok(())

@@ -21,7 +21,7 @@ use chatflow_core::inbox::model::{Contact, ContactFilter, ContactInput, Cursor, 
 use chatflow_core::limits::UploadKind;
 use chatflow_core::ports::ChannelKind;
 use chatflow_core::service::inbox::contacts;
-use chatflow_core::service::inbox::contacts::{ChatImportReport, ContactProfile};
+use chatflow_core::service::inbox::contacts::{ChatImportReport, ContactDetail, ContactProfile};
 use chatflow_core::{ContactId, ErrorCode, TagId, WhatsappId};
 use chatflow_system::spreadsheet;
 use serde::{Deserialize, Serialize};
@@ -203,22 +203,22 @@ async fn list_brief(
     ))
 }
 
-/// One contact of the caller's company.
+/// One contact of the caller's company, with its aliases.
 #[utoipa::path(
     get,
     path = "/contacts/{id}",
     tag = "contacts",
     params(("id" = i64, Path, description = "The contact's id")),
     security(("bearer" = [])),
-    responses((status = 200, body = Contact), (status = 404, body = ErrorBody))
+    responses((status = 200, body = ContactDetail), (status = 404, body = ErrorBody))
 )]
 async fn get_contact(
     State(state): State<AppState>,
     tenant: Tenant,
     Path(id): Path<i64>,
-) -> ApiResult<axum::Json<Contact>> {
+) -> ApiResult<axum::Json<ContactDetail>> {
     Ok(axum::Json(
-        contacts::get(&state.ports, &tenant.actor, ContactId(id)).await?,
+        contacts::detail(&state.ports, &tenant.actor, ContactId(id)).await?,
     ))
 }
 

@@ -773,6 +773,17 @@ async fn one_person_under_a_lid_and_a_number_is_one_contact(app: TestApp) {
     ))
     .await;
     let (ticket, uuid) = ticket_of(&app, &token, LID).await;
+    let contacts = json_of(app.get("/contacts", &token).await, StatusCode::OK).await;
+    let contact_id = contacts["contacts"][0]["id"].as_i64().expect("contact id");
+    let identities = || async {
+        let contact = json_of(
+            app.get(&format!("/contacts/{contact_id}"), &token).await,
+            StatusCode::OK,
+        )
+        .await;
+        (contact["number"].clone(), contact["aliases"].clone())
+    };
+    assert_eq!(identities().await, (json!(LID), json!([])));
 
     // 2. The number, with the LID along: the same contact, now under the number.
     let mut second = text_from(
@@ -813,6 +824,7 @@ async fn one_person_under_a_lid_and_a_number_is_one_contact(app: TestApp) {
     let list = contacts["contacts"].as_array().expect("contacts");
     assert_eq!(list.len(), 1, "{contacts}");
     assert_eq!(list[0]["number"], CONTACT);
+    assert_eq!(identities().await, (json!(CONTACT), json!([LID])));
 
     // 4. A number change: the contact and its ticket move to the new number.
     let new_number = "5511955554444";
@@ -830,6 +842,18 @@ async fn one_person_under_a_lid_and_a_number_is_one_contact(app: TestApp) {
     assert_eq!(ticket_of(&app, &token, new_number).await, (ticket, uuid));
     let contacts = json_of(app.get("/contacts", &token).await, StatusCode::OK).await;
     assert_eq!(contacts["contacts"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        identities().await,
+        (json!(new_number), json!([LID, CONTACT])),
+        "the old number and the LID are the contact's aliases, sorted"
+    );
+    let (_, intruder) = admin(&app, "Beta").await;
+    assert_error(
+        app.get(&format!("/contacts/{contact_id}"), &intruder).await,
+        StatusCode::NOT_FOUND,
+        "ERR_NO_CONTACT_FOUND",
+    )
+    .await;
 }
 
 /// An attachment WhatsApp would not give when its message arrived: the message is stored with

@@ -44,6 +44,24 @@ pub fn contact_for(actor: &Actor, settings: RecipientSettings, contact: &Contact
     out
 }
 
+/// A contact's other identities (`aliases`) as `actor` may receive them: masked like its
+/// number.
+pub fn aliases_for(
+    actor: &Actor,
+    settings: RecipientSettings,
+    contact: &Contact,
+    aliases: Vec<String>,
+) -> Vec<String> {
+    if hides_numbers_for(actor, settings) && !contact.is_group {
+        aliases
+            .into_iter()
+            .map(|alias| mask_number(&alias))
+            .collect()
+    } else {
+        aliases
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use chatflow_core::inbox::channel::InboundMessage;
 use chatflow_core::inbox::ingest::{
     IngestContext, IngestPlan, LastMessageSource, TicketPlan, decide, last_message_preview,
 };
-use chatflow_core::inbox::lgpd::{hides_numbers_for, mask_number, ticket_for};
+use chatflow_core::inbox::lgpd::{aliases_for, hides_numbers_for, mask_number, ticket_for};
 use chatflow_core::inbox::messages::{may_delete, may_edit, signed_body, validate_body};
 use chatflow_core::inbox::model::{
     Connection, ConnectionStatus, Contact, MediaType, Message, ProviderKind, Ticket, TicketContact,
@@ -226,6 +226,23 @@ fn lgpd_masks_plain_users_only_and_never_groups() {
         "1203630@g.us"
     );
     assert_eq!(mask_number("+5511"), "+5511");
+    // A contact's other identities are masked like its number; a group's are not.
+    let ana = contact("Ana");
+    let aliases = || vec!["201234567890123@lid".to_owned(), "5511977776666".to_owned()];
+    assert_eq!(
+        aliases_for(&plain, on, &ana, aliases()),
+        ["2012*************id", "5511*******66"]
+    );
+    assert_eq!(aliases_for(&admin, on, &ana, aliases()), aliases());
+    assert_eq!(
+        aliases_for(&plain, RecipientSettings::default(), &ana, aliases()),
+        aliases()
+    );
+    let team = Contact {
+        is_group: true,
+        ..contact("Equipe")
+    };
+    assert_eq!(aliases_for(&plain, on, &team, aliases()), aliases());
 }
 
 fn message(user: Option<UserId>, minutes_ago: i64) -> Message {

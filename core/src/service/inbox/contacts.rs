@@ -83,6 +83,33 @@ pub async fn get(ports: &Ports, actor: &Actor, id: ContactId) -> Result<Contact>
     one_for_actor(ports, actor, contact).await
 }
 
+/// One contact as its form shows it (`GET /contacts/{id}`): the contact and the other identities
+/// WhatsApp knows the same person by.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ContactDetail {
+    #[serde(flatten)]
+    pub contact: Contact,
+    /// Every other identity the contact was seen under (a LID `…@lid`, or the phone number when
+    /// the contact is under its LID), sorted; masked like the number for plain users under LGPD.
+    pub aliases: Vec<String>,
+}
+
+/// One contact with its aliases (`GET /contacts/{id}`); `ERR_NO_CONTACT_FOUND` when it is not
+/// the company's.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::detail", skip_all, fields(company = actor.company_id.0, user = actor.user_id.0, contact = id.0))]
+pub async fn detail(ports: &Ports, actor: &Actor, id: ContactId) -> Result<ContactDetail> {
+    let scope = actor.scope();
+    let contact = find(ports, scope, id).await?;
+    let aliases = ports.contacts.aliases(scope, id).await?;
+    let settings = recipient_settings(ports, scope).await?;
+    Ok(ContactDetail {
+        aliases: lgpd::aliases_for(actor, settings, &contact, aliases),
+        contact: lgpd::contact_for(actor, settings, &contact),
+    })
+}
+
 async fn find(ports: &Ports, scope: TenantScope, id: ContactId) -> Result<Contact> {
     ports
         .contacts

@@ -24,6 +24,12 @@ export const contactSchema = z.looseObject({
 });
 export type Contact = z.infer<typeof contactSchema>;
 
+/** One contact as `GET /contacts/{id}` answers it: with the other identities WhatsApp knows it by. */
+export const contactDetailSchema = z.extend(contactSchema, {
+  aliases: z.pipe(z.nullish(z.array(z.string())), z.transform((v) => v ?? [])),
+});
+export type ContactDetail = z.infer<typeof contactDetailSchema>;
+
 /** The connection name shown in the table. */
 export function connectionNameOf(contact: Contact): string {
   return contact.whatsappName ?? contact.whatsapp?.name ?? '';

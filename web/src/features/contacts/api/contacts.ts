@@ -8,7 +8,7 @@ import { z } from 'zod/mini';
 import { api } from '../../../lib/api';
 import { nextPageParam, type PageParam } from '../../../lib/api/pages';
 import { checkedByCore } from '../../../lib/wasm/forms';
-import { contactSchema, type Contact } from '../types';
+import { contactDetailSchema, contactSchema, type Contact } from '../types';
 
 export const contactsPageSchema = z.object({
   contacts: z.array(contactSchema),
@@ -44,7 +44,7 @@ export const contactsInfiniteQuery = (search: string, tagIds: readonly number[])
 export function useContact(id: number | null) {
   return useQuery({
     queryKey: contactsKeys.detail(id ?? 0),
-    queryFn: ({ signal }) => api.get(`/contacts/${id}`, { schema: contactSchema, signal }),
+    queryFn: ({ signal }) => api.get(`/contacts/${id}`, { schema: contactDetailSchema, signal }),
     enabled: id !== null,
   });
 }

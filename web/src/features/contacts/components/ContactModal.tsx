@@ -27,6 +27,7 @@ import { syncContactTags, tagsKeys, useTagOptions } from '../tags/api/tags';
 import { tagSchema, type Tag } from '../tags/types';
 import { CONTACT_FORM_FIELDS, contactBody, contactFormSchema, contactsKeys, emptyContactForm, useContact, useSaveContact, type ContactFormValues } from '../api/contacts';
 import type { Contact } from '../types';
+import { ContactAliases } from './ContactAliases';
 
 interface ContactModalProps {
   /** The contact to edit; null to create one. */
@@ -122,6 +123,7 @@ export function ContactModal({ contact, onClose }: ContactModalProps) {
               <FormTextField name="number" label={t('contacts.modal.number')} required fullWidth placeholder="5513912344321" testId="contact-modal-number" />
             </Stack>
             <FormTextField name="email" label={t('contacts.modal.email')} type="email" fullWidth testId="contact-modal-email" />
+            {detail.data && <ContactAliases aliases={detail.data.aliases} />}
             <Autocomplete<Tag | string, true, false, true>
               multiple
               freeSolo

@@ -182,6 +182,25 @@ describe('/contacts', () => {
     expect(api.find('POST', '/tags/sync')[0].body).toEqual({ contactId: 4, tags: [{ id: 7 }, { id: 8 }] });
   });
 
+  it('shows the other identities WhatsApp knows the contact by, read-only, and sends none back', async () => {
+    const ana = contactFixture(5, { name: 'Ana', number: '5511977776666' });
+    const api = server({
+      'GET /contacts': () => ({ contacts: [ana], hasMore: false, count: 1, nextCursor: null }),
+      'GET /contacts/:id': () => ({ ...ana, aliases: ['201234567890123@lid'] }),
+      'PUT /contacts/:id': ({ body }) => ({ ...ana, ...(body as object) }),
+    });
+    renderApp('/contacts');
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('contacts-edit-5'));
+    const modal = await screen.findByTestId('contact-modal');
+    const aliases = await within(modal).findByTestId('contact-aliases');
+    expect(aliases).toHaveTextContent('Também conhecido como');
+    expect(within(aliases).getByTestId('contact-alias-0')).toHaveTextContent('ID do WhatsApp 201234567890123');
+    await user.click(within(modal).getByTestId('contact-modal-save'));
+    await waitFor(() => expect(screen.queryByTestId('contact-modal')).not.toBeInTheDocument());
+    expect(api.find('PUT', '/contacts/5')[0].body).not.toHaveProperty('aliases');
+  });
+
   it('blocks and unblocks with their toasts', async () => {
     let active = true;
     const api = server({

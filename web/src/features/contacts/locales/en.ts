@@ -50,6 +50,12 @@ const contacts: typeof pt = {
       addExtraInfo: 'Add information',
       extraName: 'Field name',
       extraValue: 'Value',
+      aliases: {
+        title: 'Also known as',
+        help: 'WhatsApp also knows this person by these identities; messages from any of them reach this contact.',
+        lid: 'WhatsApp ID {{id}}',
+        phone: 'Phone {{number}}',
+      },
     },
     import: {
       title: 'Import contacts',

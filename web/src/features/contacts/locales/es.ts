@@ -50,6 +50,12 @@ const contacts: typeof pt = {
       addExtraInfo: 'Agregar información',
       extraName: 'Nombre del campo',
       extraValue: 'Valor',
+      aliases: {
+        title: 'También conocido como',
+        help: 'WhatsApp también conoce a esta persona por estas identidades; los mensajes de cualquiera de ellas llegan a este contacto.',
+        lid: 'ID de WhatsApp {{id}}',
+        phone: 'Teléfono {{number}}',
+      },
     },
     import: {
       title: 'Importar contactos',

@@ -49,6 +49,12 @@ const contacts = {
       addExtraInfo: 'Adicionar informação',
       extraName: 'Nome do campo',
       extraValue: 'Valor',
+      aliases: {
+        title: 'Também conhecido como',
+        help: 'O WhatsApp conhece esta pessoa também por estas identidades; as mensagens de qualquer uma chegam a este contato.',
+        lid: 'ID do WhatsApp {{id}}',
+        phone: 'Telefone {{number}}',
+      },
     },
     import: {
       title: 'Importar contatos',

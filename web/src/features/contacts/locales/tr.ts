@@ -50,6 +50,12 @@ const contacts: typeof pt = {
       addExtraInfo: 'Bilgi ekle',
       extraName: 'Alan adı',
       extraValue: 'Değer',
+      aliases: {
+        title: 'Diğer kimlikleri',
+        help: 'WhatsApp bu kişiyi bu kimliklerle de tanıyor; herhangi birinden gelen mesajlar bu kişiye ulaşır.',
+        lid: 'WhatsApp kimliği {{id}}',
+        phone: 'Telefon {{number}}',
+      },
     },
     import: {
       title: 'Kişileri içe aktar',
