@@ -22,6 +22,7 @@ use crate::sandbox_phones::{messages_when, phone};
 use crate::tickets::{Inbox, inbox};
 
 crate::clocked_tests!(
+    a_lost_message_is_fetched_from_the_phone_after_an_outage,
     conversations_the_phone_cannot_fill_get_the_notice_until_dismissed,
     a_short_outage_is_no_gap,
 );
@@ -98,12 +99,6 @@ fn notices(messages: &[Value]) -> Vec<&Value> {
         .collect()
 }
 
-/// Not registered yet: it fails on both engines. The sandbox side works (the gap is checked
-/// with `fetched: 1`, and the phone's history holds the lost message and the earlier "oi"), but
-/// the on-demand answer `[oi (stored already), lost]` leaves the lost message unstored, where
-/// the store test's answer `[lost, known]` stores it. To look into: ingestion of an on-demand
-/// answer whose first message is a duplicate (`store_history_with` / `ingest_batch`).
-#[allow(dead_code)]
 async fn a_lost_message_is_fetched_from_the_phone_after_an_outage(app: TestApp) {
     let a = inbox(&app, "Alpha").await;
     // The queue menu answers every live message of a conversation without a queue: what the
@@ -143,7 +138,7 @@ async fn a_lost_message_is_fetched_from_the_phone_after_an_outage(app: TestApp) 
     app.inbound_settled().await;
     let filled = messages_when(&app, &a, maria, |m| !with_external(m, &lost).is_empty()).await;
     let found = with_external(&filled, &lost);
-    assert_eq!(found.len(), 1, "stored once: {filled:?}");
+    assert_eq!(found.len(), 1, "stored once: {filled:#?}");
     assert_eq!(found[0]["body"], "meu pedido é o 123");
     assert_eq!(found[0]["fromMe"], false);
     assert_eq!(

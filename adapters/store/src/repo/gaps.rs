@@ -262,13 +262,18 @@ impl GapRepo for Store {
         gap: &ConnectionGap,
     ) -> Result<Vec<AffectedTicket>> {
         let company = scope.company_id().0;
-        // The anchor: the conversation's oldest message since the gap began that the channel
-        // knows, notices left out.
+        // The anchor, among the conversation's messages since the gap began that the channel
+        // knows (notices left out): the oldest one stored once the connection was back (the
+        // phone's messages before it cover the whole gap), else the newest one stored meanwhile
+        // (an answer sent during a deaf session's silence).
         let anchor = |column: &str| {
             format!(
                 "(SELECT m.{column} FROM messages m WHERE m.ticket_id = t.id \
                  AND m.created_at >= $3 AND m.external_id IS NOT NULL \
-                 AND m.media_type <> 'gap' ORDER BY m.created_at, m.id LIMIT 1)"
+                 AND m.media_type <> 'gap' \
+                 ORDER BY CASE WHEN m.created_at >= $4 THEN 0 ELSE 1 END, \
+                 CASE WHEN m.created_at >= $4 THEN m.created_at END, \
+                 m.created_at DESC, m.id LIMIT 1)"
             )
         };
         let sql = format!(
@@ -286,6 +291,7 @@ impl GapRepo for Store {
                 .bind(company)
                 .bind(connection.0)
                 .bind(gap.from)
+                .bind(gap.to)
                 .fetch_all(p)
                 .await
                 .map_err(db_error)?
