@@ -10,8 +10,6 @@
 //! "Nothing happened" is checked after the due jobs ran and the sandbox delivered everything
 //! ([`TestApp::inbound_settled`]), never after a sleep.
 
-use std::time::Duration;
-
 use chrono::TimeDelta;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -27,23 +25,9 @@ crate::clocked_tests!(
     a_short_outage_is_no_gap,
 );
 
-/// The connection as `GET /whatsapp/{id}` shows it, once `ready` holds (polled while the
-/// sandbox works; panics after 10 s).
+/// The inbox's connection as `GET /whatsapp/{id}` shows it, once `ready` holds.
 async fn connection_when(app: &TestApp, inbox: &Inbox, ready: impl Fn(&Value) -> bool) -> Value {
-    let mut last = Value::Null;
-    for _ in 0..100 {
-        last = json_of(
-            app.get(&format!("/whatsapp/{}", inbox.connection), &inbox.admin)
-                .await,
-            StatusCode::OK,
-        )
-        .await;
-        if ready(&last) {
-            return last;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the connection never got ready: {last}");
+    crate::whatsapp_web::connection_when(app, &inbox.admin, inbox.connection, ready).await
 }
 
 /// The simulated network drops the connection; answers once it shows the outage.

@@ -91,7 +91,7 @@ async fn admin(app: &TestApp, name: &str) -> (chatflow_core::CompanyId, String) 
 }
 
 /// Polls `GET /whatsapp/{id}` until `ready` holds for it (panics after 10 s).
-async fn connection_when(
+pub(crate) async fn connection_when(
     app: &TestApp,
     token: &str,
     id: i64,
