@@ -227,28 +227,24 @@ async fn conversations_the_phone_cannot_fill_get_the_notice_until_dismissed(app:
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
 
     // The list shows it until an admin dismisses it.
-    let listed = json_of(app.get("/whatsapp", &a.admin).await, StatusCode::OK).await;
-    let line = listed
-        .as_array()
-        .expect("a list")
-        .iter()
-        .find(|c| c["id"] == a.connection)
-        .expect("A's connection")
-        .clone();
-    assert_eq!(line["lastGap"], gap);
+    assert_eq!(listed_gap(&app, &a).await, gap);
     let dismissed = app
         .delete(&format!("/whatsapp/{}/gap", a.connection), &a.admin)
         .await;
     assert_eq!(dismissed.status(), StatusCode::NO_CONTENT);
-    let listed = json_of(app.get("/whatsapp", &a.admin).await, StatusCode::OK).await;
-    let line = listed
+    assert_eq!(listed_gap(&app, &a).await, Value::Null);
+}
+
+/// The last gap of the inbox's connection as `GET /whatsapp` lists it.
+async fn listed_gap(app: &TestApp, inbox: &Inbox) -> Value {
+    let listed = json_of(app.get("/whatsapp", &inbox.admin).await, StatusCode::OK).await;
+    listed
         .as_array()
         .expect("a list")
         .iter()
-        .find(|c| c["id"] == a.connection)
-        .expect("A's connection")
-        .clone();
-    assert_eq!(line["lastGap"], Value::Null);
+        .find(|c| c["id"] == inbox.connection)
+        .expect("the inbox's connection")["lastGap"]
+        .clone()
 }
 
 async fn a_short_outage_is_no_gap(app: TestApp) {
