@@ -184,43 +184,52 @@ describe('a WhatsApp Web connection: the import of old messages, a gap after an 
     await gap.waitFor({ timeout: 20_000 });
     expect(await page.locator(byTestId(`connections-gap-state-${id}`)).innerText()).toBe('Verificando…');
 
-    // 6. Nothing said the queue was delivered: two minutes later the check runs; the phone
-    //    answers no history, so the conversation gets the notice.
+    // 6. Nothing said the queue was delivered: two minutes later the check runs. Dora's is the
+    //    one conversation open or moved since the gap began (the imported ones were closed
+    //    before it); it has a message to anchor on, so the phone is asked for what came before.
     expect(await runDueJobs()).not.toContain('checkGap');
     await advance(2);
     expect(await runDueJobs()).toContain('checkGap');
+    await expect.poll(() => gap.getAttribute('data-state'), { timeout: 20_000 }).toBe('asked');
+    expect((await connection(id)).lastGap).toMatchObject({ state: 'asked', fetched: 1, noted: 0 });
+    expect(await page.locator(byTestId(`connections-gap-state-${id}`)).innerText()).toMatch(/^Conversas pedidas ao celular: 1 · aguardando a resposta até .+$/);
+
+    // 7. The phone takes the request but never answers: five minutes on, the conversation gets
+    //    the notice.
+    await advance(4);
+    expect(await runDueJobs()).not.toContain('checkGap');
+    await advance(1);
+    expect(await runDueJobs()).toContain('checkGap');
     await expect.poll(() => gap.getAttribute('data-state'), { timeout: 20_000 }).toBe('checked');
-    // Dora's is the one conversation open or moved since the gap began (the imported ones
-    // were closed before it).
-    expect((await connection(id)).lastGap).toMatchObject({ state: 'checked', noted: 1 });
-    expect(await page.locator(byTestId(`connections-gap-state-${id}`)).innerText()).toBe('Conversas pedidas ao celular: 0 · marcadas com o aviso: 1');
+    expect((await connection(id)).lastGap).toMatchObject({ state: 'checked', fetched: 1, noted: 1 });
+    expect(await page.locator(byTestId(`connections-gap-state-${id}`)).innerText()).toBe('Conversas pedidas ao celular: 1 · marcadas com o aviso: 1');
     expect(await page.locator(byTestId(`connections-gap-interval-${id}`)).innerText()).toMatch(/^Mensagens podem estar faltando entre .+ e .+$/);
 
-    // 7. The admin dismisses the gap: the row no longer shows it, nor does the server.
+    // 8. The admin dismisses the gap: the row no longer shows it, nor does the server.
     await page.locator(byTestId(`connections-gap-dismiss-${id}`)).click();
     await gap.waitFor({ state: 'hidden', timeout: 20_000 });
     expect((await connection(id)).lastGap).toBeNull();
 
-    // 8. The conversation shows the notice line where the gap began.
+    // 9. The conversation shows the notice line where the gap began.
     await page.goto(`${BASE_URL}/tickets/${ticket.uuid}`);
     const notice = page.locator('[data-kind="gap"]');
     await notice.first().waitFor({ timeout: 20_000 });
     expect(await notice.count()).toBe(1);
     expect(await notice.first().innerText()).toMatch(/A conexão ficou fora do ar de .+ a .+: mensagens deste período podem estar faltando/);
 
-    // 9. The attendant answers; WhatsApp takes it (one tick) and no phone confirms it.
+    // 10. The attendant answers; WhatsApp takes it (one tick) and no phone confirms it.
     const answer = await api<{ id: number }>('POST', `/messages/${ticket.id}`, adminToken, { body: `Estamos sim! ${stamp}`, signMessage: false });
     const message = page.locator(byTestId(`message-${answer.id}`));
     await message.waitFor({ timeout: 20_000 });
     await expect.poll(() => message.locator(byTestId('message-ack')).getAttribute('data-state'), { timeout: 20_000 }).toBe('sent');
     expect(await page.locator(byTestId(`message-delivery-issue-${answer.id}`)).count()).toBe(0);
 
-    // 10. Eleven minutes later the delivery check flags it, live in the open conversation.
+    // 11. Eleven minutes later the delivery check flags it, live in the open conversation.
     await advance(11);
     expect(await runDueJobs()).toContain('checkDelivery');
     await page.locator(byTestId(`message-delivery-issue-${answer.id}`)).waitFor({ timeout: 20_000 });
 
-    // 11. The connection's delivery health lists it.
+    // 12. The connection's delivery health lists it.
     await page.goto(`${BASE_URL}/connections`);
     await page.locator(byTestId(`connections-health-${id}`)).click({ timeout: 20_000 });
     const dialog = page.locator(byTestId('delivery-health-dialog'));

@@ -13,6 +13,9 @@
 //!   its own time; one already stored is not stored twice);
 //! - a conversation with nothing to anchor the request on, or whose provider cannot ask, gets a
 //!   notice line at the gap's start ([`notice`]): "messages may be missing between X and Y";
+//! - when the phone was asked, the gap waits [`ANSWER_WAIT_SECONDS`] for the answers (state
+//!   `asked`); a conversation none of whose contact's messages came back by then gets the
+//!   notice too (a phone that is offline, or that accepted the request and never answered);
 //! - the connection shows the gap (`lastGap`: when, how many conversations were asked for and
 //!   how many were noted) until an admin dismisses it.
 //!
@@ -44,6 +47,16 @@ pub fn check_at(to: DateTime<Utc>) -> DateTime<Utc> {
     to + Duration::seconds(CHECK_AFTER_SECONDS)
 }
 
+/// How long a gap waits for the phone's answers to its history requests before the
+/// conversations not answered get the notice (5 minutes; the phone answers in seconds when it
+/// is online).
+pub const ANSWER_WAIT_SECONDS: i64 = 300;
+
+/// Until when the answers to requests made at `now` are waited for.
+pub fn answer_by(now: DateTime<Utc>) -> DateTime<Utc> {
+    now + Duration::seconds(ANSWER_WAIT_SECONDS)
+}
+
 /// How many messages one request asks the phone for, per conversation.
 pub const BACKFILL_COUNT: u32 = 50;
 
@@ -57,12 +70,16 @@ pub struct ConnectionGap {
     pub from: DateTime<Utc>,
     /// When the connection was back.
     pub to: DateTime<Utc>,
-    /// `waiting` (for the channel's queue), `checking`, or `checked`.
+    /// `waiting` (for the channel's queue), `checking`, `asked` (waiting for the phone's
+    /// answers until `answerBy`) or `checked`.
     pub state: GapState,
     /// Conversations whose messages in the gap were asked from the phone.
     pub fetched: i64,
     /// Conversations that got the "messages may be missing" notice.
     pub noted: i64,
+    /// While `asked`: when the conversations the phone has not answered for get the notice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_by: Option<DateTime<Utc>>,
 }
 
 /// Where the check of a gap stands.
@@ -72,6 +89,7 @@ pub struct ConnectionGap {
 pub enum GapState {
     Waiting,
     Checking,
+    Asked,
     Checked,
 }
 
@@ -80,12 +98,13 @@ impl GapState {
         match self {
             GapState::Waiting => "waiting",
             GapState::Checking => "checking",
+            GapState::Asked => "asked",
             GapState::Checked => "checked",
         }
     }
 
     pub fn parse(value: &str) -> Option<Self> {
-        [Self::Waiting, Self::Checking, Self::Checked]
+        [Self::Waiting, Self::Checking, Self::Asked, Self::Checked]
             .into_iter()
             .find(|s| s.as_str() == value)
     }
@@ -179,6 +198,27 @@ pub fn action_for(ticket: &AffectedTicket) -> GapAction {
         }),
         None => GapAction::Note,
     }
+}
+
+/// Whether the wait for the phone's answers to gap `gap`'s requests is over at `now` (an
+/// earlier `checkGap` job, such as the fallback of a gap checked as soon as the channel caught
+/// up, finds it is not and leaves the gap alone).
+pub fn answers_due(gap: &ConnectionGap, now: DateTime<Utc>) -> bool {
+    gap.answer_by.is_none_or(|by| now >= by)
+}
+
+/// The notices for the conversations of `affected` still in `unanswered` once the wait for the
+/// phone's answers is over.
+pub fn unanswered_notices(
+    gap: &ConnectionGap,
+    affected: &[AffectedTicket],
+    unanswered: &[TicketId],
+) -> Vec<InboundMessage> {
+    affected
+        .iter()
+        .filter(|ticket| unanswered.contains(&ticket.ticket_id))
+        .map(|ticket| notice(gap, ticket))
+        .collect()
 }
 
 /// The notice line of gap `gap` in `ticket`'s conversation, placed at the gap's start; its id
@@ -277,6 +317,29 @@ pub trait GapRepo: Send + Sync {
     ) -> Result<Vec<AffectedTicket>>;
     /// Marks the gap `checked` with its counts, with the connection's update event.
     async fn checked(&self, scope: TenantScope, gap: i64, fetched: i64, noted: i64) -> Result<()>;
+    /// Marks the gap `asked` with its counts until `answer_by`: records a request for each
+    /// of `tickets` (once, however often this runs) and the
+    /// [`crate::jobs::JobPayload::CheckGap`] job due `answer_by`, with the connection's update
+    /// event, in one transaction.
+    async fn asked(
+        &self,
+        scope: TenantScope,
+        gap: i64,
+        tickets: &[TicketId],
+        counts: (i64, i64),
+        answer_by: DateTime<Utc>,
+    ) -> Result<()>;
+    /// The phone answered with these messages of `connection` (already stored): the requests of
+    /// its `asked` gaps for the conversations of their contacts are answered. Answers the gaps
+    /// that had a request answered.
+    async fn answered(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_ids: &[&str],
+    ) -> Result<Vec<i64>>;
+    /// The conversations gap `gap` asked the phone for that are still unanswered.
+    async fn unanswered(&self, scope: TenantScope, gap: i64) -> Result<Vec<TicketId>>;
     /// Hides the connection's gaps (`DELETE /whatsapp/{id}/gap`), with the connection's update
     /// event. Answers whether there was one to hide.
     async fn dismiss(&self, scope: TenantScope, connection: WhatsappId) -> Result<bool>;
@@ -372,11 +435,56 @@ mod tests {
             state: GapState::Checking,
             fetched: 0,
             noted: 0,
+            answer_by: None,
         };
         let line = notice(&gap, &ticket);
         assert_eq!(line.external_id, "chatflow-gap-3-7");
         assert_eq!(line.timestamp, at(1));
         assert_eq!(line.body, "2026-11-29T10:01:00Z/2026-11-29T10:09:00Z");
         assert_eq!(line.media_type, MediaType::Gap);
+    }
+
+    #[test]
+    fn conversations_the_phone_did_not_answer_for_get_the_notice_once_the_wait_is_over() {
+        let asked_at = at(10);
+        let gap = ConnectionGap {
+            id: 3,
+            from: at(1),
+            to: at(9),
+            state: GapState::Asked,
+            fetched: 2,
+            noted: 0,
+            answer_by: Some(answer_by(asked_at)),
+        };
+        assert_eq!(gap.answer_by, Some(at(15)));
+        // The fallback check, due before the wait is over, leaves the gap alone.
+        assert!(!answers_due(&gap, at(12)));
+        assert!(answers_due(&gap, at(15)));
+        let ticket = |id: i64| AffectedTicket {
+            ticket_id: TicketId(id),
+            chat: format!("55119999900{id:02}"),
+            chat_name: format!("Contact {id}"),
+            is_group: false,
+            anchor: None,
+        };
+        let affected = [ticket(7), ticket(8), ticket(9)];
+        let notices = unanswered_notices(&gap, &affected, &[TicketId(8), TicketId(40)]);
+        assert_eq!(notices.len(), 1);
+        assert_eq!(notices[0].external_id, "chatflow-gap-3-8");
+        // The wait is shown on the connection, not once checked.
+        let json = serde_json::to_value(&gap).unwrap();
+        assert_eq!(json["state"], "asked");
+        assert_eq!(json["answerBy"], "2026-11-29T10:15:00Z");
+        let checked = ConnectionGap {
+            state: GapState::Checked,
+            answer_by: None,
+            ..gap
+        };
+        assert!(
+            serde_json::to_value(&checked)
+                .unwrap()
+                .get("answerBy")
+                .is_none()
+        );
     }
 }

@@ -26,6 +26,7 @@ struct GapRow {
     state: String,
     fetched: i64,
     noted: i64,
+    answer_by: Option<DateTime<Utc>>,
 }
 
 impl GapRow {
@@ -42,12 +43,13 @@ impl GapRow {
                 state,
                 fetched: self.fetched,
                 noted: self.noted,
+                answer_by: self.answer_by,
             },
         ))
     }
 }
 
-const GAP_COLUMNS: &str = "id, whatsapp_id, from_at, to_at, state, fetched, noted";
+const GAP_COLUMNS: &str = "id, whatsapp_id, from_at, to_at, state, fetched, noted, answer_by";
 
 /// Rewrites `last_gap` of connection `$id` from its gaps on `$conn`, then appends the
 /// connection's `whatsapp` update.
@@ -322,8 +324,8 @@ impl GapRepo for Store {
         crate::inbox_write_tx!(self, |tx| {
             async {
                 let connection: Option<i64> = sqlx::query_scalar(
-                    "UPDATE connection_gaps SET state = $3, fetched = $4, noted = $5 \
-                     WHERE company_id = $1 AND id = $2 RETURNING whatsapp_id",
+                    "UPDATE connection_gaps SET state = $3, fetched = $4, noted = $5, \
+                     answer_by = NULL WHERE company_id = $1 AND id = $2 RETURNING whatsapp_id",
                 )
                 .bind(company)
                 .bind(gap)
@@ -340,6 +342,106 @@ impl GapRepo for Store {
             }
             .await
         })
+    }
+
+    #[tracing::instrument(level = "debug", name = "GapRepo::asked", skip_all, fields(company = scope.company_id().0, gap, tickets = tickets.len()))]
+    async fn asked(
+        &self,
+        scope: TenantScope,
+        gap: i64,
+        tickets: &[TicketId],
+        counts: (i64, i64),
+        answer_by: DateTime<Utc>,
+    ) -> Result<()> {
+        let company = scope.company_id().0;
+        let now = self.now();
+        let ids: Vec<i64> = tickets.iter().map(|t| t.0).collect();
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let connection: Option<i64> = sqlx::query_scalar(
+                    "UPDATE connection_gaps SET state = $3, fetched = $4, noted = $5, \
+                     answer_by = $6 WHERE company_id = $1 AND id = $2 RETURNING whatsapp_id",
+                )
+                .bind(company)
+                .bind(gap)
+                .bind(GapState::Asked.as_str())
+                .bind(counts.0)
+                .bind(counts.1)
+                .bind(answer_by)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                let Some(id) = connection else {
+                    return Ok(());
+                };
+                // Only the company's tickets; a request recorded already stays as it is.
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "INSERT INTO gap_requests (gap_id, company_id, ticket_id, contact_id) \
+                     SELECT $2, company_id, id, contact_id FROM tickets \
+                     WHERE company_id = $1 AND {} ON CONFLICT DO NOTHING",
+                    crate::repo::lists::any(&*tx, "id", 3)
+                )))
+                .bind(company)
+                .bind(gap)
+                .bind(crate::repo::lists::ints(&*tx, &ids))
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+                check_job!(&mut *tx, company, gap, answer_by, now)?;
+                refresh!(tx, scope, company, id, now)
+            }
+            .await
+        })
+    }
+
+    #[tracing::instrument(level = "debug", name = "GapRepo::answered", skip_all, fields(company = scope.company_id().0, connection = connection.0, messages = external_ids.len()))]
+    async fn answered(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        external_ids: &[&str],
+    ) -> Result<Vec<i64>> {
+        let company = scope.company_id().0;
+        crate::on_pool!(self.pool(), |p| {
+            let mut conn = p.acquire().await.map_err(db_error)?;
+            let sql = format!(
+                "UPDATE gap_requests SET answered = TRUE WHERE company_id = $1 AND NOT answered \
+                 AND gap_id IN (SELECT id FROM connection_gaps WHERE company_id = $1 \
+                 AND whatsapp_id = $2 AND state = $3) \
+                 AND contact_id IN (SELECT t.contact_id FROM messages m \
+                 JOIN tickets t ON t.id = m.ticket_id \
+                 WHERE m.whatsapp_id = $2 AND m.company_id = $1 AND {}) RETURNING gap_id",
+                crate::repo::lists::any(&*conn, "m.external_id", 4)
+            );
+            let mut gaps: Vec<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                .bind(company)
+                .bind(connection.0)
+                .bind(GapState::Asked.as_str())
+                .bind(crate::repo::lists::texts(&*conn, external_ids))
+                .fetch_all(&mut *conn)
+                .await
+                .map_err(db_error)?;
+            gaps.sort_unstable();
+            gaps.dedup();
+            Ok(gaps)
+        })
+    }
+
+    #[tracing::instrument(level = "debug", name = "GapRepo::unanswered", skip_all, fields(company = scope.company_id().0, gap))]
+    async fn unanswered(&self, scope: TenantScope, gap: i64) -> Result<Vec<TicketId>> {
+        let company = scope.company_id().0;
+        let ids: Vec<i64> = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_scalar(
+                "SELECT ticket_id FROM gap_requests WHERE company_id = $1 AND gap_id = $2 \
+                 AND NOT answered ORDER BY ticket_id",
+            )
+            .bind(company)
+            .bind(gap)
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok(ids.into_iter().map(TicketId).collect())
     }
 
     #[tracing::instrument(level = "debug", name = "GapRepo::dismiss", skip_all, fields(company = scope.company_id().0, connection = connection.0))]

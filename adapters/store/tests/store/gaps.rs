@@ -39,6 +39,7 @@ store_tests!(
     another_company_can_neither_see_nor_dismiss_a_gap,
     a_new_tickets_contact_gets_its_picture,
     a_channel_that_never_says_it_caught_up_is_checked_two_minutes_after,
+    a_conversation_the_phone_never_answers_for_gets_the_notice_after_five_minutes,
 );
 
 const ANA: &str = "5511911110000";
@@ -358,16 +359,24 @@ async fn an_outage_is_checked_once_caught_up_and_the_phones_answer_fills_the_gap
     assert_eq!(noted[1].2, down, "the notice sits where the gap began");
     assert_eq!(noted[1].1, chatflow_core::inbox::gaps::interval(down, back));
     let gap = get(&store, s.scope, s.c).await.last_gap.expect("the gap");
+    let checked_at = s.now();
     assert_eq!(
-        (gap.state, gap.fetched, gap.noted),
-        (GapState::Checked, 1, 1)
+        (gap.state, gap.fetched, gap.noted, gap.answer_by),
+        (
+            GapState::Asked,
+            1,
+            1,
+            Some(checked_at + TimeDelta::minutes(5))
+        ),
+        "waiting for the phone's answer"
     );
 
-    // Checking again (a retry after a crash) writes no second notice.
+    // Checking again (a retry after a crash) asks nothing more and writes no second notice.
     gaps::check(&s.ports, s.scope, gap.id)
         .await
         .expect("checked again");
     assert_eq!(conversation(&store, s.scope, bruno).await.len(), 2);
+    assert_eq!(s.phone.asked.lock().expect("not poisoned").len(), 1);
 
     // The phone answers with what Ana sent while the connection was down, and one we have.
     let lost_at = down + TimeDelta::minutes(3);
@@ -397,6 +406,21 @@ async fn an_outage_is_checked_once_caught_up_and_the_phones_answer_fills_the_gap
         "the preview stays the newest"
     );
     assert_eq!(ticket.unread_messages, 2, "history adds nothing unread");
+    // The phone answered for every conversation asked: the gap is checked at once, and the
+    // end of the wait adds no notice.
+    let gap = get(&store, s.scope, s.c).await.last_gap.expect("the gap");
+    assert_eq!(
+        (gap.state, gap.fetched, gap.noted, gap.answer_by),
+        (GapState::Checked, 1, 1, None)
+    );
+    s.clock.advance(TimeDelta::minutes(5));
+    assert_eq!(
+        s.run_jobs().await,
+        2,
+        "the fallback check and the end of the wait"
+    );
+    assert_eq!(conversation(&store, s.scope, ana).await.len(), 3);
+    assert_eq!(conversation(&store, s.scope, bruno).await.len(), 2);
 
     gaps::dismiss(&s.ports, &admin(s.scope), s.c)
         .await
@@ -549,4 +573,74 @@ async fn a_channel_that_never_says_it_caught_up_is_checked_two_minutes_after(sto
         2,
         "one notice"
     );
+}
+
+async fn a_conversation_the_phone_never_answers_for_gets_the_notice_after_five_minutes(
+    store: Store,
+) {
+    let s = setup(&store).await;
+    s.message("a1", ANA, "oi", s.now()).await;
+    s.message("b1", BRUNO, "bom dia", s.now()).await;
+    let (ana, bruno) = (
+        ticket_of(&store, s.scope, ANA).await,
+        ticket_of(&store, s.scope, BRUNO).await,
+    );
+    s.clock.advance(TimeDelta::minutes(1));
+    let down = s.now();
+    s.session(ConnectionStatus::Opening, Some(SessionReason::Reconnecting))
+        .await;
+    s.clock.advance(TimeDelta::minutes(10));
+    let back = s.now();
+    s.session(ConnectionStatus::Connected, None).await;
+    // Both write once the connection is back: both conversations are asked for.
+    s.message("a2", ANA, "alguém aí?", back).await;
+    s.message("b2", BRUNO, "olá?", back).await;
+    s.deliver(InboundEvent::CaughtUp).await;
+    assert_eq!(s.run_jobs().await, 1);
+    assert_eq!(s.phone.asked.lock().expect("not poisoned").len(), 2);
+    let gap = get(&store, s.scope, s.c).await.last_gap.expect("the gap");
+    assert_eq!((gap.state, gap.fetched, gap.noted), (GapState::Asked, 2, 0));
+
+    // The phone answers for Ana only (with a message we have: the answer still counts).
+    s.deliver(InboundEvent::History(HistoryChunk {
+        messages: vec![text("a1", ANA, "oi", down - TimeDelta::minutes(1))],
+        progress: None,
+        on_demand: true,
+    }))
+    .await;
+    assert_eq!(
+        get(&store, s.scope, s.c).await.last_gap.map(|g| g.state),
+        Some(GapState::Asked),
+        "Bruno's conversation is still waited for"
+    );
+
+    // The fallback check (two minutes after the connection was back) comes before the wait
+    // is over: it leaves the gap alone.
+    s.clock.advance(TimeDelta::minutes(4));
+    assert_eq!(s.run_jobs().await, 1, "the fallback check");
+    assert_eq!(conversation(&store, s.scope, bruno).await.len(), 2);
+    s.clock.advance(TimeDelta::minutes(1));
+    assert_eq!(s.run_jobs().await, 1, "the end of the wait");
+    let noted = conversation(&store, s.scope, bruno).await;
+    assert_eq!(noted.len(), 3, "Bruno's messages and the notice: {noted:?}");
+    assert!(noted.iter().any(|(kind, body, at)| *kind == MediaType::Gap
+        && *at == down
+        && *body == chatflow_core::inbox::gaps::interval(down, back)));
+    assert!(
+        conversation(&store, s.scope, ana)
+            .await
+            .iter()
+            .all(|(kind, ..)| *kind != MediaType::Gap),
+        "Ana's conversation was answered for"
+    );
+    let gap = get(&store, s.scope, s.c).await.last_gap.expect("the gap");
+    assert_eq!(
+        (gap.state, gap.fetched, gap.noted, gap.answer_by),
+        (GapState::Checked, 2, 1, None)
+    );
+    // Checking again (a retry after a crash) writes no second notice.
+    gaps::check(&s.ports, s.scope, gap.id)
+        .await
+        .expect("checked again");
+    assert_eq!(conversation(&store, s.scope, bruno).await.len(), 3);
 }

@@ -76,25 +76,48 @@ pub async fn caught_up(ports: &Ports, scope: TenantScope, id: WhatsappId) -> Res
 }
 
 /// The `checkGap` job: asks the phone for what each conversation the gap touched may have
-/// missed, and writes the notice into those it cannot ask for; then the connection shows the
-/// gap as checked. Running it again (a retry after a crash) asks again and writes no notice
-/// twice.
+/// missed, and writes the notice into those it cannot ask for; a gap whose phone was asked then
+/// waits for the answers ([`gaps::ANSWER_WAIT_SECONDS`]), and the same job, run again once the
+/// wait is over, writes the notice into the conversations the phone did not answer for. Then
+/// the connection shows the gap as checked. Running it again (a retry after a crash) asks
+/// again and writes no notice twice.
 #[tracing::instrument(level = "debug", name = "inbox.gaps::check", skip_all, fields(company = scope.company_id().0, gap = gap_id))]
 pub async fn check(ports: &Ports, scope: TenantScope, gap_id: i64) -> Result<()> {
     let Some((id, gap)) = ports.gaps.get(scope, gap_id).await? else {
         return Ok(());
     };
-    if gap.state == GapState::Checked {
-        return Ok(());
+    let now = ports.clock.now();
+    match gap.state {
+        GapState::Checked => return Ok(()),
+        GapState::Asked if !gaps::answers_due(&gap, now) => return Ok(()),
+        _ => {}
     }
     let Some(connection) = ports.connections.get(scope, id).await? else {
         return Ok(());
     };
+    let affected = ports.gaps.affected(scope, id, &gap).await?;
+    if gap.state == GapState::Asked {
+        let unanswered = ports.gaps.unanswered(scope, gap_id).await?;
+        let notices = gaps::unanswered_notices(&gap, &affected, &unanswered);
+        let noted = gap.noted + i64::try_from(notices.len()).unwrap_or(i64::MAX);
+        store_notices(ports, scope, &connection, &notices).await?;
+        ports
+            .gaps
+            .checked(scope, gap_id, gap.fetched, noted)
+            .await?;
+        tracing::info!(
+            fetched = gap.fetched,
+            noted,
+            unanswered = notices.len(),
+            "a connection's gap was checked once the phone's answers were waited for"
+        );
+        return Ok(());
+    }
     let provider = ports.channels.get(connection.provider).ok();
-    let mut fetched = 0i64;
+    let mut asked = Vec::new();
     let mut notices = Vec::new();
-    for ticket in ports.gaps.affected(scope, id, &gap).await? {
-        let asked = match (gaps::action_for(&ticket), &provider) {
+    for ticket in &affected {
+        let sent = match (gaps::action_for(ticket), &provider) {
             (GapAction::Fetch(request), Some(provider)) => {
                 match provider.request_history(scope, id, &request).await {
                     Ok(()) => true,
@@ -106,24 +129,42 @@ pub async fn check(ports: &Ports, scope: TenantScope, gap_id: i64) -> Result<()>
             }
             _ => false,
         };
-        if asked {
-            fetched += 1;
+        if sent {
+            asked.push(ticket.ticket_id);
         } else {
-            notices.push(gaps::notice(&gap, &ticket));
+            notices.push(gaps::notice(&gap, ticket));
         }
     }
+    let fetched = i64::try_from(asked.len()).unwrap_or(i64::MAX);
     let noted = i64::try_from(notices.len()).unwrap_or(i64::MAX);
-    super::ingest::store_history_with(
-        ports,
-        scope,
-        &connection,
-        &notices,
-        &gaps::decide_backfilled,
-    )
-    .await?;
-    ports.gaps.checked(scope, gap_id, fetched, noted).await?;
+    store_notices(ports, scope, &connection, &notices).await?;
+    if asked.is_empty() {
+        ports.gaps.checked(scope, gap_id, fetched, noted).await?;
+    } else {
+        ports
+            .gaps
+            .asked(
+                scope,
+                gap_id,
+                &asked,
+                (fetched, noted),
+                gaps::answer_by(now),
+            )
+            .await?;
+    }
     tracing::info!(fetched, noted, "a connection's gap was checked");
     Ok(())
+}
+
+/// Writes gap notices into their conversations.
+async fn store_notices(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    notices: &[InboundMessage],
+) -> Result<()> {
+    super::ingest::store_history_with(ports, scope, connection, notices, &gaps::decide_backfilled)
+        .await
 }
 
 /// Writes the phone's answer to a history request into the chats' conversations
@@ -146,7 +187,31 @@ pub async fn receive(
         &messages,
         &gaps::decide_backfilled,
     )
-    .await
+    .await?;
+    // After the commit: the conversations answered for get no notice once the wait is over,
+    // and a gap the phone answered for in full is checked now.
+    let ids: Vec<&str> = messages.iter().map(|m| m.external_id.as_str()).collect();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    for gap_id in ports.gaps.answered(scope, connection.id, &ids).await? {
+        if !ports.gaps.unanswered(scope, gap_id).await?.is_empty() {
+            continue;
+        }
+        if let Some((_, gap)) = ports.gaps.get(scope, gap_id).await?
+            && gap.state == GapState::Asked
+        {
+            ports
+                .gaps
+                .checked(scope, gap_id, gap.fetched, gap.noted)
+                .await?;
+            tracing::info!(
+                gap = gap_id,
+                "the phone answered for every conversation of a gap"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Hides the connection's gap (`DELETE /whatsapp/{id}/gap`). Needs `ManageConnections`;

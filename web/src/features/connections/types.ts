@@ -44,7 +44,7 @@ export type SessionReason = NonNullable<z.infer<typeof sessionReasonSchema>>;
 const int = (fallback: number) => z.pipe(z.nullish(z.number()), z.transform((v) => v ?? fallback));
 
 /** Where the check of a gap stands (core/src/inbox/gaps.rs `GapState`). */
-export const GAP_STATES = ['waiting', 'checking', 'checked'] as const;
+export const GAP_STATES = ['waiting', 'checking', 'asked', 'checked'] as const;
 export type GapState = (typeof GAP_STATES)[number];
 
 /**
@@ -57,12 +57,14 @@ export const connectionGapSchema = z.object({
   from: z.string(),
   /** RFC 3339: when the connection was back. */
   to: z.string(),
-  /** `waiting` for the channel's queue, `checking`, or `checked`; a state this version does not know reads as `checking`. */
+  /** `waiting` for the channel's queue, `checking`, `asked` (waiting for the phone's answers until `answerBy`) or `checked`; a state this version does not know reads as `checking`. */
   state: z.catch(z.enum(GAP_STATES), 'checking'),
   /** Conversations whose messages in the gap were asked from the phone. */
   fetched: z.catch(z.number(), 0),
   /** Conversations that got the "messages may be missing" notice. */
   noted: z.catch(z.number(), 0),
+  /** RFC 3339, while `asked`: when the conversations the phone has not answered for get the notice. */
+  answerBy: z.catch(z.nullish(z.string()), null),
 });
 export type ConnectionGap = z.infer<typeof connectionGapSchema>;
 

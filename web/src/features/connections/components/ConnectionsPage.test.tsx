@@ -525,6 +525,11 @@ describe('/connections gaps after an outage', () => {
     expect(screen.queryByTestId('connections-gap-3')).not.toBeInTheDocument();
     expect(screen.queryByTestId('connections-down-3')).not.toBeInTheDocument();
 
+    // The phone was asked: the gap waits for its answer until a time it shows.
+    act(() => lastSocket().serverEmit('company-1-whatsapp', { action: 'update', seq: 3, whatsapp: connectionFixture(1, { lastGap: gap({ state: 'asked', fetched: 12, noted: 1, answerBy: at(10, 16) }) }) }));
+    await waitFor(() => expect(screen.getByTestId('connections-gap-1')).toHaveAttribute('data-state', 'asked'));
+    expect(screen.getByTestId('connections-gap-state-1')).toHaveTextContent('Conversas pedidas ao celular: 12 · aguardando a resposta até 29/11/26 10:16');
+
     // The check ends: the counts arrive with the connection's update.
     act(() => lastSocket().serverEmit('company-1-whatsapp', { action: 'update', seq: 4, whatsapp: connectionFixture(1, { lastGap: gap({ state: 'checked', fetched: 12, noted: 3 }) }) }));
     await waitFor(() => expect(screen.getByTestId('connections-gap-1')).toHaveAttribute('data-state', 'checked'));

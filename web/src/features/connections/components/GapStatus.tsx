@@ -25,7 +25,8 @@ export function DownSince({ connection }: { connection: Pick<Connection, 'id' | 
 
 /**
  * The connection's last gap under its status: the interval, then "checking…" while its check
- * waits or runs, or how many conversations were asked from the phone and how many got the notice;
+ * waits or runs, "waiting for the phone until {time}" once it asked the phone, or how many
+ * conversations were asked from the phone and how many got the notice;
  * a button hides it (`DELETE /whatsapp/{id}/gap`) for the users who may.
  */
 export function GapRowStatus({ connection, canDismiss }: { connection: Pick<Connection, 'id' | 'lastGap'>; canDismiss: boolean }) {
@@ -36,6 +37,12 @@ export function GapRowStatus({ connection, canDismiss }: { connection: Pick<Conn
   const id = connection.id;
   const from = formatTableDate(gap.from);
   const to = formatTableDate(gap.to);
+  const progress =
+    gap.state === 'checked'
+      ? t('connections.gaps.checked', { fetched: gap.fetched, noted: gap.noted })
+      : gap.state === 'asked'
+        ? t('connections.gaps.asked', { fetched: gap.fetched, time: formatTableDate(gap.answerBy) })
+        : t('connections.gaps.checking');
   return (
     <Stack spacing={0.25} sx={{ alignItems: 'center', mt: 0.5 }} data-testid={`connections-gap-${id}`} data-state={gap.state}>
       <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', justifyContent: 'center' }}>
@@ -65,8 +72,9 @@ export function GapRowStatus({ connection, canDismiss }: { connection: Pick<Conn
         )}
       </Stack>
       <Typography variant="caption" color="text.secondary" data-testid={`connections-gap-state-${id}`}>
-        {gap.state === 'checked' ? t('connections.gaps.checked', { fetched: gap.fetched, noted: gap.noted }) : t('connections.gaps.checking')}
+        {progress}
       </Typography>
     </Stack>
   );
 }
+

@@ -192,6 +192,7 @@ const connections: typeof pt = {
       downSince: 'down since {{date}}',
       missing: 'Messages may be missing between {{from}} and {{to}}',
       checking: 'Checking…',
+      asked: 'Conversations asked from the phone: {{fetched}} · waiting for its answer until {{time}}',
       checked: 'Conversations asked from the phone: {{fetched}} · marked with the notice: {{noted}}',
       dismiss: 'Dismiss',
     },

@@ -192,6 +192,7 @@ const connections: typeof pt = {
       downSince: 'caída desde {{date}}',
       missing: 'Pueden faltar mensajes entre {{from}} y {{to}}',
       checking: 'Verificando…',
+      asked: 'Conversaciones pedidas al teléfono: {{fetched}} · esperando la respuesta hasta {{time}}',
       checked: 'Conversaciones pedidas al teléfono: {{fetched}} · marcadas con el aviso: {{noted}}',
       dismiss: 'Descartar',
     },

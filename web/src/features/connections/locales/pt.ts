@@ -191,6 +191,7 @@ const connections = {
       downSince: 'fora do ar desde {{date}}',
       missing: 'Mensagens podem estar faltando entre {{from}} e {{to}}',
       checking: 'Verificando…',
+      asked: 'Conversas pedidas ao celular: {{fetched}} · aguardando a resposta até {{time}}',
       checked: 'Conversas pedidas ao celular: {{fetched}} · marcadas com o aviso: {{noted}}',
       dismiss: 'Dispensar',
     },

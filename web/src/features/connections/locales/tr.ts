@@ -192,6 +192,7 @@ const connections: typeof pt = {
       downSince: '{{date}} tarihinden beri kesik',
       missing: '{{from}} ile {{to}} arasında mesajlar eksik olabilir',
       checking: 'Kontrol ediliyor…',
+      asked: 'Telefondan istenen sohbetler: {{fetched}} · {{time}} saatine kadar yanıt bekleniyor',
       checked: 'Telefondan istenen sohbetler: {{fetched}} · uyarı eklenenler: {{noted}}',
       dismiss: 'Gizle',
     },
