@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(notices.len(), 1);
         assert_eq!(notices[0].external_id, "chatflow-gap-3-8");
         // The wait is shown on the connection, not once checked.
-        let json = serde_json::to_value(&gap).unwrap();
+        let json = serde_json::to_value(&gap).expect("serialises");
         assert_eq!(json["state"], "asked");
         assert_eq!(json["answerBy"], "2026-11-29T10:15:00Z");
         let checked = ConnectionGap {
@@ -482,7 +482,7 @@ mod tests {
         };
         assert!(
             serde_json::to_value(&checked)
-                .unwrap()
+                .expect("serialises")
                 .get("answerBy")
                 .is_none()
         );
