@@ -46,7 +46,7 @@
 //! | `new_qr` | [`Stop::NewQr`]: the keys wiped and a new session showing a new QR code |
 //! | `disconnect` | [`Stop::Logout`]: the device unlinked from the phone, the keys wiped |
 //! | `request_pair_code` | [`Supervisor::request_pair_code`] |
-//! | `send` | [`send_outbound`] on the live client (a reply to the contact's message carries its text) |
+//! | `send` | [`send_outbound`] on the live client (a reply carries the quoted message's writer and text) |
 //! | `edit`, `delete`, `react` | the live client's edit, revoke and react |
 //! | `mark_read` | a read receipt for the contact's messages; in a group one per writer ([`read_receipts`]) |
 //! | `check_number`, `profile` | WhatsApp's number check, the profile picture |
@@ -545,17 +545,20 @@ pub fn history_ask(request: &HistoryRequest, chat: Jid) -> HistoryAsk {
     }
 }
 
-/// What a reply shows of the contact's message it quotes: its writer and text. A quote of our
-/// own message, or of a message in a group (whose writer is not at hand here), names the
+/// What a reply shows of the message it quotes: its writer and text. The writer is the chat
+/// for the contact's message in a one-to-one chat, else the one the inbox names (the group
+/// member, or our own number for our message); a quote whose writer is not known names the
 /// message by id only.
 fn quoted_message(message: &Outbound) -> Option<QuotedMessage> {
-    let quoted = message.quoted.as_ref().filter(|q| !q.from_me)?;
+    let quoted = message.quoted.as_ref()?;
     let chat = to_jid(&message.to).ok()?;
-    if chat.server == whatsapp_rust::Server::Group {
-        return None;
-    }
+    let sender = match &quoted.sender {
+        Some(sender) => to_jid(sender).ok()?,
+        None if !quoted.from_me && chat.server != whatsapp_rust::Server::Group => chat,
+        None => return None,
+    };
     Some(QuotedMessage {
-        sender: chat,
+        sender,
         message: text_message(&quoted.body, None),
     })
 }
@@ -570,4 +573,67 @@ async fn registered(
         .await
         .map_err(|e| failure(ErrorCode::ERR_WAPP_CHECK_CONTACT, &e))?;
     Ok(answers.into_iter().find(|a| a.is_registered))
+}
+
+#[cfg(test)]
+mod tests {
+    use chatflow_core::inbox::channel::{OutboundContent, QuotedContent};
+
+    use super::*;
+
+    fn reply(to: &str, from_me: bool, sender: Option<&str>) -> Outbound {
+        Outbound {
+            connection: WhatsappId(1),
+            to: to.to_owned(),
+            content: OutboundContent::Text {
+                body: "Já vejo".into(),
+            },
+            quoted_external_id: Some("3EB0QUOTED".into()),
+            quoted: Some(QuotedContent {
+                body: "Meu pedido é o 123".into(),
+                from_me,
+                sender: sender.map(str::to_owned),
+            }),
+            idempotency_key: None,
+        }
+    }
+
+    fn writer(message: &Outbound) -> Option<String> {
+        quoted_message(message).map(|q| q.sender.to_string())
+    }
+
+    #[test]
+    fn a_reply_carries_the_quoted_messages_writer() {
+        // The contact's message in a one-to-one chat: written by the chat.
+        assert_eq!(
+            writer(&reply("5511988880000", false, None)).as_deref(),
+            Some("5511988880000@s.whatsapp.net")
+        );
+        // Ours: our own number, as the inbox names it.
+        assert_eq!(
+            writer(&reply("5511988880000", true, Some("5511900000000"))).as_deref(),
+            Some("5511900000000@s.whatsapp.net")
+        );
+        // A group member's, by LID or number.
+        let group = "120363025555555555@g.us";
+        assert_eq!(
+            writer(&reply(group, false, Some("123456789@lid"))).as_deref(),
+            Some("123456789@lid")
+        );
+        assert_eq!(
+            writer(&reply(group, false, Some("5511977770000"))).as_deref(),
+            Some("5511977770000@s.whatsapp.net")
+        );
+        // The writer not known (ours before the number is, a group message without its member,
+        // a name stored where an address was expected): the quote names the message by id only.
+        assert_eq!(writer(&reply("5511988880000", true, None)), None);
+        assert_eq!(writer(&reply(group, false, None)), None);
+        assert_eq!(writer(&reply(group, false, Some("Ana Souza"))), None);
+        // The text goes with it.
+        let quoted = quoted_message(&reply(group, false, Some("123456789@lid"))).expect("a quote");
+        assert_eq!(
+            quoted.message.conversation.as_deref(),
+            Some("Meu pedido é o 123")
+        );
+    }
 }

@@ -273,6 +273,40 @@ pub struct QuotedContent {
     pub body: String,
     /// Sent from the connection (ours), rather than by the contact.
     pub from_me: bool,
+    /// Who wrote it, where the chat does not say: the group member (their number or LID, as
+    /// the message was stored) for a contact's message in a group, the connection's own number
+    /// for ours; `None` for the contact's message in a one-to-one chat (the chat is the writer)
+    /// or when the writer is not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender: Option<String>,
+}
+
+impl QuotedContent {
+    /// What a reply shows of the stored message `quoted`: its text, its side, and its writer
+    /// when the message was a group member's. Ours gets its writer from the connection it is
+    /// sent through ([`QuotedContent::through`]).
+    pub fn of(quoted: &crate::inbox::model::Message) -> Self {
+        Self {
+            body: quoted.body.clone(),
+            from_me: quoted.from_me,
+            sender: if quoted.from_me {
+                None
+            } else {
+                quoted.participant.clone().filter(|p| !p.trim().is_empty())
+            },
+        }
+    }
+
+    /// The quote sent through a connection whose own number is `own_number` (empty while not
+    /// known): our own message's writer is that number.
+    #[must_use]
+    pub fn through(mut self, own_number: &str) -> Self {
+        let own = own_number.trim();
+        if self.from_me && self.sender.is_none() && !own.is_empty() {
+            self.sender = Some(own.to_owned());
+        }
+        self
+    }
 }
 
 /// A contact's profile as a channel knows it (`GET /contacts/profile/{number}`).
@@ -597,5 +631,61 @@ impl ChannelRegistry {
     /// Every provider.
     pub fn all(&self) -> &[std::sync::Arc<dyn ChannelProvider>] {
         &self.providers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{MessageId, TicketId};
+    use crate::inbox::model::Message;
+
+    fn stored(from_me: bool, participant: Option<&str>) -> Message {
+        let at = chrono::DateTime::from_timestamp(1_790_000_000, 0).expect("a time");
+        Message {
+            id: MessageId(1),
+            ticket_id: TicketId(2),
+            contact_id: None,
+            whatsapp_id: None,
+            external_id: Some("3EB0QUOTED".into()),
+            body: "Meu pedido é o 123".into(),
+            from_me,
+            read: true,
+            is_private: false,
+            is_deleted: false,
+            is_edited: false,
+            is_forwarded: false,
+            media_type: MediaType::Chat,
+            media_url: None,
+            media_name: None,
+            quoted_msg: None,
+            ack: 0,
+            media_error: None,
+            delivery_issue: None,
+            reactions: Vec::new(),
+            user_id: None,
+            participant: participant.map(str::to_owned),
+            created_at: at,
+            updated_at: at,
+        }
+    }
+
+    #[test]
+    fn a_quote_names_who_wrote_the_quoted_message_where_the_chat_does_not() {
+        // The contact's message in a one-to-one chat: the chat is the writer.
+        let contact = QuotedContent::of(&stored(false, None)).through("5511900000000");
+        assert_eq!(contact.sender, None);
+        assert_eq!(contact.body, "Meu pedido é o 123");
+        // A group member's: the member, as stored.
+        let member = QuotedContent::of(&stored(false, Some("123456789@lid"))).through("5511900000000");
+        assert_eq!(member.sender.as_deref(), Some("123456789@lid"));
+        // Ours: the connection's own number, once known.
+        let ours = QuotedContent::of(&stored(true, None));
+        assert_eq!(ours.sender, None);
+        assert_eq!(ours.clone().through(" ").sender, None);
+        assert_eq!(ours.through("5511900000000").sender.as_deref(), Some("5511900000000"));
+        // Older queued sends, without the field, still read.
+        let old: QuotedContent = serde_json::from_str(r#"{"body":"oi","fromMe":false}"#).expect("reads");
+        assert_eq!(old.sender, None);
     }
 }

@@ -275,10 +275,7 @@ pub async fn prepare_send(
         ticket,
         message,
         content: Some(content),
-        quoted: quoted.as_ref().map(|q| QuotedContent {
-            body: q.body.clone(),
-            from_me: q.from_me,
-        }),
+        quoted: quoted.as_ref().map(QuotedContent::of),
         quoted_external_id: quoted.and_then(|q| q.external_id),
     })
 }
@@ -312,7 +309,7 @@ async fn deliver_outbound(
                     to: ticket.contact.number.clone(),
                     content,
                     quoted_external_id,
-                    quoted,
+                    quoted: quoted.map(|q| q.through(&connection.number)),
                     idempotency_key: Some(message.id.0.to_string()),
                 },
             )
