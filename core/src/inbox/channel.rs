@@ -677,15 +677,20 @@ mod tests {
         assert_eq!(contact.sender, None);
         assert_eq!(contact.body, "Meu pedido é o 123");
         // A group member's: the member, as stored.
-        let member = QuotedContent::of(&stored(false, Some("123456789@lid"))).through("5511900000000");
+        let member =
+            QuotedContent::of(&stored(false, Some("123456789@lid"))).through("5511900000000");
         assert_eq!(member.sender.as_deref(), Some("123456789@lid"));
         // Ours: the connection's own number, once known.
         let ours = QuotedContent::of(&stored(true, None));
         assert_eq!(ours.sender, None);
         assert_eq!(ours.clone().through(" ").sender, None);
-        assert_eq!(ours.through("5511900000000").sender.as_deref(), Some("5511900000000"));
+        assert_eq!(
+            ours.through("5511900000000").sender.as_deref(),
+            Some("5511900000000")
+        );
         // Older queued sends, without the field, still read.
-        let old: QuotedContent = serde_json::from_str(r#"{"body":"oi","fromMe":false}"#).expect("reads");
+        let old: QuotedContent =
+            serde_json::from_str(r#"{"body":"oi","fromMe":false}"#).expect("reads");
         assert_eq!(old.sender, None);
     }
 }
