@@ -16,7 +16,8 @@
 //!
 //! [`FakeHistory`] builds the `Event::HistorySync` a phone's history arrives as (zlib-compressed,
 //! as WhatsApp sends it), from [`HistoryMessage`]s; [`history_sync`] is the short form. A test
-//! emits it with [`FakeSessionHandle::emit`].
+//! emits it with [`FakeSessionHandle::emit`]. [`contact_update`] and [`push_name_update`] build
+//! the events of the phone's address book (app-state sync) and of a changed push name.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write as _;
@@ -968,6 +969,7 @@ pub struct FakeHistory {
     sync_type: HistorySyncType,
     conversations: Vec<wa::Conversation>,
     mappings: Vec<wa::PhoneNumberToLIDMapping>,
+    pushnames: Vec<wa::Pushname>,
     progress: Option<u32>,
     chunk_order: Option<u32>,
 }
@@ -995,6 +997,7 @@ impl FakeHistory {
             sync_type,
             conversations: Vec::new(),
             mappings: Vec::new(),
+            pushnames: Vec::new(),
             progress: None,
             chunk_order: None,
         }
@@ -1038,6 +1041,23 @@ impl FakeHistory {
         self
     }
 
+    /// Adds the conversation of `chat` without messages, last active at `at` (a chat the phone
+    /// has, as a full sync lists it).
+    pub fn chat_at(mut self, chat: &Jid, at: DateTime<Utc>) -> Self {
+        let seconds = u64::try_from(at.timestamp()).unwrap_or_default();
+        self.conversation(chat).conversation_timestamp = Some(seconds);
+        self
+    }
+
+    /// Tells the push name of `jid` (the part's `pushnames`, as a push-name part carries them).
+    pub fn push_name(mut self, jid: &Jid, name: &str) -> Self {
+        self.pushnames.push(wa::Pushname {
+            id: Some(jid.to_string()),
+            pushname: Some(name.to_owned()),
+        });
+        self
+    }
+
     /// Tells that the LID `lid` is the phone number `pn` (the part's
     /// `phoneNumberToLidMappings`).
     pub fn lid_mapping(mut self, lid: &Jid, pn: &Jid) -> Self {
@@ -1068,6 +1088,7 @@ impl FakeHistory {
             chunk_order: self.chunk_order,
             progress: self.progress,
             phone_number_to_lid_mappings: self.mappings.clone(),
+            pushnames: self.pushnames.clone(),
             ..Default::default()
         }
     }
@@ -1109,4 +1130,60 @@ pub fn history_sync(
         .fold(FakeHistory::new(), FakeHistory::message);
     history.progress = progress;
     history.event()
+}
+
+/// The phone's address-book entry of `jid` as its app-state sync brings it
+/// (`Event::ContactUpdate`): the full and first names, and the other identity the entry names
+/// (a phone number for a LID, a LID for a number), at `at`.
+pub fn contact_update(
+    jid: &Jid,
+    full_name: Option<&str>,
+    first_name: Option<&str>,
+    other: Option<&Jid>,
+    at: DateTime<Utc>,
+) -> Event {
+    let (pn_jid, lid_jid) = match other {
+        Some(other) if other.server.is_lid_family() => (None, Some(other.to_string())),
+        Some(other) => (Some(other.to_string()), None),
+        None => (None, None),
+    };
+    Event::ContactUpdate(
+        whatsapp_rust::types::events::ContactUpdate::builder()
+            .jid(jid.clone())
+            .timestamp(at)
+            .action(Box::new(wa::sync_action_value::ContactAction {
+                full_name: full_name.map(str::to_owned),
+                first_name: first_name.map(str::to_owned),
+                pn_jid,
+                lid_jid,
+                ..Default::default()
+            }))
+            .from_full_sync(true)
+            .build(),
+    )
+}
+
+/// `sender` changed their push name to `name`, seen on a message at `at` in `chat` (their
+/// one-to-one chat when it is theirs, else a group).
+pub fn push_name_update(sender: &Jid, chat: &Jid, name: &str, at: DateTime<Utc>) -> Event {
+    let info = MessageInfo {
+        source: MessageSource {
+            chat: chat.clone(),
+            sender: sender.clone(),
+            is_group: chat.server == whatsapp_rust::Server::Group,
+            ..Default::default()
+        },
+        id: "3EB0PUSHNAME".to_owned(),
+        push_name: name.to_owned(),
+        timestamp: at,
+        ..Default::default()
+    };
+    Event::PushNameUpdate(
+        whatsapp_rust::types::events::PushNameUpdate::builder()
+            .jid(sender.clone())
+            .message(Box::new(info))
+            .old_push_name(String::new())
+            .new_push_name(name.to_owned())
+            .build(),
+    )
 }

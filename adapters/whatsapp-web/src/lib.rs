@@ -15,12 +15,15 @@
 //! - [`client`]: the live session of a connection behind our own traits; [`real`] runs them on
 //!   the library (a fresh `Bot` per run), `fake` (feature `fake`) on a scripted stand-in.
 //! - [`outbound`]: the core's outbound messages as WhatsApp protos, sent under idempotent ids.
+//! - [`directory`]: the people the phone knows (address book, one-to-one chats), kept from
+//!   what it syncs, for the contacts import.
 //! - [`provider`]: the core's channel port over all of the above (provider `beta`).
 //!
 //! The library's types stay in this crate: the core and the store know only namespaces of byte
 //! rows.
 
 pub mod client;
+pub mod directory;
 #[cfg(feature = "fake")]
 pub mod fake;
 pub mod inbound;

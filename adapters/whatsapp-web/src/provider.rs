@@ -52,11 +52,19 @@
 //! | `check_number`, `profile` | WhatsApp's number check, the profile picture |
 //! | `request_history` | an on-demand history request to the phone ([`history_chat`], [`history_ask`]) |
 //! | `download_media` | the download again, asking the phone to re-upload a file WhatsApp's servers dropped |
+//! | `list_chats` | the connection's directory ([`crate::directory`]): the people the phone synced |
 //!
 //! Calls that need the live session answer `ERR_WAPP_NOT_INITIALIZED` when it is not connected
 //! in this process (down, or run by another server process of the same database).
 //!
-//! Not built: listing the phone's chats (`list_chats`, answering `ERR_CHANNEL_NOT_SUPPORTED`).
+//! # Listing the phone's chats
+//!
+//! WhatsApp Web has no call that lists a phone's chats. `list_chats` answers the connection's
+//! directory instead, kept from what the phone syncs ([`crate::directory`]): its address book
+//! (app-state contacts), the one-to-one chats of its history, and the push names seen. It reads
+//! the stored state, so it answers whichever process runs the session; a connection whose phone
+//! never synced answers no chats. Only what the phone synced is there: a phone that does not
+//! share its address book, and a link without history, bring fewer people.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -65,8 +73,8 @@ use async_trait::async_trait;
 #[cfg(doc)]
 use chatflow_core::inbox::channel::InboundEvent;
 use chatflow_core::inbox::channel::{
-    ChannelMedia, ChannelProfile, ChannelProvider, FailedMedia, HistoryRequest, InboundSink,
-    Outbound, ReadMessage,
+    ChannelChat, ChannelMedia, ChannelProfile, ChannelProvider, FailedMedia, HistoryRequest,
+    InboundSink, Outbound, ReadMessage,
 };
 use chatflow_core::inbox::model::ProviderKind;
 use chatflow_core::{Error, ErrorCode, Result, TenantScope, WhatsappId};
@@ -461,6 +469,14 @@ impl ChannelProvider for WaProvider {
         self.live()?
             .request_pair_code(scope, connection, phone)
             .await
+    }
+
+    async fn list_chats(
+        &self,
+        _scope: TenantScope,
+        connection: WhatsappId,
+    ) -> Result<Vec<ChannelChat>> {
+        self.live()?.directory(connection).await
     }
 
     async fn check_number(

@@ -28,6 +28,7 @@
 //! | sent messages | `SentMessage` | `[chat][message id]` | sealed payload | unix seconds stored |
 //! | pending inbound | `PendingInbound` | `[chat][sender][id]` | sealed message | unix seconds stored |
 //! | message secrets | `MessageSecret` | `[chat][sender][id]` | sealed `message_ts` (i64 BE) ‖ `expires_at` (i64 BE) ‖ secret | `expires_at`, `i64::MAX` for never (0) |
+//! | directory (ours, not the library's: [`crate::directory`]) | `Directory` | phone number (digits), or `<LID user>@lid` while the number is unknown | JSON of [`DirectoryEntry`] `{name, lid?, from, at}` | `at`: when first seen (unix seconds) |
 //!
 //! **Key encoding.** A key of one text (an address, a JID, a user, a name) is its UTF-8 bytes.
 //! A numeric id is its 4 big-endian bytes, so key order is id order. A composite key, written
@@ -41,7 +42,9 @@
 //! sessions, prekeys, signed prekeys, sender keys, sync keys, sent payloads, pending inbound
 //! messages, message secrets) is sealed here with [`SecretCipher::seal_bytes`], bound to its
 //! row (the connection, the namespace and the key), so a value copied to another row does not
-//! open. Public keys, lookup data and protocol bookkeeping stay clear.
+//! open. Public keys, lookup data and protocol bookkeeping stay clear, and so does the
+//! directory: the names and numbers of the people the phone knows are personal data but no key
+//! material, like the LID mappings beside them (the database's own protection covers them).
 //!
 //! # Writes
 //!
@@ -75,8 +78,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use crate::directory::{DirectoryEntry, Sighting, merge};
 use async_trait::async_trait;
 use chatflow_core::WhatsappId;
+use chatflow_core::inbox::channel::ChannelChat;
 use chatflow_core::inbox::lease::LeaseToken;
 use chatflow_core::inbox::session_state::{SessionStateRepo, StateNamespace as Ns, StateOp};
 use chatflow_core::ports::SecretCipher;
@@ -422,6 +427,181 @@ impl WaBackend {
         }
         Ok(false)
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The directory (ours: the people the phone knows, see `crate::directory`)
+// ---------------------------------------------------------------------------------------------
+
+/// The key of a person kept under their LID while their number is unknown.
+fn lid_key(lid: &str) -> String {
+    format!("{lid}@lid")
+}
+
+fn is_lid_key(key: &str) -> bool {
+    key.ends_with("@lid")
+}
+
+impl WaBackend {
+    /// Writes what `sightings` tell (in order) into the directory, in one `apply`; answers how
+    /// many rows changed. A person told by LID only is keyed by their number when the batch or
+    /// the stored LID mappings know it; one kept under their LID until now moves to their
+    /// number. Reads and writes under the write mutex, so batches do not interleave.
+    pub async fn put_directory(&self, sightings: &[Sighting]) -> Result<u64> {
+        if sightings.is_empty() {
+            return Ok(0);
+        }
+        let _writing = self.writes.lock().await;
+        // The numbers of LIDs: those the batch tells, then the stored mappings.
+        let mut numbers: HashMap<String, String> = HashMap::new();
+        for sighting in sightings {
+            if let Some(lid) = &sighting.lid
+                && !is_lid_key(&sighting.chat)
+            {
+                numbers.insert(lid.clone(), sighting.chat.clone());
+            }
+        }
+        let mut unknown: Vec<Vec<u8>> = sightings
+            .iter()
+            .filter(|s| is_lid_key(&s.chat))
+            .filter_map(|s| s.lid.as_deref())
+            .filter(|lid| !numbers.contains_key(*lid))
+            .map(text_key)
+            .collect();
+        unknown.sort();
+        unknown.dedup();
+        for (_, value) in self.get_many(Ns::LidToPn, &unknown).await? {
+            let mapping: LidPnMappingEntry = from_json(&value)?;
+            numbers.insert(mapping.lid, mapping.phone_number);
+        }
+        let resolved: Vec<Sighting> = sightings
+            .iter()
+            .map(|sighting| {
+                let mut sighting = sighting.clone();
+                if is_lid_key(&sighting.chat)
+                    && let Some(number) = sighting.lid.as_ref().and_then(|lid| numbers.get(lid))
+                {
+                    sighting.chat.clone_from(number);
+                }
+                sighting
+            })
+            .collect();
+        // The stored entries of these people, and of their LIDs.
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for sighting in &resolved {
+            keys.push(text_key(&sighting.chat));
+            if let Some(lid) = &sighting.lid {
+                keys.push(text_key(&lid_key(lid)));
+            }
+        }
+        keys.sort();
+        keys.dedup();
+        let mut current: HashMap<String, DirectoryEntry> = HashMap::new();
+        for (key, value) in self.get_many(Ns::Directory, &keys).await? {
+            current.insert(utf8(&key)?, from_json(&value)?);
+        }
+        let mut changed: BTreeMap<String, bool> = BTreeMap::new();
+        for sighting in &resolved {
+            if !is_lid_key(&sighting.chat)
+                && let Some(lid) = &sighting.lid
+                && let Some(kept) = current.remove(&lid_key(lid))
+            {
+                // Kept under the LID until the number was known: moves to the number.
+                changed.insert(lid_key(lid), false);
+                let moved = Sighting {
+                    chat: sighting.chat.clone(),
+                    lid: kept.lid.clone(),
+                    name: kept.name.clone(),
+                    source: kept.from,
+                    at: kept.at,
+                    adds: true,
+                };
+                if let Some(next) = merge(current.get(&sighting.chat), &moved) {
+                    current.insert(sighting.chat.clone(), next);
+                    changed.insert(sighting.chat.clone(), true);
+                }
+            }
+            if let Some(next) = merge(current.get(&sighting.chat), sighting) {
+                current.insert(sighting.chat.clone(), next);
+                changed.insert(sighting.chat.clone(), true);
+            }
+        }
+        let mut ops = Vec::with_capacity(changed.len());
+        for (key, kept) in changed {
+            match current.get(&key) {
+                Some(entry) if kept => {
+                    ops.push(self.put(Ns::Directory, text_key(&key), &json(entry)?, entry.at)?);
+                }
+                _ => ops.push(Self::delete(Ns::Directory, text_key(&key))),
+            }
+        }
+        self.apply_locked(&ops).await
+    }
+}
+
+/// The directory of `connection` as the contacts import lists it (no lease needed: a read):
+/// the people with a phone number, oldest first (by when first seen, then by number). A person
+/// kept under their LID is listed by the number the stored mappings now know, and left out
+/// while it is unknown. A connection that never synced has none.
+pub async fn directory_chats(
+    repo: &dyn SessionStateRepo,
+    connection: WhatsappId,
+) -> chatflow_core::Result<Vec<ChannelChat>> {
+    let rows = repo.list(connection, Ns::Directory, b"").await?;
+    let mut people: HashMap<String, DirectoryEntry> = HashMap::new();
+    let mut by_lid: Vec<(String, DirectoryEntry)> = Vec::new();
+    for row in rows {
+        let (Ok(key), Ok(entry)) = (
+            String::from_utf8(row.key),
+            serde_json::from_slice::<DirectoryEntry>(&row.value),
+        ) else {
+            tracing::warn!(
+                connection = connection.0,
+                "a row of the directory does not read; left out"
+            );
+            continue;
+        };
+        match key.strip_suffix("@lid") {
+            Some(lid) => by_lid.push((lid.to_owned(), entry)),
+            None => {
+                people.insert(key, entry);
+            }
+        }
+    }
+    if !by_lid.is_empty() {
+        let lids: Vec<Vec<u8>> = by_lid.iter().map(|(lid, _)| text_key(lid)).collect();
+        let mut numbers: HashMap<String, String> = HashMap::new();
+        for row in repo.get_many(connection, Ns::LidToPn, &lids).await? {
+            if let Ok(mapping) = serde_json::from_slice::<LidPnMappingEntry>(&row.value) {
+                numbers.insert(mapping.lid, mapping.phone_number);
+            }
+        }
+        for (lid, entry) in by_lid {
+            let Some(number) = numbers.get(&lid) else {
+                continue;
+            };
+            let moved = Sighting {
+                chat: number.clone(),
+                lid: Some(lid),
+                name: entry.name,
+                source: entry.from,
+                at: entry.at,
+                adds: true,
+            };
+            if let Some(next) = merge(people.get(number), &moved) {
+                people.insert(number.clone(), next);
+            }
+        }
+    }
+    let mut listed: Vec<(String, DirectoryEntry)> = people.into_iter().collect();
+    listed.sort_by(|(a, x), (b, y)| x.at.cmp(&y.at).then_with(|| a.cmp(b)));
+    Ok(listed
+        .into_iter()
+        .map(|(number, entry)| ChannelChat {
+            number,
+            name: entry.name,
+        })
+        .collect())
 }
 
 // ---------------------------------------------------------------------------------------------

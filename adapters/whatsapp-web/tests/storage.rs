@@ -4,7 +4,9 @@
 //! `CHATFLOW_TEST_POSTGRES_URL`). Then what only `WaBackend` promises: every batch is one fenced
 //! `apply`, a write with a stale lease token leaves nothing, prekey flags never resurrect a
 //! row, a sent message is taken exactly once under concurrency, and key material is sealed and
-//! bound to its row.
+//! bound to its row. And the directory of the people the phone knows: names kept by weight, LIDs
+//! resolved to numbers through the stored mappings, oldest first, a full sync in one `apply`,
+//! gone with the rest on a wipe.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -21,6 +23,8 @@ use chatflow_core::{TenantScope, WhatsappId};
 use chatflow_store::{Stamps, Store, testing};
 use chatflow_system::SealedSecrets;
 use chatflow_whatsapp_web::WaBackend;
+use chatflow_whatsapp_web::directory::{NameSource, Sighting};
+use chatflow_whatsapp_web::storage::directory_chats;
 use chatflow_whatsapp_web::whatsapp_rust::bytes::Bytes;
 use chatflow_whatsapp_web::whatsapp_rust::wacore::appstate::hash::HashState;
 use chatflow_whatsapp_web::whatsapp_rust::wacore::appstate::processor::AppStateMutationMAC;
@@ -1095,6 +1099,8 @@ engine_tests!(
     a_sent_message_is_taken_exactly_once_under_concurrency,
     key_material_is_sealed_and_bound_to_its_row,
     connections_do_not_share_state,
+    the_directory_keeps_names_by_weight_and_resolves_lids,
+    a_full_sync_of_the_directory_is_one_apply,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1472,4 +1478,162 @@ async fn connections_do_not_share_state(f: Fixture) {
         f.token,
     );
     assert!(crossed.put_session("1@s.whatsapp.net", b"x").await.is_err());
+}
+
+// =============================================================================================
+// The directory
+// =============================================================================================
+
+fn sighting(chat: &str, lid: Option<&str>, name: &str, source: NameSource, at: i64) -> Sighting {
+    Sighting {
+        chat: chat.to_owned(),
+        lid: lid.map(str::to_owned),
+        name: name.to_owned(),
+        source,
+        at,
+        adds: true,
+    }
+}
+
+/// The directory as the import lists it: (number, name).
+async fn listed(store: &Store, connection: WhatsappId) -> Vec<(String, String)> {
+    directory_chats(store, connection)
+        .await
+        .expect("listed")
+        .into_iter()
+        .map(|chat| (chat.number, chat.name))
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(number, name)| ((*number).to_owned(), (*name).to_owned()))
+        .collect()
+}
+
+async fn the_directory_keeps_names_by_weight_and_resolves_lids(f: Fixture) {
+    let b = f.backend();
+    // Never synced: no chats, no error.
+    assert_eq!(listed(&f.store, f.connection).await, []);
+    let (ana, carla, duda) = ("5511999990000", "5511955554444", "5511944443333");
+    b.put_lid_mapping(&mapping("555", carla, 10))
+        .await
+        .expect("mapping");
+    let mut from_group = sighting("5511933332222", None, "Eva", NameSource::Push, 1);
+    from_group.adds = false;
+    b.put_directory(&[
+        sighting(ana, None, "Ana Souza", NameSource::Book, 500),
+        sighting(ana, None, "Aninha", NameSource::Push, 100),
+        sighting("555@lid", Some("555"), "Carla", NameSource::Book, 300),
+        sighting("777@lid", Some("777"), "Duda", NameSource::Book, 200),
+        from_group,
+    ])
+    .await
+    .expect("written");
+    // The push name kept the address-book name and gave its earlier time; Carla's LID is her
+    // stored number; Duda's number is unknown yet, and a push name seen in a group added nobody.
+    assert_eq!(
+        listed(&f.store, f.connection).await,
+        pairs(&[(ana, "Ana Souza"), (carla, "Carla")])
+    );
+    let rows = SessionStateRepo::list(&f.store, f.connection, Ns::Directory, b"")
+        .await
+        .expect("rows");
+    let keys: Vec<&[u8]> = rows.iter().map(|row| row.key.as_slice()).collect();
+    // In key order (bytes): Carla's number, Ana's, Duda's LID.
+    assert_eq!(keys, [carla.as_bytes(), ana.as_bytes(), b"777@lid"]);
+    // Not key material: clear JSON, `aux` the first time seen.
+    let value: serde_json::Value = serde_json::from_slice(&rows[1].value).expect("clear JSON");
+    assert_eq!(
+        value,
+        serde_json::json!({"name": "Ana Souza", "from": "book", "at": 100})
+    );
+    assert_eq!(rows[1].aux, 100);
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&rows[0].value).expect("JSON")["lid"],
+        "555"
+    );
+
+    // Once the session learns Duda's number, she is listed by it, in her place.
+    b.put_lid_mapping(&mapping("777", duda, 20))
+        .await
+        .expect("mapping");
+    assert_eq!(
+        listed(&f.store, f.connection).await,
+        pairs(&[(ana, "Ana Souza"), (duda, "Duda"), (carla, "Carla")])
+    );
+    // A sighting by number and LID moves her row to the number; a later address-book name
+    // replaces Ana's.
+    b.put_directory(&[
+        sighting(duda, Some("777"), "Dudinha", NameSource::Push, 900),
+        sighting(ana, None, "Ana S. Lima", NameSource::Book, 900),
+    ])
+    .await
+    .expect("written");
+    let keys: Vec<Vec<u8>> = SessionStateRepo::list(&f.store, f.connection, Ns::Directory, b"")
+        .await
+        .expect("rows")
+        .into_iter()
+        .map(|row| row.key)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            duda.as_bytes().to_vec(),
+            carla.as_bytes().to_vec(),
+            ana.as_bytes().to_vec()
+        ]
+    );
+    assert_eq!(
+        listed(&f.store, f.connection).await,
+        pairs(&[(ana, "Ana S. Lima"), (duda, "Duda"), (carla, "Carla")])
+    );
+
+    // Another connection's directory is its own.
+    assert_eq!(listed(&f.store, f.other).await, []);
+    // A write with a stale token leaves nothing.
+    let newer = store_reacquire(&f).await;
+    assert_ne!(newer, f.token);
+    assert!(
+        b.put_directory(&[sighting("5511900000000", None, "Late", NameSource::Book, 1)])
+            .await
+            .is_err()
+    );
+    assert_eq!(listed(&f.store, f.connection).await.len(), 3);
+    // Gone with the rest of the session's state.
+    SessionStateRepo::wipe(&f.store, f.connection)
+        .await
+        .expect("wiped");
+    assert_eq!(listed(&f.store, f.connection).await, []);
+}
+
+async fn a_full_sync_of_the_directory_is_one_apply(f: Fixture) {
+    let counting = Arc::new(Counting {
+        inner: f.store.clone(),
+        applies: AtomicUsize::new(0),
+        takes: AtomicUsize::new(0),
+    });
+    let b = WaBackend::new(counting.clone(), Fixture::cipher(), f.connection, f.token);
+    let contacts: Vec<Sighting> = (0..5_000)
+        .map(|i| {
+            sighting(
+                &format!("55119{i:08}"),
+                None,
+                &format!("Contact {i}"),
+                NameSource::Book,
+                1_000 + i64::from(i),
+            )
+        })
+        .collect();
+    assert_eq!(b.put_directory(&contacts).await.expect("written"), 5_000);
+    assert_eq!(counting.applies.load(Ordering::SeqCst), 1);
+    let chats = directory_chats(&f.store, f.connection)
+        .await
+        .expect("listed");
+    assert_eq!(chats.len(), 5_000);
+    assert_eq!(chats[0].number, "5511900000000");
+    assert_eq!(chats[4_999].name, "Contact 4999");
+    // The same sync again changes nothing and writes nothing.
+    assert_eq!(b.put_directory(&contacts).await.expect("written"), 0);
+    assert_eq!(counting.applies.load(Ordering::SeqCst), 1);
 }

@@ -39,7 +39,7 @@ use chatflow_system::{ManualClock, SealedSecrets};
 use chatflow_whatsapp_web::client::SessionStats;
 use chatflow_whatsapp_web::fake::{
     FakeCall, FakeEnd, FakeHistory, FakeSessionHandle, FakeWaClientFactory, HistoryMessage,
-    history_sync, text_from,
+    contact_update, history_sync, push_name_update, text_from,
 };
 use chatflow_whatsapp_web::provider::WaProvider;
 use chatflow_whatsapp_web::supervisor::{
@@ -52,7 +52,9 @@ use chatflow_whatsapp_web::whatsapp_rust::types::events::{
 };
 use chatflow_whatsapp_web::whatsapp_rust::types::message::MessageSource;
 use chatflow_whatsapp_web::whatsapp_rust::types::presence::ReceiptType;
-use chatflow_whatsapp_web::whatsapp_rust::wacore::store::traits::SignalStore;
+use chatflow_whatsapp_web::whatsapp_rust::wacore::store::traits::{
+    DeviceStore, LidPnMappingEntry, ProtocolStore, SignalStore,
+};
 use chrono::{DateTime, TimeDelta, Utc};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
@@ -1482,6 +1484,135 @@ async fn a_history_sync_is_delivered_as_one_chunk_in_order(w: World) {
     p.provider.shutdown().await;
 }
 
+/// The chats the provider lists for the contacts import of `connection` once there are
+/// `count` of them, as (number, name) (waits on the paused clock, at most [`PATIENCE`]).
+async fn chats_when(
+    provider: &WaProvider,
+    scope: TenantScope,
+    connection: WhatsappId,
+    count: usize,
+) -> Vec<(String, String)> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let chats = provider
+            .list_chats(scope, connection)
+            .await
+            .expect("listed");
+        if chats.len() >= count || Instant::now() >= deadline {
+            return chats.into_iter().map(|c| (c.number, c.name)).collect();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// What the phone syncs (its address book, its chats' history, push names) becomes the chats
+/// the provider lists for the contacts import, oldest first: the address book's names over push
+/// names, a LID contact by its number, groups and our own number left out. Any process lists
+/// them (the session runs in another); a logout wipes them with the keys.
+async fn the_phones_contacts_are_listed_for_the_import(w: World) {
+    let p = w.provider("server-a");
+    p.attach();
+    let conn = w.connection();
+    // Never synced: no chats, no error.
+    assert_eq!(chats_when(&p.provider, w.scope, conn, 0).await, []);
+
+    p.provider.start(w.scope, conn).await.expect("started");
+    let run = p.next_run().await;
+    // Our identity as the pairing stored it, and a LID whose number the session learned.
+    run.backend.create().await.expect("device");
+    let mut device = run.backend.load().await.expect("load").expect("created");
+    device.pn = Some("5511988887777@s.whatsapp.net".parse().expect("a jid"));
+    device.lid = Some("99887766@lid".parse().expect("a lid"));
+    run.backend.save(&device).await.expect("saved");
+    run.backend
+        .put_lid_mapping(&LidPnMappingEntry {
+            lid: "555000111".to_owned(),
+            phone_number: "5511955554444".to_owned(),
+            created_at: 1,
+            updated_at: 1,
+            learning_source: "usync".to_owned(),
+        })
+        .await
+        .expect("mapping");
+    run.connect();
+    p.connected(conn).await;
+
+    let day = |d: i64| DateTime::from_timestamp(1_770_000_000 + d * 86_400, 0).expect("a time");
+    let jid = |text: &str| -> Jid { text.parse().expect("a jid") };
+    let ana = jid("5511999990000@s.whatsapp.net");
+    run.emit(contact_update(
+        &ana,
+        Some("Ana Souza"),
+        Some("Ana"),
+        None,
+        day(1),
+    ));
+    run.emit(contact_update(
+        &jid("123456789012345@lid"),
+        None,
+        Some("Bruno"),
+        Some(&jid("5511977776666@s.whatsapp.net")),
+        day(2),
+    ));
+    run.emit(contact_update(
+        &jid("555000111@lid"),
+        Some("Carla"),
+        None,
+        None,
+        day(3),
+    ));
+    run.emit(contact_update(
+        &jid("120363000000000001@g.us"),
+        Some("Equipe"),
+        None,
+        None,
+        day(1),
+    ));
+    run.emit(contact_update(
+        &jid("5511988887777@s.whatsapp.net"),
+        Some("Eu"),
+        None,
+        None,
+        day(1),
+    ));
+    run.emit(push_name_update(&ana, &ana, "Aninha", day(4)));
+    let duda = jid("5511944443333@s.whatsapp.net");
+    run.emit(
+        FakeHistory::new()
+            .chat_name(&duda, "Duda")
+            .chat_at(&duda, day(5))
+            .event(),
+    );
+    let expected: Vec<(String, String)> = [
+        ("5511999990000", "Ana Souza"),
+        ("5511977776666", "Bruno"),
+        ("5511955554444", "Carla"),
+        ("5511944443333", "Duda"),
+    ]
+    .iter()
+    .map(|(n, name)| ((*n).to_owned(), (*name).to_owned()))
+    .collect();
+    assert_eq!(chats_when(&p.provider, w.scope, conn, 4).await, expected);
+    // The push name never replaces the address book's name, even later on.
+    idle(Duration::from_secs(5)).await;
+    assert_eq!(chats_when(&p.provider, w.scope, conn, 4).await, expected);
+
+    // Another process, which does not run the session, lists the same.
+    let q = w.provider("server-b");
+    q.attach();
+    assert!(!q.supervisor().is_running(conn));
+    assert_eq!(chats_when(&q.provider, w.scope, conn, 4).await, expected);
+
+    // Logging out wipes the directory with the keys.
+    p.provider
+        .disconnect(w.scope, conn)
+        .await
+        .expect("logged out");
+    assert_eq!(chats_when(&p.provider, w.scope, conn, 0).await, []);
+    p.provider.shutdown().await;
+    q.provider.shutdown().await;
+}
+
 /// The end of WhatsApp's offline backlog reaches the sink as `CaughtUp`, after the backlog's
 /// messages (committed through the durability hook) and its receipts, on the connection's lane
 /// only.
@@ -1838,6 +1969,7 @@ async fn a_taken_over_connection_asks_for_the_whole_history_by_its_settings(w: W
 }
 
 engine_tests!(
+    the_phones_contacts_are_listed_for_the_import,
     the_end_of_the_offline_backlog_is_caught_up_after_it,
     a_history_request_asks_the_phone_before_the_anchor,
     the_phones_answer_is_delivered_on_demand_with_the_import_off,

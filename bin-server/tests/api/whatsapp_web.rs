@@ -20,6 +20,9 @@
 //! - With the import of old messages on, the link asks for the whole history; the phone's history
 //!   becomes pending tickets in the import queue, oldest first at the messages' own times, with
 //!   nothing sent to the contacts; the progress is reported and the button closes the tickets.
+//! - The contacts the phone syncs (its address book) are what `POST /contacts/import/chats`
+//!   imports from the connection, by number and with the address book's names; another company
+//!   cannot import from it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,7 +30,8 @@ use std::time::Duration;
 use chatflow_core::WhatsappId;
 use chatflow_whatsapp_web::client::NumberCheck;
 use chatflow_whatsapp_web::fake::{
-    FakeCall, FakeHistory, FakeOp, FakeSessionHandle, HistoryMessage, text_from,
+    FakeCall, FakeHistory, FakeOp, FakeSessionHandle, HistoryMessage, contact_update,
+    push_name_update, text_from,
 };
 use chatflow_whatsapp_web::whatsapp_rust::Jid;
 use chatflow_whatsapp_web::whatsapp_rust::types::call::{
@@ -57,6 +61,7 @@ inbox_tests!(
     a_file_that_could_not_be_downloaded_is_tried_again,
     calls_are_declined_and_answered_when_the_company_takes_none,
     the_phones_history_is_imported_when_the_import_is_on,
+    the_phones_contacts_are_imported_from_the_connection,
 );
 
 /// Without the sandbox, the server runs `beta` only and new connections get it.
@@ -1268,4 +1273,122 @@ async fn the_phones_history_is_imported_when_the_import_is_on(app: TestApp) {
     .await;
     assert_eq!(closed["closed"], 2);
     connection_when(&app, &token, id, |c| c["statusImportMessages"].is_null()).await;
+}
+
+/// The phone's address book, synced after the link, is what the contacts import brings in from
+/// the connection: each contact by number (a LID contact by the number its entry names) with
+/// the address book's name (a push name does not replace it); groups stay out. Another company
+/// cannot import from the connection.
+async fn the_phones_contacts_are_imported_from_the_connection(app: TestApp) {
+    use chatflow_core::inbox::channel::ChannelProvider;
+
+    let (company, token) = admin(&app, "Alpha").await;
+    let (_, intruder) = admin(&app, "Beta").await;
+    let created = json_of(
+        app.post(
+            "/whatsapp",
+            &token,
+            &json!({"name": "Loja", "provider": "beta"}),
+        )
+        .await,
+        StatusCode::OK,
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(&app).await;
+    run.connect();
+    connection_when(&app, &token, id, |c| c["status"] == "CONNECTED").await;
+
+    // Connected, nothing synced yet: no chats to import, and no error.
+    let report = json_of(
+        app.post("/contacts/import/chats", &token, &json!({"whatsappId": id}))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        report,
+        json!({"whatsappId": id, "chats": 0, "imported": 0, "existing": 0, "ignored": 0})
+    );
+
+    // The phone syncs its address book.
+    let at = chrono::Utc::now() - chrono::TimeDelta::days(1);
+    let ana = jid(&format!("{CONTACT}@s.whatsapp.net"));
+    run.emit(contact_update(
+        &ana,
+        Some("Ana Souza"),
+        Some("Ana"),
+        None,
+        at,
+    ));
+    run.emit(contact_update(
+        &jid("123456789012345@lid"),
+        None,
+        Some("Bruno"),
+        Some(&jid("5511977770000@s.whatsapp.net")),
+        at + chrono::TimeDelta::minutes(1),
+    ));
+    run.emit(contact_update(
+        &jid("120363000000000001@g.us"),
+        Some("Equipe"),
+        None,
+        None,
+        at,
+    ));
+    run.emit(push_name_update(&ana, &ana, "Aninha", at));
+    let scope = chatflow_core::TenantScope::new(company);
+    let connection = WhatsappId(id);
+    let mut listed = 0;
+    for _ in 0..200 {
+        listed = app
+            .state
+            .whatsapp
+            .list_chats(scope, connection)
+            .await
+            .map_or(0, |chats| chats.len());
+        if listed == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(listed, 2, "the synced contacts are listed");
+
+    let report = json_of(
+        app.post("/contacts/import/chats", &token, &json!({"whatsappId": id}))
+            .await,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        report,
+        json!({"whatsappId": id, "chats": 2, "imported": 2, "existing": 0, "ignored": 0})
+    );
+    for (number, name) in [(CONTACT, "Ana Souza"), ("5511977770000", "Bruno")] {
+        let found = json_of(
+            app.get(&format!("/contacts?searchParam={number}"), &token)
+                .await,
+            StatusCode::OK,
+        )
+        .await;
+        assert_eq!(found["contacts"][0]["number"], number, "{found}");
+        assert_eq!(found["contacts"][0]["name"], name, "{found}");
+    }
+
+    // Another company can import nothing from the connection, and has no contact of it.
+    for path in ["/contacts/import/chats", "/contacts/import"] {
+        assert_error(
+            app.post(path, &intruder, &json!({"whatsappId": id})).await,
+            StatusCode::NOT_FOUND,
+            "ERR_NO_WAPP_FOUND",
+        )
+        .await;
+    }
+    let listed = json_of(app.get("/contacts", &intruder).await, StatusCode::OK).await;
+    assert_eq!(listed["contacts"], json!([]));
 }

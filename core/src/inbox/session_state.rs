@@ -1,6 +1,7 @@
 //! A channel session's key state: the protocol state a provider keeps for a connection (for
 //! WhatsApp Web: the device identity, Signal identities, sessions and keys, app-state sync keys
-//! and versions, LID and phone-number mappings, the inbound messages waiting for their commit...)
+//! and versions, LID and phone-number mappings, the inbound messages waiting for their commit,
+//! the people the phone knows...)
 //! stored in our database, per connection, through one byte-level port.
 //!
 //! The port knows no protocol types. A provider encodes each of its tables as a
@@ -106,6 +107,9 @@ namespaces! {
     /// Message secrets (polls, reactions to them...), per (chat, sender, id); `aux` is their
     /// expiry.
     MessageSecret = 19,
+    /// The people the phone knows (its address book, its one-to-one chats), by phone number;
+    /// `aux` is when each was first seen.
+    Directory = 20,
 }
 
 impl std::fmt::Display for StateNamespace {
@@ -269,6 +273,7 @@ mod tests {
                 ("SentMessage", 17),
                 ("PendingInbound", 18),
                 ("MessageSecret", 19),
+                ("Directory", 20),
             ]
         );
         for &ns in StateNamespace::ALL {
@@ -276,7 +281,7 @@ mod tests {
             assert_eq!(ns.to_string(), ns.name());
         }
         assert_eq!(StateNamespace::from_code(0), None);
-        assert_eq!(StateNamespace::from_code(20), None);
+        assert_eq!(StateNamespace::from_code(21), None);
     }
 
     #[test]

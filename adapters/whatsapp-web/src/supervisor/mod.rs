@@ -88,7 +88,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use chatflow_core::inbox::channel::{InboundEvent, InboundSink};
+use chatflow_core::inbox::channel::{ChannelChat, InboundEvent, InboundSink};
 use chatflow_core::inbox::history;
 use chatflow_core::inbox::lease::ChannelLeaseRepo;
 use chatflow_core::inbox::model::{ConnectionStatus, ProviderKind, SessionReason, SessionUpdate};
@@ -367,6 +367,13 @@ impl Supervisor {
             .unwrap_or_else(PoisonError::into_inner)
             .get(&connection)
             .and_then(|slot| slot.live.client())
+    }
+
+    /// The people the connection's phone synced ([`crate::directory`]), as the contacts import
+    /// lists them: read from the stored state, so it answers whichever process runs the
+    /// session (or none); empty for a connection that never synced.
+    pub async fn directory(&self, connection: WhatsappId) -> Result<Vec<ChannelChat>> {
+        crate::storage::directory_chats(self.inner.deps.state.as_ref(), connection).await
     }
 
     /// Whether a task runs (or waits for the lease of) the connection in this process.

@@ -17,6 +17,7 @@ use super::status::{Effect, Tracker};
 use super::watchdog::Watchdog;
 use super::{Inner, Intent, Live, Stop, not_running_here, should_run, taken_over};
 use crate::client::{SessionParams, WaClient, WaSession};
+use crate::directory::DirectoryWriter;
 use crate::inbound::Ingestor;
 use crate::storage::WaBackend;
 
@@ -108,6 +109,8 @@ pub(crate) struct Task {
     run: u64,
     /// The token of the lease this task took, once it took it.
     token: Option<LeaseToken>,
+    /// The current run's writer of the directory.
+    directory: Option<DirectoryWriter>,
 }
 
 impl Task {
@@ -148,6 +151,7 @@ impl Task {
             watchdog: Watchdog::new(config.deaf_after, config.deaf_factor, start_at),
             run: 0,
             token: None,
+            directory: None,
         }
     }
 }
@@ -498,10 +502,15 @@ impl Task {
         &mut self,
         mut session: Box<dyn WaSession>,
         mut events: mpsc::UnboundedReceiver<Arc<Event>>,
-        backend: &WaBackend,
+        backend: &Arc<WaBackend>,
         lease: &mut LeaseKeeper,
     ) -> Next {
         let config = self.inner.config().clone();
+        // The address book and chats the phone syncs, written beside the event loop.
+        self.directory = Some(DirectoryWriter::start(
+            backend.clone(),
+            self.inner.deps.clock.clone(),
+        ));
         let client = session.client();
         self.watchdog.new_run(Instant::now());
         let mut watch = ticks(config.watchdog_every);
@@ -549,6 +558,10 @@ impl Task {
         };
 
         if matches!(outcome, Outcome::LeaseLost) {
+            // Its writes would be refused anyway.
+            if let Some(directory) = self.directory.take() {
+                directory.abort();
+            }
             tracing::warn!(
                 connection = self.connection.0,
                 "the lease is lost; the session was stopped"
@@ -591,6 +604,10 @@ impl Task {
             .await;
         }
         self.live.set_client(None);
+        // The directory's last batch lands before a wipe (which would otherwise leave it).
+        if let Some(directory) = self.directory.take() {
+            directory.finish(config.stop_timeout).await;
+        }
         // Keys are wiped once the session stopped: after a logout (the phone's or ours) and
         // for a new QR code.
         if self.tracker.ending() == Some(Effect::Ends { wipe_keys: true })
@@ -726,7 +743,12 @@ impl Task {
         }
         match step.effect {
             Effect::None => {}
-            Effect::Traffic => (self.inner.deps.traffic)(self.scope, self.connection, event),
+            Effect::Traffic => {
+                if let Some(directory) = &self.directory {
+                    directory.offer(&event);
+                }
+                (self.inner.deps.traffic)(self.scope, self.connection, event);
+            }
             Effect::Connected => {
                 let number = device_number(backend).await;
                 if let Some(update) = self.tracker.connected(number) {
