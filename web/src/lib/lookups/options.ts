@@ -42,7 +42,13 @@ export function useUserOptions(enabled = true) {
   return useQuery({ ...userOptionsQuery, enabled });
 }
 
-export const connectionOptionSchema = z.object({ id: z.number(), name: z.string(), channel: z.nullish(z.string()), status: z.nullish(z.string()) });
+export const connectionOptionSchema = z.object({
+  id: z.number(),
+  name: z.string(),
+  channel: z.nullish(z.string()),
+  status: z.nullish(z.string()),
+  isDefault: z.nullish(z.boolean()),
+});
 export type ConnectionOption = z.infer<typeof connectionOptionSchema>;
 
 export function useConnectionOptions() {
