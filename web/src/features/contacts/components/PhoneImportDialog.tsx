@@ -18,13 +18,15 @@ interface Props {
  */
 export function PhoneImportDialog({ onClose }: Props) {
   const { t } = useTranslation();
-  const connections = useConnectionOptions();
+  // Read again on open: which connections are connected decides what can be chosen.
+  const connections = useConnectionOptions({ fresh: true });
   const importChats = useImportFromPhone();
   const [chosen, setChosen] = useState<number | null>(null);
   const all = connections.data ?? [];
   const connected = all.filter((c) => c.status === CONNECTED);
   const preselected = connected.find((c) => c.isDefault) ?? connected[0];
-  const whatsappId = chosen ?? preselected?.id ?? null;
+  // A choice that is no longer connected (the list was read again) falls back to the preselection.
+  const whatsappId = connected.find((c) => c.id === chosen)?.id ?? preselected?.id ?? null;
   const report = importChats.data;
   const busy = importChats.isPending;
   const noneConnected = connections.isSuccess && connected.length === 0;
