@@ -8,7 +8,9 @@
  * their acks reach 3 → the attendant records a voice note (Chromium's fake microphone), which
  * the phone receives as an MP3 → the attendant transfers it to another queue, takes it back and
  * resolves it with the farewell, which the phone receives too.
- * Then the admin imports contacts from a real xlsx file made here.
+ * Then the admin imports contacts from a real xlsx file made here, and from the sandbox phone:
+ * a chat whose message the network lost (so no contact was made of it) becomes a contact through
+ * "Import from phone".
  *
  * Environment: CHATFLOW_E2E_BASE_URL, CHATFLOW_E2E_ADMIN_EMAIL, CHATFLOW_E2E_ADMIN_PASSWORD,
  * optionally CHROMIUM_PATH (default /usr/bin/chromium). The server must run with the sandbox on.
@@ -220,5 +222,25 @@ describe('the inbox with the sandbox channel', () => {
     await admin.goto(`${BASE_URL}/contacts`);
     await admin.getByText(`João ${stamp}`).waitFor({ timeout: 20_000 });
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('imports the contacts of the sandbox phone from the contacts page', async () => {
+    // A lost message stays in the phone's chat list but never reaches the inbox: no contact yet.
+    const lostPhone = `5521${String(Date.now()).slice(-9)}`;
+    const lostName = `Pedro ${stamp}`;
+    await api('POST', `/sandbox/${connectionId}/send`, adminToken, { from: lostPhone, name: lostName, body: 'Oi', lost: true });
+    await admin.goto(`${BASE_URL}/contacts`);
+    await admin.locator(byTestId('contacts-import-export')).click();
+    await admin.locator(byTestId('contacts-import-phone')).click();
+    await admin.locator(byTestId('contacts-phone-import')).waitFor({ timeout: 20_000 });
+    await chooseOption(admin, 'contacts-phone-import', 0, `Sandbox ${stamp}`);
+    await admin.locator(byTestId('contacts-phone-import-submit')).click();
+    const report = admin.locator(byTestId('contacts-phone-import-report'));
+    await report.waitFor({ timeout: 30_000 });
+    // The chat of the inbox journey's contact is there already; the lost one is new.
+    expect(await report.innerText()).toMatch(/importados: 1\b/);
+    await admin.locator(byTestId('contacts-phone-import-close')).click();
+    await admin.locator(byTestId('contacts-search')).fill(lostName);
+    await admin.getByText(lostName).waitFor({ timeout: 20_000 });
   });
 });

@@ -42,15 +42,23 @@ export function useUserOptions(enabled = true) {
   return useQuery({ ...userOptionsQuery, enabled });
 }
 
-export const connectionOptionSchema = z.object({ id: z.number(), name: z.string(), channel: z.nullish(z.string()), status: z.nullish(z.string()) });
+export const connectionOptionSchema = z.object({
+  id: z.number(),
+  name: z.string(),
+  channel: z.nullish(z.string()),
+  status: z.nullish(z.string()),
+  isDefault: z.nullish(z.boolean()),
+});
 export type ConnectionOption = z.infer<typeof connectionOptionSchema>;
 
-export function useConnectionOptions() {
+/** The company's connections; `fresh` reads them again on mount, for a choice that depends on their status. */
+export function useConnectionOptions({ fresh = false }: { fresh?: boolean } = {}) {
   return useQuery({
     queryKey: ['tickets', 'options', 'connections'],
     queryFn: () =>
       orEmpty<ConnectionOption>(() => api.get('/whatsapp', { params: { session: 0 }, schema: z.array(loose(connectionOptionSchema)) })),
     staleTime: 60_000,
+    ...(fresh ? { refetchOnMount: 'always' as const } : {}),
   });
 }
 

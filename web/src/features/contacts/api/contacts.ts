@@ -1,7 +1,8 @@
 /**
  * Contacts (docs/api.md "Contacts and tags"): `GET /contacts` (keyset: `cursor`, falling back to
  * `pageNumber`), `GET/PUT/DELETE /contacts/{id}`, `POST /contacts`, `PUT /contacts/block/{id}`,
- * `GET /contacts/export`, and `POST /tickets` to open a ticket with a contact.
+ * `GET /contacts/export`, `POST /contacts/import/chats` (the contacts of a connection's phone), and
+ * `POST /tickets` to open a ticket with a contact.
  */
 import { infiniteQueryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod/mini';
@@ -109,6 +110,32 @@ export function useBlockContact() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ id, active }: { id: number; active: boolean }) => api.put(`/contacts/block/${id}`, { active }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKeys.all }),
+  });
+}
+
+/**
+ * The report of `POST /contacts/import/chats`: the one-to-one chats the connection's phone knows
+ * (`chats`), the contacts made of them, those whose number was already stored (left as they are)
+ * and those left out.
+ */
+export const phoneImportReportSchema = z.object({
+  whatsappId: z.number(),
+  chats: z.number(),
+  imported: z.number(),
+  existing: z.number(),
+  ignored: z.number(),
+});
+export type PhoneImportReport = z.infer<typeof phoneImportReportSchema>;
+
+/**
+ * Imports the contacts of a connection's phone. Errors: 502 `ERR_WAPP_NOT_INITIALIZED` (not
+ * connected), 422 `ERR_CHANNEL_NOT_SUPPORTED`, 404 `ERR_NO_WAPP_FOUND`. The list is read again after.
+ */
+export function useImportFromPhone() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (whatsappId: number) => api.post('/contacts/import/chats', { whatsappId }, { schema: phoneImportReportSchema }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKeys.all }),
   });
 }

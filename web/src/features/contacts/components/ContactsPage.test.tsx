@@ -302,6 +302,134 @@ describe('/contacts', () => {
     expect(window.location.pathname).toBe('/contacts/import');
   });
 
+  describe('import from phone', () => {
+    const COMERCIAL = { id: 3, name: 'Comercial', channel: 'whatsapp', status: 'CONNECTED', isDefault: false };
+    const SUPORTE = { id: 4, name: 'Suporte', channel: 'whatsapp', status: 'CONNECTED', isDefault: true };
+    const VENDAS = { id: 5, name: 'Vendas', channel: 'whatsapp', status: 'DISCONNECTED', isDefault: false };
+
+    async function openDialog() {
+      const user = userEvent.setup();
+      await user.click(await screen.findByTestId('contacts-import-export'));
+      const items = within(await screen.findByRole('menu')).getAllByRole('menuitem');
+      expect(items[0]).toHaveAttribute('data-testid', 'contacts-import-phone');
+      await user.click(items[0]);
+      return { user, dialog: await screen.findByTestId('contacts-phone-import') };
+    }
+
+    it('preselects the default connected connection, posts {whatsappId}, shows progress, the report, and reads the list again', async () => {
+      let list = [contactFixture(1)];
+      const api = server({
+        'GET /whatsapp': () => [COMERCIAL, VENDAS, SUPORTE],
+        'GET /contacts': () => ({ contacts: list, hasMore: false, count: list.length, nextCursor: null }),
+        'POST /contacts/import/chats': () => {
+          list = [...list, contactFixture(2, { name: 'Do telefone' })];
+          return { whatsappId: 4, chats: 12, imported: 9, existing: 2, ignored: 1 };
+        },
+      });
+      // The import answers only when released, to see the dialog while it runs.
+      let release = () => undefined as void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const answer = api.fetch.getMockImplementation();
+      if (!answer) throw new Error('no fetch mock');
+      api.fetch.mockImplementation(async (input, init) => {
+        if (String(input).includes('/contacts/import/chats')) await gate;
+        return answer(input, init);
+      });
+      renderApp('/contacts');
+      await screen.findByTestId('contacts-row-1');
+      const { user, dialog } = await openDialog();
+      expect(dialog).toHaveTextContent('Importar do telefone');
+      const select = await within(dialog).findByRole('combobox');
+      await waitFor(() => expect(select).toHaveTextContent('Suporte'));
+      fireEvent.mouseDown(select);
+      expect(await screen.findByRole('option', { name: 'Vendas (desconectada)' })).toHaveAttribute('aria-disabled', 'true');
+      expect(screen.getByRole('option', { name: 'Comercial' })).not.toHaveAttribute('aria-disabled');
+      await user.keyboard('{Escape}');
+
+      const before = api.find('GET', '/contacts').length;
+      await user.click(within(dialog).getByTestId('contacts-phone-import-submit'));
+      expect(await within(dialog).findByTestId('contacts-phone-import-progress')).toBeInTheDocument();
+      expect(within(dialog).getByTestId('contacts-phone-import-submit')).toBeDisabled();
+      release();
+      const report = await within(dialog).findByTestId('contacts-phone-import-report');
+      expect(report).toHaveTextContent('Conversas encontradas: 12 · importados: 9 · já existentes: 2 · ignorados: 1');
+      expect(within(dialog).queryByTestId('contacts-phone-import-progress')).not.toBeInTheDocument();
+      expect(api.find('POST', '/contacts/import/chats').map((r) => r.body)).toEqual([{ whatsappId: 4 }]);
+      expect(await screen.findByTestId('contacts-row-2')).toHaveTextContent('Do telefone');
+      expect(api.find('GET', '/contacts').length).toBeGreaterThan(before);
+
+      await user.click(within(dialog).getByTestId('contacts-phone-import-close'));
+      await waitFor(() => expect(screen.queryByTestId('contacts-phone-import')).not.toBeInTheDocument());
+    });
+
+    it('preselects the first connected connection without a connected default and posts the one chosen', async () => {
+      const api = server({
+        'GET /whatsapp': () => [{ ...VENDAS, isDefault: true }, COMERCIAL, { ...SUPORTE, isDefault: false }],
+        'GET /contacts': () => ({ contacts: [], hasMore: false, count: 0, nextCursor: null }),
+        'POST /contacts/import/chats': () => ({ whatsappId: 4, chats: 0, imported: 0, existing: 0, ignored: 0 }),
+      });
+      renderApp('/contacts');
+      const { user, dialog } = await openDialog();
+      const select = await within(dialog).findByRole('combobox');
+      await waitFor(() => expect(select).toHaveTextContent('Comercial'));
+      fireEvent.mouseDown(select);
+      await user.click(await screen.findByRole('option', { name: 'Suporte' }));
+      await user.click(within(dialog).getByTestId('contacts-phone-import-submit'));
+      await within(dialog).findByTestId('contacts-phone-import-report');
+      expect(api.find('POST', '/contacts/import/chats')[0].body).toEqual({ whatsappId: 4 });
+    });
+
+    it('shows ERR_WAPP_NOT_INITIALIZED translated in the dialog', async () => {
+      server({
+        'GET /whatsapp': () => [SUPORTE],
+        'GET /contacts': () => ({ contacts: [], hasMore: false, count: 0, nextCursor: null }),
+        'POST /contacts/import/chats': () => reply(502, { error: 'ERR_WAPP_NOT_INITIALIZED', message: 'not connected' }),
+      });
+      renderApp('/contacts');
+      const { user, dialog } = await openDialog();
+      await waitFor(() => expect(within(dialog).getByRole('combobox')).toHaveTextContent('Suporte'));
+      await user.click(within(dialog).getByTestId('contacts-phone-import-submit'));
+      expect(await within(dialog).findByTestId('contacts-phone-import-error')).toHaveTextContent(
+        'Esta conexão não foi inicializada. Verifique a página de conexões.',
+      );
+      expect(within(dialog).queryByTestId('contacts-phone-import-report')).not.toBeInTheDocument();
+      expect(within(dialog).getByTestId('contacts-phone-import-submit')).toBeEnabled();
+    });
+
+    it('says there is no connected connection and disables confirm', async () => {
+      const api = server({
+        'GET /whatsapp': () => [VENDAS],
+        'GET /contacts': () => ({ contacts: [], hasMore: false, count: 0, nextCursor: null }),
+      });
+      renderApp('/contacts');
+      const { dialog } = await openDialog();
+      expect(await within(dialog).findByTestId('contacts-phone-import-none')).toHaveTextContent('Nenhuma conexão conectada');
+      expect(within(dialog).getByTestId('contacts-phone-import-submit')).toBeDisabled();
+      expect(api.find('POST', '/contacts/import/chats')).toHaveLength(0);
+    });
+
+    it('speaks English', async () => {
+      await setLanguage('en');
+      server({
+        'GET /whatsapp': () => [SUPORTE],
+        'GET /contacts': () => ({ contacts: [], hasMore: false, count: 0, nextCursor: null }),
+        'POST /contacts/import/chats': () => ({ whatsappId: 4, chats: 3, imported: 1, existing: 1, ignored: 1 }),
+      });
+      renderApp('/contacts');
+      const user = userEvent.setup();
+      await user.click(await screen.findByTestId('contacts-import-export'));
+      await user.click(await screen.findByRole('menuitem', { name: 'Import from phone' }));
+      const dialog = await screen.findByTestId('contacts-phone-import');
+      await waitFor(() => expect(within(dialog).getByRole('combobox')).toHaveTextContent('Suporte'));
+      await user.click(within(dialog).getByRole('button', { name: 'Import' }));
+      expect(await within(dialog).findByTestId('contacts-phone-import-report')).toHaveTextContent(
+        'Chats found: 3 · imported: 1 · already stored: 1 · ignored: 1',
+      );
+    });
+  });
+
   it('patches a row from company-{id}-contact and removes it on delete', async () => {
     server({ 'GET /contacts': () => ({ contacts: [contactFixture(1), contactFixture(2)], hasMore: false, count: 2, nextCursor: null }) });
     renderApp('/contacts');

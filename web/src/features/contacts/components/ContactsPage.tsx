@@ -60,6 +60,7 @@ import {
 import { useContactsRealtime } from '../hooks/useContactsRealtime';
 import { connectionNameOf, type Contact } from '../types';
 import { ContactModal } from './ContactModal';
+import { PhoneImportDialog } from './PhoneImportDialog';
 
 const WIDE_ONLY = { display: { xs: 'none', sm: 'table-cell' } } as const;
 
@@ -69,7 +70,10 @@ function ChannelIcon({ channel }: { channel: string }) {
   return <WhatsAppIcon fontSize="small" />;
 }
 
-/** Contacts (spec 1 "Contacts"): search, tag filter, infinite scroll, add/edit, block, delete, open ticket. */
+/**
+ * Contacts (spec 1 "Contacts"): search, tag filter, infinite scroll, add/edit, block, delete, open
+ * ticket; import from a connection's phone, import or export a spreadsheet.
+ */
 export function ContactsPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -95,6 +99,7 @@ export function ContactsPage() {
   const [otherTicket, setOtherTicket] = useState<OtherTicket | null>(null);
   const [menu, setMenu] = useState<HTMLElement | null>(null);
   const [opening, setOpening] = useState<number | null>(null);
+  const [phoneImport, setPhoneImport] = useState(false);
   useContactsRealtime();
 
   const confirmDelete = () => {
@@ -191,6 +196,15 @@ export function ContactsPage() {
             {t('contacts.importExport')}
           </Button>
           <Menu anchorEl={menu} open={!!menu} onClose={() => setMenu(null)}>
+            <MenuItem
+              onClick={() => {
+                setMenu(null);
+                setPhoneImport(true);
+              }}
+              data-testid="contacts-import-phone"
+            >
+              {t('contacts.importFromPhone')}
+            </MenuItem>
             <MenuItem
               onClick={() => {
                 setMenu(null);
@@ -322,6 +336,7 @@ export function ContactsPage() {
       </Paper>
 
       {modal && <ContactModal contact={modal.contact} onClose={() => setModal(null)} />}
+      {phoneImport && <PhoneImportDialog onClose={() => setPhoneImport(false)} />}
       <ConfirmDialog
         open={!!toDelete}
         title={t('contacts.deleteTitle', { name: toDelete?.name ?? '' })}
