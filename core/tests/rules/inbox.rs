@@ -7,7 +7,7 @@ use chatflow_core::ErrorCode;
 use chatflow_core::events::RecipientSettings;
 use chatflow_core::identity::{Actor, AllTicket, Profile, Toggle, UserFlags};
 use chatflow_core::ids::{CompanyId, ContactId, MessageId, QueueId, TicketId, UserId, WhatsappId};
-use chatflow_core::inbox::channel::InboundMessage;
+use chatflow_core::inbox::channel::{InboundMessage, QuotedContent};
 use chatflow_core::inbox::ingest::{
     IngestContext, IngestPlan, LastMessageSource, TicketPlan, decide, last_message_preview,
 };
@@ -695,4 +695,33 @@ fn routing_reads_the_connections_vacation_and_hours() {
     assert_eq!(routing.vacation_message, "Férias coletivas");
     assert_eq!(routing.schedules, stored.schedules);
     assert_eq!(routing.greeting_message, "Olá");
+}
+
+#[test]
+fn a_quote_names_who_wrote_the_quoted_message_where_the_chat_does_not() {
+    let stored = |from_me: bool, participant: Option<&str>| Message {
+        body: "Meu pedido é o 123".into(),
+        from_me,
+        participant: participant.map(str::to_owned),
+        ..message(None, 0)
+    };
+    // The contact's message in a one-to-one chat: the chat is the writer.
+    let contact = QuotedContent::of(&stored(false, None)).through("5511900000000");
+    assert_eq!(contact.sender, None);
+    assert_eq!(contact.body, "Meu pedido é o 123");
+    // A group member's: the member, as stored.
+    let member = QuotedContent::of(&stored(false, Some("123456789@lid"))).through("5511900000000");
+    assert_eq!(member.sender.as_deref(), Some("123456789@lid"));
+    // Ours: the connection's own number, once known.
+    let ours = QuotedContent::of(&stored(true, None));
+    assert_eq!(ours.sender, None);
+    assert_eq!(ours.clone().through(" ").sender, None);
+    assert_eq!(
+        ours.through("5511900000000").sender.as_deref(),
+        Some("5511900000000")
+    );
+    // Older queued sends, without the field, still read.
+    let old: QuotedContent =
+        serde_json::from_str(r#"{"body":"oi","fromMe":false}"#).expect("reads");
+    assert_eq!(old.sender, None);
 }
