@@ -124,6 +124,22 @@ async fn next_session(app: &TestApp) -> FakeSessionHandle {
         .expect("the server starts a WhatsApp session")
 }
 
+/// A connection created with `body` (a `POST /whatsapp` body), its session started and the fake
+/// phone linked: its id and the running session.
+async fn linked(app: &TestApp, token: &str, body: Value) -> (i64, FakeSessionHandle) {
+    let created = json_of(app.post("/whatsapp", token, &body).await, StatusCode::OK).await;
+    let id = created["id"].as_i64().expect("id");
+    assert_eq!(
+        app.post(&format!("/whatsappsession/{id}"), token, &json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let run = next_session(app).await;
+    run.connect();
+    (id, run)
+}
+
 /// Polls until `ready` holds (panics after 10 s).
 async fn eventually(what: &str, ready: impl Fn() -> bool) {
     for _ in 0..200 {
@@ -663,25 +679,12 @@ async fn a_second_server_takes_the_session_over(app: TestApp) {
 async fn a_group_is_named_by_its_subject(app: TestApp) {
     const GROUP: &str = "120363025000000000@g.us";
     let (_, token) = admin(&app, "Alpha").await;
-    let created = json_of(
-        app.post(
-            "/whatsapp",
-            &token,
-            &json!({"name": "Grupos", "provider": "beta", "allowGroup": true, "groupAsTicket": true}),
-        )
-        .await,
-        StatusCode::OK,
+    let (_, run) = linked(
+        &app,
+        &token,
+        json!({"name": "Grupos", "provider": "beta", "allowGroup": true, "groupAsTicket": true}),
     )
     .await;
-    let id = created["id"].as_i64().expect("id");
-    assert_eq!(
-        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
-            .await
-            .status(),
-        StatusCode::NO_CONTENT
-    );
-    let run = next_session(&app).await;
-    run.connect();
     run.client()
         .set_group_subject(&jid(GROUP), "Fornecedores SP");
     for (n, body) in ["Bom dia", "Alguém aí?"].into_iter().enumerate() {
@@ -740,25 +743,7 @@ async fn a_group_is_named_by_its_subject(app: TestApp) {
 async fn one_person_under_a_lid_and_a_number_is_one_contact(app: TestApp) {
     const LID: &str = "201234567890123@lid";
     let (_, token) = admin(&app, "Alpha").await;
-    let created = json_of(
-        app.post(
-            "/whatsapp",
-            &token,
-            &json!({"name": "Loja", "provider": "beta"}),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
-    let id = created["id"].as_i64().expect("id");
-    assert_eq!(
-        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
-            .await
-            .status(),
-        StatusCode::NO_CONTENT
-    );
-    let run = next_session(&app).await;
-    run.connect();
+    let (_, run) = linked(&app, &token, json!({"name": "Loja", "provider": "beta"})).await;
     let commit = |message: InboundMessage| {
         let run = &run;
         async move {
@@ -868,25 +853,7 @@ async fn one_person_under_a_lid_and_a_number_is_one_contact(app: TestApp) {
 async fn a_file_that_could_not_be_downloaded_is_tried_again(app: TestApp) {
     let (_, token) = admin(&app, "Alpha").await;
     let (_, intruder) = admin(&app, "Beta").await;
-    let created = json_of(
-        app.post(
-            "/whatsapp",
-            &token,
-            &json!({"name": "Loja", "provider": "beta"}),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
-    let id = created["id"].as_i64().expect("id");
-    assert_eq!(
-        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
-            .await
-            .status(),
-        StatusCode::NO_CONTENT
-    );
-    let run = next_session(&app).await;
-    run.connect();
+    let (_, run) = linked(&app, &token, json!({"name": "Loja", "provider": "beta"})).await;
 
     // No download scripted: each of the hook's tries fails; the message is stored anyway.
     let mut photo = from_contact("3A0000000000000000F1", "");
@@ -1019,25 +986,7 @@ async fn calls_are_declined_and_answered_when_the_company_takes_none(app: TestAp
             .await;
         assert_eq!(response.status(), StatusCode::OK, "{key}");
     }
-    let created = json_of(
-        app.post(
-            "/whatsapp",
-            &token,
-            &json!({"name": "Loja", "provider": "beta"}),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
-    let id = created["id"].as_i64().expect("id");
-    assert_eq!(
-        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
-            .await
-            .status(),
-        StatusCode::NO_CONTENT
-    );
-    let run = next_session(&app).await;
-    run.connect();
+    let (_, run) = linked(&app, &token, json!({"name": "Loja", "provider": "beta"})).await;
     let declined = |run: &FakeSessionHandle, id: &str| {
         run.client()
             .calls()
@@ -1284,25 +1233,7 @@ async fn the_phones_contacts_are_imported_from_the_connection(app: TestApp) {
 
     let (company, token) = admin(&app, "Alpha").await;
     let (_, intruder) = admin(&app, "Beta").await;
-    let created = json_of(
-        app.post(
-            "/whatsapp",
-            &token,
-            &json!({"name": "Loja", "provider": "beta"}),
-        )
-        .await,
-        StatusCode::OK,
-    )
-    .await;
-    let id = created["id"].as_i64().expect("id");
-    assert_eq!(
-        app.post(&format!("/whatsappsession/{id}"), &token, &json!({}))
-            .await
-            .status(),
-        StatusCode::NO_CONTENT
-    );
-    let run = next_session(&app).await;
-    run.connect();
+    let (id, run) = linked(&app, &token, json!({"name": "Loja", "provider": "beta"})).await;
     connection_when(&app, &token, id, |c| c["status"] == "CONNECTED").await;
 
     // Connected, nothing synced yet: no chats to import, and no error.
