@@ -624,11 +624,11 @@ fn route_call(
     let is_page = |id: &str| setup.pages.iter().find(|p| p.id == id);
     let route = match (method.as_str(), &seg[1..]) {
         ("POST", [id, "messages"]) if *id == setup.phone_number_id => Route::CloudMessages,
-        ("POST", [id, "messages"]) if is_page(*id).is_some() => Route::PageMessages,
+        ("POST", [id, "messages"]) if is_page(id).is_some() => Route::PageMessages,
         ("POST", [id, "media"]) if *id == setup.phone_number_id => Route::CloudMedia,
         ("GET", ["oauth", "access_token"]) => Route::TokenExchange,
         ("GET", ["me", "accounts"]) => Route::Accounts,
-        ("POST", [id, "subscribed_apps"]) if is_page(*id).is_some() => Route::SubscribedApps,
+        ("POST", [id, "subscribed_apps"]) if is_page(id).is_some() => Route::SubscribedApps,
         ("GET", [id, "message_templates"]) if *id == setup.waba_id => Route::Templates,
         ("GET", [id]) if *id == setup.phone_number_id => Route::PhoneNumber,
         ("GET", [id]) if shared.lock().media.contains_key(*id) => Route::MediaInfo,

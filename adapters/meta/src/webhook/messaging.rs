@@ -384,7 +384,7 @@ fn parse_message(
             Some(Value::Number(n)) => n.to_string(),
             _ => String::new(),
         };
-        if !app.is_empty() && options.own_app_ids.iter().any(|own| *own == app) {
+        if !app.is_empty() && options.own_app_ids.contains(&app) {
             skip(out, "echo", "sent by this app; stored when it was sent");
             return;
         }
