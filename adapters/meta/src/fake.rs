@@ -79,6 +79,9 @@ pub enum Scripted {
     Permanent { code: i64, message: String },
     /// Any status and body.
     Raw { status: u16, body: Value },
+    /// No answer for this long (the call is recorded at once): a client that times out first
+    /// cannot know whether the request was taken.
+    Hang(Duration),
 }
 
 /// A multipart part the fake received.
@@ -459,6 +462,7 @@ fn scripted(answer: Scripted) -> (u16, Value) {
         ),
         Scripted::Permanent { code, message } => graph_error(400, code, None, &message),
         Scripted::Raw { status, body } => (status, body),
+        Scripted::Hang(_) => graph_error(504, 2, None, "the fake hung up"),
     }
 }
 
@@ -547,10 +551,13 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         parts,
         status: 0,
     };
-    let response = route_call(&shared, &method, &mut call, multipart_error);
-    let (status, response) = response;
+    let mut delay = None;
+    let (status, response) = route_call(&shared, &method, &mut call, multipart_error, &mut delay);
     call.status = status;
     shared.lock().calls.push(call);
+    if let Some(delay) = delay {
+        tokio::time::sleep(delay).await;
+    }
     response
 }
 
@@ -570,6 +577,7 @@ fn route_call(
     method: &Method,
     call: &mut Call,
     multipart_error: Option<String>,
+    delay: &mut Option<Duration>,
 ) -> (u16, Response) {
     let setup = &shared.setup;
     let segments: Vec<String> = call
@@ -678,6 +686,9 @@ fn route_call(
         .get_mut(&route)
         .and_then(VecDeque::pop_front);
     if let Some(script) = script {
+        if let Scripted::Hang(hang) = script {
+            *delay = Some(hang);
+        }
         return answer(scripted(script));
     }
     answer(success(shared, route, object_id, call))

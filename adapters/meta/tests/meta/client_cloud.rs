@@ -661,3 +661,31 @@ async fn a_wrong_token_is_refused_and_named_a_credentials_problem() {
         .expect("the number");
     assert_eq!(number, "15550783881");
 }
+
+#[tokio::test]
+async fn a_send_without_an_answer_is_uncertain_and_not_repeated() {
+    let fake = FakeGraph::start(FakeSetup::default()).await;
+    fake.script(
+        Route::CloudMessages,
+        [Scripted::Hang(std::time::Duration::from_secs(30))],
+    );
+    let mut config = fake.config();
+    config.request_timeout = std::time::Duration::from_millis(300);
+    let client = chatflow_meta::GraphClient::new(config).expect("a client");
+    let error = client
+        .send_cloud(
+            &fake.cloud_account(),
+            &to_phone(CloudContent::Text {
+                body: "chegou?".to_owned(),
+                preview_url: false,
+            }),
+        )
+        .await
+        .expect_err("no answer in time");
+    let CloudSendError::Graph(graph) = error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(graph.class, ErrorClass::Uncertain, "{graph}");
+    // The client returned after its one attempt: a repeat could have sent the message twice.
+    assert_eq!(fake.calls_to(Route::CloudMessages).len(), 1);
+}

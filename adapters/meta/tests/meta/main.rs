@@ -4,6 +4,7 @@
 mod client_cloud;
 mod client_messenger;
 mod connect;
+mod endpoint;
 mod errors;
 mod media;
 mod parse_cloud;
