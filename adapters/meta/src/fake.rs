@@ -49,16 +49,27 @@ use crate::verify::sign;
 /// A route of the fake (see the module's documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Route {
+    /// `POST /{v}/{phone_number_id}/messages`.
     CloudMessages,
+    /// `POST /{v}/{phone_number_id}/media`.
     CloudMedia,
+    /// `GET /{v}/{phone_number_id}`.
     PhoneNumber,
+    /// `GET /{v}/{media_id}`.
     MediaInfo,
+    /// `GET /lookaside/{media_id}`.
     MediaDownload,
+    /// `GET /cdn/{name}`.
     Cdn,
+    /// `GET /{v}/{waba_id}/message_templates`.
     Templates,
+    /// `POST /{v}/{page_id}/messages`.
     PageMessages,
+    /// `GET /{v}/oauth/access_token`.
     TokenExchange,
+    /// `GET /{v}/me/accounts`.
     Accounts,
+    /// `POST /{v}/{page_id}/subscribed_apps`.
     SubscribedApps,
 }
 
@@ -76,9 +87,19 @@ pub enum Scripted {
     /// 400, code 10 subcode 2018278 (Messenger: outside the allowed window).
     MessengerWindowClosed,
     /// 400 with this code and message.
-    Permanent { code: i64, message: String },
+    Permanent {
+        /// Meta's error code.
+        code: i64,
+        /// Meta's message.
+        message: String,
+    },
     /// Any status and body.
-    Raw { status: u16, body: Value },
+    Raw {
+        /// The HTTP status.
+        status: u16,
+        /// The JSON body.
+        body: Value,
+    },
     /// No answer for this long (the call is recorded at once): a client that times out first
     /// cannot know whether the request was taken.
     Hang(Duration),
@@ -87,9 +108,13 @@ pub enum Scripted {
 /// A multipart part the fake received.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
+    /// The part's name.
     pub name: String,
+    /// The file name, for a file part.
     pub file_name: Option<String>,
+    /// The part's `Content-Type`, when given.
     pub content_type: Option<String>,
+    /// The part's bytes.
     pub bytes: Vec<u8>,
 }
 
@@ -98,10 +123,15 @@ pub struct Part {
 pub struct Call {
     /// `None` for a path the fake does not serve.
     pub route: Option<Route>,
+    /// `GET`, `POST`...
     pub method: String,
+    /// The path, without the query.
     pub path: String,
+    /// The query's pairs, decoded.
     pub query: Vec<(String, String)>,
+    /// The `Authorization` header.
     pub authorization: Option<String>,
+    /// The `Content-Type` header.
     pub content_type: Option<String>,
     /// The body as JSON, when it was JSON.
     pub json: Option<Value>,
@@ -126,8 +156,11 @@ impl Call {
 /// A page of the fake's user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FakePage {
+    /// The page's id.
     pub id: String,
+    /// The page's name.
     pub name: String,
+    /// The page's token.
     pub token: String,
     /// The linked Instagram account: id and username.
     pub instagram: Option<(String, String)>,
@@ -136,27 +169,40 @@ pub struct FakePage {
 /// A template of the fake's business account.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FakeTemplate {
+    /// The template's name.
     pub name: String,
+    /// Its language code (`pt_BR`).
     pub language: String,
+    /// `APPROVED`, `PAUSED`...
     pub status: String,
+    /// Its body, with `{{n}}` variables.
     pub body: String,
 }
 
 /// What the fake knows: ids, tokens, pages, templates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FakeSetup {
+    /// The version segment every Graph path starts with.
     pub api_version: String,
+    /// The Cloud API number's id.
     pub phone_number_id: String,
+    /// The number as Meta shows it.
     pub display_phone_number: String,
+    /// The business account's id.
     pub waba_id: String,
+    /// The Cloud API token.
     pub cloud_token: String,
+    /// The Meta app's id.
     pub app_id: String,
+    /// The Meta app's secret.
     pub app_secret: String,
     /// The user token Facebook Login gives.
     pub short_user_token: String,
     /// The long-lived token the exchange answers.
     pub long_user_token: String,
+    /// The pages the user manages.
     pub pages: Vec<FakePage>,
+    /// The business account's templates.
     pub templates: Vec<FakeTemplate>,
 }
 
@@ -1230,7 +1276,9 @@ fn success(shared: &Shared, route: Route, object_id: &str, call: &Call) -> (u16,
 /// A signed webhook delivery: the raw body and its `X-Hub-Signature-256`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signed {
+    /// The raw body.
     pub body: Vec<u8>,
+    /// Its `X-Hub-Signature-256`.
     pub signature: String,
 }
 

@@ -34,6 +34,8 @@
 //! event has no place for a failure's reason yet, so a failure is reported but not shown until
 //! the core takes it (as for WhatsApp Web's server errors).
 
+#![warn(missing_docs)]
+
 pub mod graph;
 pub mod provider;
 pub mod verify;

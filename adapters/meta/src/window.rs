@@ -23,9 +23,15 @@ pub const HUMAN_AGENT_WINDOW: TimeDelta = TimeDelta::days(7);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Window {
     /// Open until `closes_at`.
-    Open { closes_at: DateTime<Utc> },
+    Open {
+        /// When it closes unless the customer writes again.
+        closes_at: DateTime<Utc>,
+    },
     /// Closed since `closed_at` (`None`: the customer never wrote).
-    Closed { closed_at: Option<DateTime<Utc>> },
+    Closed {
+        /// When it closed (`None`: the customer never wrote).
+        closed_at: Option<DateTime<Utc>>,
+    },
 }
 
 impl Window {

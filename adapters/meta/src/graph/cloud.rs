@@ -100,10 +100,15 @@ impl Recipient {
 /// The kind of a file message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MediaKind {
+    /// A photo (JPEG, PNG).
     Image,
+    /// A video (MP4, 3GPP).
     Video,
+    /// An audio or voice note.
     Audio,
+    /// Any file, with its name.
     Document,
+    /// A WebP sticker.
     Sticker,
 }
 
@@ -132,28 +137,36 @@ pub enum MediaSource {
 /// A reply button.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplyButton {
+    /// What the reply reports back (`button_reply.id`).
     pub id: String,
+    /// The button's text (1–20 characters).
     pub title: String,
 }
 
 /// A section of a list message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListSection {
+    /// The section's title (needed with several sections).
     pub title: String,
+    /// Its rows.
     pub rows: Vec<ListRow>,
 }
 
 /// A row of a list message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListRow {
+    /// What the reply reports back (`list_reply.id`).
     pub id: String,
+    /// The row's text (1–24 characters).
     pub title: String,
+    /// Its second line (at most 72 characters; empty: none).
     pub description: String,
 }
 
 /// A contact card to share.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardOut {
+    /// The name shown.
     pub name: String,
     /// Phone numbers (digits, or as written).
     pub phones: Vec<String>,
@@ -162,42 +175,67 @@ pub struct CardOut {
 /// What a Cloud API message says.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CloudContent {
+    /// A text message.
     Text {
+        /// The text (1–4096 characters).
         body: String,
+        /// Whether WhatsApp shows a link's preview.
         preview_url: bool,
     },
+    /// A photo, video, audio, document or sticker.
     Media {
+        /// Which of them.
         kind: MediaKind,
+        /// The uploaded file or a link.
         source: MediaSource,
+        /// The caption (empty: none; not on audio and stickers).
         caption: String,
         /// A document's file name.
         file_name: Option<String>,
     },
+    /// A location pin.
     Location {
+        /// Degrees north.
         latitude: f64,
+        /// Degrees east.
         longitude: f64,
+        /// The place's name (empty: none).
         name: String,
+        /// Its address (empty: none).
         address: String,
     },
+    /// Contact cards.
     Contacts(Vec<CardOut>),
     /// An approved template with its body's variables (`{{1}}`, `{{2}}`... in order).
     Template {
+        /// The template's name.
         name: String,
+        /// Its language code (`pt_BR`).
         language: String,
+        /// The values of the body's `{{1}}`, `{{2}}`... in order.
         body_parameters: Vec<String>,
     },
+    /// Up to three reply buttons under a text.
     Buttons {
+        /// The text above the buttons.
         body: String,
+        /// The buttons.
         buttons: Vec<ReplyButton>,
     },
+    /// A list of options behind a button.
     List {
+        /// The text above the button.
         body: String,
+        /// The button's text (1–20 characters).
         button: String,
+        /// The sections and their rows.
         sections: Vec<ListSection>,
     },
     /// A reaction to `message_id` (empty `emoji`: removed).
     Reaction {
+        /// The message reacted to.
         message_id: String,
+        /// The emoji.
         emoji: String,
     },
 }
@@ -205,7 +243,9 @@ pub enum CloudContent {
 /// A message to send.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CloudMessage {
+    /// Whom it goes to.
     pub to: Recipient,
+    /// What it says.
     pub content: CloudContent,
     /// The external id of the message this replies to.
     pub reply_to: Option<String>,
@@ -216,14 +256,18 @@ pub struct CloudMessage {
 /// What Meta answered to a send: the new message's id (`wamid.…`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sent {
+    /// The message's id (`wamid.…`).
     pub id: String,
 }
 
 /// A template of the business account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Template {
+    /// Meta's id of the template.
     pub id: String,
+    /// Its name.
     pub name: String,
+    /// Its language code.
     pub language: String,
     /// `APPROVED`, `PENDING`, `REJECTED`, `PAUSED`, `DISABLED`...
     pub status: String,

@@ -33,6 +33,7 @@ pub const PAGE_FIELDS: &[&str] = &[
 /// A token Meta issued.
 #[derive(Clone, PartialEq, Eq, Deserialize)]
 pub struct IssuedToken {
+    /// The token.
     pub access_token: String,
     /// Seconds it lives (`None`: Meta gave none, e.g. a page token that does not expire).
     #[serde(default)]
@@ -51,8 +52,10 @@ impl std::fmt::Debug for IssuedToken {
 /// A page the user manages.
 #[derive(Clone, PartialEq, Eq, Deserialize)]
 pub struct Page {
+    /// The page's id.
     pub id: String,
     #[serde(default)]
+    /// The page's name.
     pub name: String,
     /// The page's token.
     pub access_token: String,
@@ -75,10 +78,13 @@ impl std::fmt::Debug for Page {
 /// An Instagram professional account.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct InstagramAccount {
+    /// The account's id (webhooks' `entry[].id`).
     pub id: String,
     #[serde(default)]
+    /// Its username.
     pub username: String,
     #[serde(default)]
+    /// Its name.
     pub name: String,
 }
 

@@ -51,6 +51,7 @@ pub enum Operation {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.describe())]
 pub struct GraphError {
+    /// What retrying can do.
     pub class: ErrorClass,
     /// The answer's HTTP status (`None`: no answer).
     pub http_status: Option<u16>,

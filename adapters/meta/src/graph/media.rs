@@ -24,6 +24,7 @@ use crate::webhook::MediaRef;
 /// A downloaded file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Downloaded {
+    /// The file.
     pub bytes: Vec<u8>,
     /// The type Meta declared (else the answer's `Content-Type`).
     pub mime_type: String,

@@ -23,7 +23,9 @@ use crate::window::{WindowClosed, messenger_send_mode};
 /// A page (or the page an Instagram account is linked to) and its token.
 #[derive(Clone, PartialEq, Eq)]
 pub struct PageAccount {
+    /// The page's id.
     pub page_id: String,
+    /// The page's token.
     pub access_token: String,
 }
 
@@ -39,9 +41,13 @@ impl std::fmt::Debug for PageAccount {
 /// The kind of an attachment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttachmentKind {
+    /// A photo.
     Image,
+    /// A video.
     Video,
+    /// An audio.
     Audio,
+    /// Any other file.
     File,
 }
 
@@ -59,10 +65,13 @@ impl AttachmentKind {
 /// What a Messenger or Instagram message says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PageContent {
+    /// A text (1–2000 characters).
     Text(String),
     /// A file at a public HTTPS URL Meta fetches.
     Attachment {
+        /// Which kind of file.
         kind: AttachmentKind,
+        /// Where Meta fetches it (HTTPS).
         url: String,
     },
 }

@@ -73,6 +73,7 @@ pub struct GraphConfig {
     pub request_timeout: Duration,
     /// The largest file downloaded (default 100 MB, WhatsApp's document limit).
     pub max_media_bytes: u64,
+    /// Retries of retryable failures.
     pub retry: RetryPolicy,
 }
 

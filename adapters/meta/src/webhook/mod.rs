@@ -99,6 +99,7 @@ pub struct Delivery {
 /// One event for one connection.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
+    /// The channel it came through.
     pub channel: MetaChannel,
     /// The account the event belongs to: the Cloud API phone number id, the page id or the
     /// Instagram account id (the host's key to the connection).
@@ -148,7 +149,9 @@ pub enum MediaRef {
     /// A Cloud API media id (`GET /{v}/{id}` gives a short-lived URL to fetch with the token).
     #[serde(rename_all = "camelCase")]
     Cloud {
+        /// The media id.
         id: String,
+        /// The type Meta declared.
         mime_type: String,
         /// The file's SHA-256 as Meta gave it (hex or base64), checked after the download.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -163,6 +166,7 @@ pub enum MediaRef {
     /// A Messenger or Instagram attachment: an expiring CDN URL, fetched without a token.
     #[serde(rename_all = "camelCase")]
     Url {
+        /// The CDN URL.
         url: String,
         /// The type, when known; else taken from the download's `Content-Type`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -227,6 +231,7 @@ pub struct SendFailure {
 /// Something of a delivery that was left out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
+    /// The channel, when the delivery's object named one.
     pub channel: Option<MetaChannel>,
     /// The account it was for, when known.
     pub account: String,
