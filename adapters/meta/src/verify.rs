@@ -75,6 +75,19 @@ pub fn check_challenge<'a>(
     }
 }
 
+/// What can be refused before the body is read: no usable secret, a missing or malformed
+/// header. A host calls this first and answers 401 without reading the body;
+/// [`check_signature`] then checks the body itself (and repeats these checks).
+pub fn check_header<S: AsRef<[u8]>>(
+    header: Option<&str>,
+    secrets: &[S],
+) -> Result<(), VerifyError> {
+    if !secrets.iter().any(|s| !s.as_ref().is_empty()) {
+        return Err(VerifyError::NoSecret);
+    }
+    parse_header(header.ok_or(VerifyError::MissingSignature)?).map(|_| ())
+}
+
 /// Checks a delivery's `X-Hub-Signature-256` (`header`: its value, `None` when absent) over
 /// the raw `body` against each of `secrets` (see the module's documentation). Empty secrets
 /// are ignored; with no other, every delivery is refused.

@@ -168,3 +168,21 @@ fn the_challenge_is_echoed_only_for_our_token() {
         Err(VerifyError::MissingChallenge)
     );
 }
+
+#[test]
+fn the_header_alone_is_refused_before_the_body_is_read() {
+    use chatflow_meta::verify::check_header;
+    let good = sign(BODY, SECRET.as_bytes());
+    assert_eq!(check_header(Some(&good), &[SECRET]), Ok(()));
+    // A well-formed header passes this step whatever the body: the body is checked next.
+    assert_eq!(check_header(Some(&sign(b"other", b"k")), &[SECRET]), Ok(()));
+    assert_eq!(
+        check_header(None, &[SECRET]),
+        Err(VerifyError::MissingSignature)
+    );
+    assert_eq!(
+        check_header(Some("sha256=xyz"), &[SECRET]),
+        Err(VerifyError::MalformedSignature)
+    );
+    assert_eq!(check_header(Some(&good), &[""]), Err(VerifyError::NoSecret));
+}
