@@ -877,10 +877,8 @@ impl ChannelProvider for SandboxProvider {
         Ok(self
             .inner
             .repo
-            .chats(scope, connection)
+            .chat(scope, connection, number)
             .await?
-            .into_iter()
-            .find(|c| c.number == number)
             .map(|c| ChannelProfile {
                 name: if c.name.is_empty() {
                     c.number.clone()

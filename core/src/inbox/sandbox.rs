@@ -264,6 +264,20 @@ pub trait SandboxRepo: Send + Sync {
     /// The one-to-one phones that wrote to the connection or received from it, in the order
     /// they first did, each with the name it last sent.
     async fn chats(&self, scope: TenantScope, connection: WhatsappId) -> Result<Vec<SandboxChat>>;
+    /// One phone of [`SandboxRepo::chats`], if it is one of them (stores answer it without
+    /// listing them all).
+    async fn chat(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        number: &str,
+    ) -> Result<Option<SandboxChat>> {
+        Ok(self
+            .chats(scope, connection)
+            .await?
+            .into_iter()
+            .find(|c| c.number == number))
+    }
 }
 
 /// The pairing string a sandbox QR code holds.

@@ -264,10 +264,27 @@ macro_rules! load {
         let ids: Option<&[i64]> = $ids;
         let conn = $conn;
         async move {
-            let (where_rows, where_links) = match company {
-                Some(_) => ("WHERE company_id = $1", "WHERE wq.company_id = $1"),
-                None => ("", ""),
+            // The company's connections, or only those of `ids` (the list bound as one
+            // parameter, after the company's).
+            let mut rows_where: Vec<String> = Vec::new();
+            let mut links_where: Vec<String> = Vec::new();
+            if company.is_some() {
+                rows_where.push("company_id = $1".to_owned());
+                links_where.push("wq.company_id = $1".to_owned());
+            }
+            if ids.is_some() {
+                let param = rows_where.len() + 1;
+                rows_where.push($crate::repo::lists::any(&*conn, "id", param));
+                links_where.push($crate::repo::lists::any(&*conn, "wq.whatsapp_id", param));
+            }
+            let clause = |terms: &[String]| {
+                if terms.is_empty() {
+                    String::new()
+                } else {
+                    format!("WHERE {}", terms.join(" AND "))
+                }
             };
+            let (where_rows, where_links) = (clause(&rows_where), clause(&links_where));
             let rows_sql = format!("SELECT {COLUMNS} FROM whatsapps {where_rows} ORDER BY id");
             let mut rows_query = sqlx::query_as::<_, ConnectionRow>(sqlx::AssertSqlSafe(rows_sql));
             let links_sql = format!(
@@ -279,6 +296,10 @@ macro_rules! load {
             if let Some(company) = company {
                 rows_query = rows_query.bind(company);
                 links_query = links_query.bind(company);
+            }
+            if let Some(ids) = ids {
+                rows_query = rows_query.bind($crate::repo::lists::ints(&*conn, ids));
+                links_query = links_query.bind($crate::repo::lists::ints(&*conn, ids));
             }
             let mut rows = rows_query.fetch_all(&mut *conn).await.map_err(db_error)?;
             let mut links = links_query.fetch_all(&mut *conn).await.map_err(db_error)?;

@@ -758,7 +758,7 @@ impl ContactRepo for Store {
             let found: Option<i64> = sqlx::query_scalar(
                 "UPDATE contacts SET url_picture = $3, updated_at = $4 \
                  WHERE company_id = $1 AND id = $2 \
-                 AND (url_picture IS NULL OR $3 IS NULL OR url_picture <> $3) RETURNING id",
+                 AND ((url_picture IS NULL) <> ($3 IS NULL) OR url_picture <> $3) RETURNING id",
             )
             .bind(company)
             .bind(id.0)

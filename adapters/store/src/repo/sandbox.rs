@@ -729,4 +729,36 @@ impl SandboxRepo for Store {
             .map(|(number, name)| SandboxChat { number, name })
             .collect())
     }
+
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::chat", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
+    async fn chat(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        number: &str,
+    ) -> Result<Option<SandboxChat>> {
+        // What `chats` answers for this phone: one it wrote from (not in a group) or wrote to,
+        // with the last non-empty name it sent.
+        let (known, name): (bool, String) = crate::on_pool!(self.pool(), |p| {
+            sqlx::query_as(
+                "SELECT (EXISTS (SELECT 1 FROM sandbox_inbound i WHERE i.company_id = $1 \
+                   AND i.whatsapp_id = $2 AND i.chat = $3 AND NOT i.is_group) \
+                 OR EXISTS (SELECT 1 FROM sandbox_outbound o WHERE o.company_id = $1 \
+                   AND o.whatsapp_id = $2 AND o.to_number = $3)), \
+                 COALESCE((SELECT l.chat_name FROM sandbox_inbound l WHERE l.company_id = $1 \
+                   AND l.whatsapp_id = $2 AND l.chat = $3 AND l.chat_name <> '' \
+                   ORDER BY l.id DESC LIMIT 1), '')",
+            )
+            .bind(scope.company_id().0)
+            .bind(connection.0)
+            .bind(number)
+            .fetch_one(p)
+            .await
+            .map_err(db_error)?
+        });
+        Ok((known && !number.is_empty()).then(|| SandboxChat {
+            number: number.to_owned(),
+            name,
+        }))
+    }
 }

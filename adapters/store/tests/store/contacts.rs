@@ -378,6 +378,53 @@ async fn another_company_sees_and_changes_nothing(store: Store) {
     let _ = TagId(0);
 }
 
+/// A picture looked up is written (and announced) only when it changed: none after none, or
+/// the same address again, leaves the contact and the event log as they were; the lookup's
+/// time is kept either way.
+async fn a_picture_is_announced_only_when_it_changed(store: Store) {
+    let (a, _) = two_companies(&store).await;
+    let contact = ContactRepo::create(&store, a, &input("Ana", "5511999990077"))
+        .await
+        .expect("created");
+    let events = || async {
+        EventLog::read(&store, a, 0, 100)
+            .await
+            .expect("events")
+            .len()
+    };
+    let before = events().await;
+    let at = chrono::Utc::now();
+    let none = ContactRepo::set_picture(&store, a, contact.id, None, at)
+        .await
+        .expect("none after none");
+    assert_eq!(none, None, "nothing changed");
+    assert_eq!(events().await, before, "no event for an unchanged picture");
+    let looked_up = ContactRepo::get(&store, a, contact.id)
+        .await
+        .expect("get")
+        .expect("found");
+    assert!(!looked_up.picture_due(at), "the lookup's time is kept");
+
+    let url = "https://pictures.example/ana.jpg";
+    let set = ContactRepo::set_picture(&store, a, contact.id, Some(url), at)
+        .await
+        .expect("set")
+        .expect("changed");
+    assert_eq!(set.url_picture.as_deref(), Some(url));
+    assert_eq!(events().await, before + 1);
+    let same = ContactRepo::set_picture(&store, a, contact.id, Some(url), at)
+        .await
+        .expect("same");
+    assert_eq!(same, None);
+    assert_eq!(events().await, before + 1);
+    let cleared = ContactRepo::set_picture(&store, a, contact.id, None, at)
+        .await
+        .expect("cleared")
+        .expect("changed");
+    assert_eq!(cleared.url_picture, None);
+    assert_eq!(events().await, before + 2);
+}
+
 store_tests!(
     creates_reads_updates_and_deletes_with_events,
     a_number_is_unique_per_company_and_channel,
@@ -386,4 +433,5 @@ store_tests!(
     filters_by_channel_group_and_tags,
     keyset_pages_have_no_gaps_or_repeats,
     another_company_sees_and_changes_nothing,
+    a_picture_is_announced_only_when_it_changed,
 );

@@ -62,6 +62,7 @@ pub async fn deliver(
                 fresh: true,
                 company: &reads,
                 ticket: None,
+                pictures_asked: false,
             },
         )
         .await;
@@ -394,10 +395,42 @@ struct Known<'a> {
     company: &'a automation::CompanyReads,
     /// The ticket's bot memory and flow runs as the batch read them.
     ticket: Option<&'a automation::TicketReads>,
+    /// The batch already asked for the pictures of its new tickets' contacts.
+    pictures_asked: bool,
+}
+
+/// Asks, in one write, for the pictures of the contacts (or groups) whose ticket `stored`
+/// created, when theirs is due: looked up off the messages' path
+/// ([`crate::jobs::JobPayload::RefreshPicture`]). Best effort: the messages are committed.
+async fn look_up_pictures(ports: &Ports, scope: TenantScope, stored: &[Stored]) {
+    let now = ports.clock.now();
+    let jobs: Vec<crate::jobs::NewJob> = stored
+        .iter()
+        .filter_map(|one| match one.outcome {
+            IngestOutcome::Stored {
+                ticket,
+                ticket_created: true,
+                ..
+            } if one.contact.as_deref().is_none_or(|c| c.picture_due(now)) => {
+                Some(crate::jobs::NewJob {
+                    payload: crate::jobs::JobPayload::RefreshPicture { ticket_id: ticket },
+                    run_at: now,
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    if jobs.is_empty() {
+        return;
+    }
+    if let Err(error) = ports.jobs.enqueue(scope, &jobs).await {
+        tracing::warn!(%error, "the contacts' pictures will not be looked up");
+    }
 }
 
 /// The automation after a message was stored ([`automation::on_inbound`]); nothing for a
-/// duplicate or an ignored message.
+/// duplicate or an ignored message. The picture of a new ticket's contact is asked for first,
+/// unless the batch did (`known.pictures_asked`).
 async fn after_stored(
     ports: &Ports,
     scope: TenantScope,
@@ -410,6 +443,7 @@ async fn after_stored(
         fresh,
         company: reads,
         ticket: ticket_reads,
+        pictures_asked,
     } = known;
     let IngestOutcome::Stored {
         ticket,
@@ -420,19 +454,8 @@ async fn after_stored(
     else {
         return Ok(());
     };
-    let picture_due = stored
-        .contact
-        .as_deref()
-        .is_none_or(|c| c.picture_due(ports.clock.now()));
-    if ticket_created && picture_due {
-        // The contact's (or group's) picture, looked up off the message's path.
-        let job = crate::jobs::NewJob {
-            payload: crate::jobs::JobPayload::RefreshPicture { ticket_id: ticket },
-            run_at: ports.clock.now(),
-        };
-        if let Err(error) = ports.jobs.enqueue(scope, &[job]).await {
-            tracing::warn!(%error, "the contact's picture will not be looked up");
-        }
+    if !pictures_asked {
+        look_up_pictures(ports, scope, std::slice::from_ref(stored)).await;
     }
     automation::on_inbound(
         ports,
@@ -474,6 +497,7 @@ async fn automate(
             }
         }
     }
+    look_up_pictures(ports, scope, stored).await;
     // The company-wide values the automation reads, once for the batch, and what it reads of
     // each ticket, for all of them at once (each ticket's automation reads its own again
     // should that fail).
@@ -496,6 +520,7 @@ async fn automate(
                     fresh,
                     company: reads,
                     ticket: ticket_reads.get(ticket),
+                    pictures_asked: true,
                 },
             );
             results.push((i, result.await));
