@@ -552,6 +552,16 @@ pub(crate) struct Paging {
     pub(crate) next: Option<String>,
 }
 
+impl Paging {
+    /// The cursor of the next page, when Graph says there is one.
+    pub(crate) fn next_after(paging: Option<Self>) -> Option<String> {
+        paging
+            .filter(|p| p.next.is_some())
+            .and_then(|p| p.cursors)
+            .and_then(|c| c.after)
+    }
+}
+
 #[derive(Debug, Deserialize)]
 pub(crate) struct Cursors {
     #[serde(default)]
@@ -727,11 +737,7 @@ impl GraphClient {
                     body,
                 });
             }
-            after = page
-                .paging
-                .filter(|p| p.next.is_some())
-                .and_then(|p| p.cursors)
-                .and_then(|c| c.after);
+            after = Paging::next_after(page.paging);
             if after.is_none() {
                 break;
             }

@@ -142,11 +142,7 @@ impl GraphClient {
                 .call(Method::GET, url, Some(user_token), Body::None)
                 .await?;
             out.extend(answer.data);
-            after = answer
-                .paging
-                .filter(|p| p.next.is_some())
-                .and_then(|p| p.cursors)
-                .and_then(|c| c.after);
+            after = super::cloud::Paging::next_after(answer.paging);
             if after.is_none() {
                 break;
             }

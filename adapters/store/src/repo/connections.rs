@@ -301,12 +301,8 @@ macro_rules! load {
                 rows_query = rows_query.bind($crate::repo::lists::ints(&*conn, ids));
                 links_query = links_query.bind($crate::repo::lists::ints(&*conn, ids));
             }
-            let mut rows = rows_query.fetch_all(&mut *conn).await.map_err(db_error)?;
-            let mut links = links_query.fetch_all(&mut *conn).await.map_err(db_error)?;
-            if let Some(ids) = ids {
-                rows.retain(|r| ids.contains(&r.id));
-                links.retain(|l| ids.contains(&l.whatsapp_id));
-            }
+            let rows = rows_query.fetch_all(&mut *conn).await.map_err(db_error)?;
+            let links = links_query.fetch_all(&mut *conn).await.map_err(db_error)?;
             assemble(rows, links)
         }
         .await
