@@ -16,7 +16,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, Result};
-use crate::ids::{CompanyId, ContactId, MessageId, TenantScope, TicketId, UserId};
+use crate::ids::{CompanyId, ContactId, MessageId, TenantScope, TicketId, UserId, WhatsappId};
 
 /// What a job does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +72,24 @@ pub enum JobPayload {
     /// channel (`core::service::inbox::contacts::refresh_picture`).
     #[serde(rename_all = "camelCase")]
     RefreshPicture { ticket_id: TicketId },
+    /// Fetch the profile pictures of the contacts (people or groups) whose tickets one batch of
+    /// messages created, from the batch's connection
+    /// (`core::service::inbox::contacts::refresh_pictures`): one job and one connection read
+    /// for the whole batch.
+    #[serde(rename_all = "camelCase")]
+    RefreshPictures {
+        whatsapp_id: WhatsappId,
+        contacts: Vec<PictureLookup>,
+    },
+}
+
+/// A contact whose picture a [`JobPayload::RefreshPictures`] looks up: its id and the number
+/// (or group id) its channel knows it by, as it was when the job was queued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PictureLookup {
+    pub contact_id: ContactId,
+    pub number: String,
 }
 
 impl JobPayload {
@@ -86,6 +104,7 @@ impl JobPayload {
             JobPayload::CheckGap { .. } => "checkGap",
             JobPayload::CheckDelivery { .. } => "checkDelivery",
             JobPayload::RefreshPicture { .. } => "refreshPicture",
+            JobPayload::RefreshPictures { .. } => "refreshPictures",
         }
     }
 }
@@ -136,7 +155,8 @@ pub fn follow_ups(job: &Job, now: DateTime<Utc>) -> Vec<NewJob> {
         | JobPayload::ImportHistory { .. }
         | JobPayload::CheckGap { .. }
         | JobPayload::CheckDelivery { .. }
-        | JobPayload::RefreshPicture { .. } => Vec::new(),
+        | JobPayload::RefreshPicture { .. }
+        | JobPayload::RefreshPictures { .. } => Vec::new(),
     }
 }
 

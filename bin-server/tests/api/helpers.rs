@@ -25,7 +25,7 @@ use chatflow_server::jobs::DueJobs;
 /// Jobs that keep connections and contacts up to date on their own (a connected connection's
 /// delivery look, a new ticket's picture lookup): [`TestApp::run_due_jobs`] runs them but does
 /// not count them, so a test counts the jobs its conversation queued.
-const UPKEEP_JOBS: [&str; 2] = ["checkDelivery", "refreshPicture"];
+const UPKEEP_JOBS: [&str; 3] = ["checkDelivery", "refreshPicture", "refreshPictures"];
 use chatflow_system::{Argon2Hasher, ManualClock, test_engines};
 use chatflow_whatsapp_web::fake::FakeWaClientFactory;
 use chatflow_wiring::Wiring;

@@ -20,6 +20,9 @@
 //! - With the import of old messages on, the link asks for the whole history; the phone's history
 //!   becomes pending tickets in the import queue, oldest first at the messages' own times, with
 //!   nothing sent to the contacts; the progress is reported and the button closes the tickets.
+//! - The contacts whose tickets one batch of messages opened get their pictures from the phone
+//!   by one job (one connection read), a picture or none each; a later ticket within the day
+//!   does not look again.
 //! - The contacts the phone syncs (its address book) are what `POST /contacts/import/chats`
 //!   imports from the connection, by number and with the address book's names; another company
 //!   cannot import from it.
@@ -63,6 +66,12 @@ inbox_tests!(
     the_phones_history_is_imported_when_the_import_is_on,
     the_phones_contacts_are_imported_from_the_connection,
 );
+
+/// The tests that count the jobs they run: on the manual clock, no background worker.
+mod clocked {
+    use super::new_contacts_pictures_are_looked_up_by_one_job_per_batch;
+    crate::clocked_tests!(new_contacts_pictures_are_looked_up_by_one_job_per_batch);
+}
 
 /// Without the sandbox, the server runs `beta` only and new connections get it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -734,6 +743,103 @@ async fn a_group_is_named_by_its_subject(app: TestApp) {
         .filter(|c| matches!(c, FakeCall::GroupSubject { .. }))
         .count();
     assert_eq!(asked, 1, "the subject is asked once per run");
+}
+
+async fn new_contacts_pictures_are_looked_up_by_one_job_per_batch(app: TestApp) {
+    const OTHER: &str = "5511955554444";
+    const THIRD: &str = "5511933332222";
+    const PICTURE: &str = "https://pps.whatsapp.net/v/t61/ana.jpg";
+    let (_, token) = admin(&app, "Alpha").await;
+    let (id, run) = linked(&app, &token, json!({"name": "Loja", "provider": "beta"})).await;
+    connection_when(&app, &token, id, |c| c["status"] == "CONNECTED").await;
+    // All three are on WhatsApp; Ana shows a picture.
+    let address = |number: &str| jid(&format!("{number}@s.whatsapp.net"));
+    for number in [CONTACT, OTHER, THIRD] {
+        run.client().set_number(NumberCheck {
+            jid: address(number),
+            is_registered: true,
+            lid: None,
+            pn: Some(address(number)),
+        });
+    }
+    run.client().set_profile_picture(&address(CONTACT), PICTURE);
+    // The lookups so far, and the jobs run until there are `count` of them (the automation
+    // queues the job once the batch is stored, after the phone's acknowledgement).
+    let looked_up = || -> Vec<Jid> {
+        run.client()
+            .calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                FakeCall::ProfilePicture { jid } => Some(jid),
+                _ => None,
+            })
+            .collect()
+    };
+    let run_jobs_until = |count: usize| {
+        let app = &app;
+        let looked_up = &looked_up;
+        async move {
+            let mut ran = Vec::new();
+            for _ in 0..200 {
+                ran.extend(app.due_jobs.run().await.expect("the due jobs run"));
+                if looked_up().len() >= count {
+                    return ran;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("{count} lookups never happened: {ran:?}");
+        }
+    };
+
+    // Two new contacts in one batch: Ana has a picture, the other shows none.
+    let other = text_from(&address(OTHER), "3A0000000000000000P2", "Boa tarde", "Caio");
+    run.ingestor
+        .commit(&[from_contact("3A0000000000000000P1", "Olá"), other])
+        .await
+        .expect("committed");
+    let ran = run_jobs_until(2).await;
+    assert_eq!(
+        ran.iter()
+            .filter(|k| k.starts_with("refreshPicture"))
+            .count(),
+        1,
+        "one lookup job for the batch: {ran:?}"
+    );
+    for (number, picture) in [(CONTACT, json!(PICTURE)), (OTHER, Value::Null)] {
+        let (ticket, _) = ticket_of(&app, &token, number).await;
+        let shown = json_of(
+            app.get(&format!("/tickets/{ticket}"), &token).await,
+            StatusCode::OK,
+        )
+        .await;
+        assert_eq!(shown["contact"]["urlPicture"], picture, "{number}: {shown}");
+    }
+
+    // Ana's ticket closed and a new one opened the same day: her picture is not due again.
+    // A new contact's batch after hers (batches are handled in order) shows when hers is done.
+    let (ticket, _) = ticket_of(&app, &token, CONTACT).await;
+    assert_eq!(
+        app.put(
+            &format!("/tickets/{ticket}"),
+            &token,
+            &json!({"status": "closed"})
+        )
+        .await
+        .status(),
+        StatusCode::OK
+    );
+    run.ingestor
+        .commit(&[from_contact("3A0000000000000000P3", "Voltei")])
+        .await
+        .expect("committed");
+    let third = text_from(&address(THIRD), "3A0000000000000000P4", "Oi", "Duda");
+    run.ingestor.commit(&[third]).await.expect("committed");
+    run_jobs_until(3).await;
+    assert_eq!(
+        looked_up(),
+        vec![address(CONTACT), address(OTHER), address(THIRD)],
+        "Ana looked up once within the day"
+    );
 }
 
 /// The duplicate-ticket defect of the peer products, proved absent: a person who writes first

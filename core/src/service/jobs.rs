@@ -66,6 +66,18 @@ pub async fn run(ports: &Ports, job: &Job) -> Result<()> {
         JobPayload::RefreshPicture { ticket_id } => {
             crate::service::inbox::contacts::refresh_picture(ports, job.scope(), *ticket_id).await
         }
+        JobPayload::RefreshPictures {
+            whatsapp_id,
+            contacts,
+        } => {
+            crate::service::inbox::contacts::refresh_pictures(
+                ports,
+                job.scope(),
+                *whatsapp_id,
+                contacts,
+            )
+            .await
+        }
     }
 }
 

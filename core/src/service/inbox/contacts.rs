@@ -527,10 +527,58 @@ pub async fn refresh_picture(
     let Ok(provider) = ports.channels.get(connection.provider) else {
         return Ok(());
     };
-    let found = match provider
-        .profile(scope, connection.id, &ticket.contact.number)
-        .await
-    {
+    keep_picture(
+        ports,
+        scope,
+        provider.as_ref(),
+        &connection,
+        ticket.contact.id,
+        &ticket.contact.number,
+    )
+    .await
+}
+
+/// [`refresh_picture`] for the contacts of a batch's new tickets on one connection (the
+/// `refreshPictures` job): the connection is read once, each contact is looked up by the
+/// number the job carries, one after another.
+#[tracing::instrument(level = "debug", name = "inbox.contacts::refresh_pictures", skip_all, fields(company = scope.company_id().0, connection = whatsapp_id.0, contacts = contacts.len()))]
+pub async fn refresh_pictures(
+    ports: &Ports,
+    scope: TenantScope,
+    whatsapp_id: WhatsappId,
+    contacts: &[crate::jobs::PictureLookup],
+) -> Result<()> {
+    let Some(connection) = ports.connections.get(scope, whatsapp_id).await? else {
+        return Ok(());
+    };
+    let Ok(provider) = ports.channels.get(connection.provider) else {
+        return Ok(());
+    };
+    for contact in contacts {
+        keep_picture(
+            ports,
+            scope,
+            provider.as_ref(),
+            &connection,
+            contact.contact_id,
+            &contact.number,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Looks one contact's picture up on `connection` and keeps what it found (nothing when the
+/// lookup failed).
+async fn keep_picture(
+    ports: &Ports,
+    scope: TenantScope,
+    provider: &dyn crate::inbox::channel::ChannelProvider,
+    connection: &Connection,
+    contact: ContactId,
+    number: &str,
+) -> Result<()> {
+    let found = match provider.profile(scope, connection.id, number).await {
         Ok(found) => found,
         Err(error) => {
             tracing::debug!(%error, "the contact's picture was not looked up");
@@ -544,7 +592,7 @@ pub async fn refresh_picture(
         .filter(|url| !url.is_empty());
     ports
         .contacts
-        .set_picture(scope, ticket.contact.id, url.as_deref(), ports.clock.now())
+        .set_picture(scope, contact, url.as_deref(), ports.clock.now())
         .await?;
     Ok(())
 }

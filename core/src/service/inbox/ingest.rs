@@ -400,26 +400,54 @@ struct Known<'a> {
 }
 
 /// Asks, in one write, for the pictures of the contacts (or groups) whose ticket `stored`
-/// created, when theirs is due: looked up off the messages' path
-/// ([`crate::jobs::JobPayload::RefreshPicture`]). Best effort: the messages are committed.
-async fn look_up_pictures(ports: &Ports, scope: TenantScope, stored: &[Stored]) {
+/// created on `connection`, when theirs is due: looked up off the messages' path, all of them
+/// by one job ([`crate::jobs::JobPayload::RefreshPictures`]). Best effort: the messages are
+/// committed.
+async fn look_up_pictures(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: WhatsappId,
+    stored: &[Stored],
+) {
     let now = ports.clock.now();
-    let jobs: Vec<crate::jobs::NewJob> = stored
-        .iter()
-        .filter_map(|one| match one.outcome {
-            IngestOutcome::Stored {
-                ticket,
-                ticket_created: true,
-                ..
-            } if one.contact.as_deref().is_none_or(|c| c.picture_due(now)) => {
-                Some(crate::jobs::NewJob {
-                    payload: crate::jobs::JobPayload::RefreshPicture { ticket_id: ticket },
-                    run_at: now,
-                })
+    let mut contacts: Vec<crate::jobs::PictureLookup> = Vec::new();
+    let mut by_ticket: Vec<crate::jobs::NewJob> = Vec::new();
+    for one in stored {
+        let IngestOutcome::Stored {
+            ticket,
+            ticket_created: true,
+            ..
+        } = one.outcome
+        else {
+            continue;
+        };
+        match one.contact.as_deref() {
+            Some(contact) if !contact.picture_due(now) => {}
+            Some(contact) => {
+                if !contacts.iter().any(|c| c.contact_id == contact.id) {
+                    contacts.push(crate::jobs::PictureLookup {
+                        contact_id: contact.id,
+                        number: contact.number.clone(),
+                    });
+                }
             }
-            _ => None,
-        })
-        .collect();
+            // The store did not answer the contact: the ticket's job reads it.
+            None => by_ticket.push(crate::jobs::NewJob {
+                payload: crate::jobs::JobPayload::RefreshPicture { ticket_id: ticket },
+                run_at: now,
+            }),
+        }
+    }
+    let mut jobs = by_ticket;
+    if !contacts.is_empty() {
+        jobs.push(crate::jobs::NewJob {
+            payload: crate::jobs::JobPayload::RefreshPictures {
+                whatsapp_id: connection,
+                contacts,
+            },
+            run_at: now,
+        });
+    }
     if jobs.is_empty() {
         return;
     }
@@ -455,7 +483,7 @@ async fn after_stored(
         return Ok(());
     };
     if !pictures_asked {
-        look_up_pictures(ports, scope, std::slice::from_ref(stored)).await;
+        look_up_pictures(ports, scope, connection.id, std::slice::from_ref(stored)).await;
     }
     automation::on_inbound(
         ports,
@@ -497,7 +525,7 @@ async fn automate(
             }
         }
     }
-    look_up_pictures(ports, scope, stored).await;
+    look_up_pictures(ports, scope, connection.id, stored).await;
     // The company-wide values the automation reads, once for the batch, and what it reads of
     // each ticket, for all of them at once (each ticket's automation reads its own again
     // should that fail).
