@@ -411,7 +411,7 @@ async fn look_up_pictures(
 ) {
     let now = ports.clock.now();
     let mut contacts: Vec<crate::jobs::PictureLookup> = Vec::new();
-    let mut by_ticket: Vec<crate::jobs::NewJob> = Vec::new();
+    let mut jobs: Vec<crate::jobs::NewJob> = Vec::new();
     for one in stored {
         let IngestOutcome::Stored {
             ticket,
@@ -432,13 +432,12 @@ async fn look_up_pictures(
                 }
             }
             // The store did not answer the contact: the ticket's job reads it.
-            None => by_ticket.push(crate::jobs::NewJob {
+            None => jobs.push(crate::jobs::NewJob {
                 payload: crate::jobs::JobPayload::RefreshPicture { ticket_id: ticket },
                 run_at: now,
             }),
         }
     }
-    let mut jobs = by_ticket;
     if !contacts.is_empty() {
         jobs.push(crate::jobs::NewJob {
             payload: crate::jobs::JobPayload::RefreshPictures {
