@@ -9,5 +9,8 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     restoreMocks: true,
     testTimeout: 20_000,
+    // Vitest's default is one worker less than the machine's cores: on CI's two cores, one
+    // file at a time while the other core idles. The main process only hands files out.
+    maxWorkers: '100%',
   },
 });

@@ -8,7 +8,9 @@
 //! union, so the tests, the binaries, `cargo xtask run` and the first-run check share one build.
 //! This check compares, with `cargo tree`, the features each binary package resolves alone with
 //! those the workspace's tests resolve, and fails while they differ (a dependency added or
-//! changed without regenerating the hack).
+//! changed without regenerating the hack). Our own crates are compared too: a member with a
+//! feature only tests turn on (test helpers behind `test-support`, say) is two builds of that
+//! member and of every member above it, so test helpers are compiled always instead.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -17,10 +19,11 @@ use anyhow::{Context, Result, bail};
 
 use crate::util::cmd;
 
-/// The packages built or run alone (by `cargo xtask run`, the first-run check, `cargo xtask
-/// bench`, the archive's build); the examples, which hold only the core, are run from the
-/// workspace's build.
+/// The packages built or run alone (by `cargo xtask` itself, `cargo xtask run`, the first-run
+/// check, `cargo xtask bench`, the archive's build); the examples, which hold only the core, are
+/// run from the workspace's build.
 const BUILT_ALONE: &[&[&str]] = &[
+    &["--package", "xtask"],
     &["--package", "chatflow-server"],
     &["--package", "chatflow-cli"],
     &["--package", "xtask-bench"],
@@ -34,8 +37,8 @@ const BUILT_ALONE: &[&[&str]] = &[
     ],
 ];
 
-/// Each third-party crate with its features (`name version [features]`), as `cargo tree`
-/// resolves them for `selection` with the dependency `kinds`.
+/// Each crate with its features (`name version [features]`, a member without its path), as
+/// `cargo tree` resolves them for `selection` with the dependency `kinds`.
 fn resolved(root: &Path, selection: &[&str], kinds: &str) -> Result<BTreeSet<String>> {
     let mut args = vec![
         "tree",
@@ -58,20 +61,27 @@ fn resolved(root: &Path, selection: &[&str], kinds: &str) -> Result<BTreeSet<Str
         );
     }
     let text = String::from_utf8(output.stdout).context("cargo tree printed invalid UTF-8")?;
-    Ok(third_party(&text))
+    Ok(crates(&text))
 }
 
-/// The lines of a `cargo tree` listing that name a registry crate (a workspace member's line
-/// holds its path in parentheses), without the repeat and proc-macro marks.
-fn third_party(listing: &str) -> BTreeSet<String> {
+/// The lines of a `cargo tree` listing without the repeat and proc-macro marks, and without
+/// the path a workspace member's line holds in parentheses.
+fn crates(listing: &str) -> BTreeSet<String> {
     listing
         .lines()
         .map(|line| {
-            line.trim()
+            let line = line
+                .trim()
                 .trim_end_matches(" (*)")
-                .replace(" (proc-macro)", "")
+                .replace(" (proc-macro)", "");
+            match (line.find(" ("), line.rfind(") [")) {
+                (Some(open), Some(close)) if open < close => {
+                    format!("{}{}", &line[..open], &line[close + 1..])
+                }
+                _ => line,
+            }
         })
-        .filter(|line| !line.is_empty() && !line.contains(" ("))
+        .filter(|line| !line.is_empty())
         .collect()
 }
 
@@ -82,6 +92,12 @@ pub fn check(root: &Path) -> Result<()> {
     let mut differing = Vec::new();
     for selection in BUILT_ALONE {
         let alone = resolved(root, selection, "normal,build")?;
+        // A package whose feature the selection turns on is built for it anyway (the archive's
+        // server with the app inside).
+        let featured: Vec<&str> = selection
+            .iter()
+            .filter_map(|arg| arg.split_once('/').map(|(package, _)| package))
+            .collect();
         // Crates only this selection uses (the embedded app's) are built once anyway.
         let names: BTreeSet<&str> = workspace
             .iter()
@@ -92,18 +108,24 @@ pub fn check(root: &Path) -> Result<()> {
                 .iter()
                 .filter(|line| !workspace.contains(*line))
                 .filter(|line| line.split(' ').next().is_some_and(|n| names.contains(n)))
+                .filter(|line| {
+                    line.split(' ')
+                        .next()
+                        .is_some_and(|n| !featured.contains(&n))
+                })
                 .map(|line| format!("{}: {line}", selection.join(" "))),
         );
     }
     if !differing.is_empty() {
         bail!(
             "these crates would be built again with other features than the tests' build:\n  {}\n\
-             run `cargo hakari generate` (cargo install cargo-hakari) and commit workspace-hack/",
+             run `cargo hakari generate` (cargo install cargo-hakari) and commit workspace-hack/; \
+             a member of ours listed here has a feature only some builds turn on",
             differing.join("\n  ")
         );
     }
     println!(
-        "{} selections built alone resolve the tests' features ({} third-party crates)",
+        "{} selections built alone resolve the tests' features ({} crates)",
         BUILT_ALONE.len(),
         workspace.len()
     );
@@ -115,16 +137,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_listing_keeps_registry_crates_with_their_features_once() {
+    fn a_listing_keeps_each_crate_with_its_features_once_and_members_without_paths() {
         let listing = "chatflow-server v0.1.0 (/work/bin-server) [default]\n\
                        serde v1.0.229 [alloc,derive]\n\
                        serde_derive v1.0.229 (proc-macro) []\n\
                        serde v1.0.229 [alloc,derive] (*)\n\
+                       chatflow-store v0.1.0 (/work/adapters/store) [] (*)\n\
                        workspace-hack v0.1.0 (/work/workspace-hack) []\n";
-        let crates: Vec<String> = third_party(listing).into_iter().collect();
+        let crates: Vec<String> = crates(listing).into_iter().collect();
         assert_eq!(
             crates,
-            ["serde v1.0.229 [alloc,derive]", "serde_derive v1.0.229 []"]
+            [
+                "chatflow-server v0.1.0 [default]",
+                "chatflow-store v0.1.0 []",
+                "serde v1.0.229 [alloc,derive]",
+                "serde_derive v1.0.229 []",
+                "workspace-hack v0.1.0 []"
+            ]
         );
     }
 }

@@ -1,5 +1,5 @@
 //! A local fake Graph server (axum on `127.0.0.1:0`) and a signed-webhook driver, for tests
-//! (feature `fake`).
+//! (compiled always: see the crate's `Cargo.toml`).
 //!
 //! The fake **checks what it is sent** the way Graph does and refuses the rest with Graph's
 //! error JSON (`(#100) Invalid parameter` and the like): the bearer token of each route

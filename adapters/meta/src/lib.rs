@@ -17,8 +17,8 @@
 //! - [`window`]: the 24-hour customer-service window and the `HUMAN_AGENT` rule, pure.
 //! - [`provider`]: the core's channel port for the Cloud API over the client, with the
 //!   connection's credentials from the host ([`provider::CloudAccounts`]).
-//! - `fake` (feature `fake`): the fake Graph server that checks what the client sends and
-//!   answers like Graph, and the signed-webhook driver.
+//! - [`fake`]: the fake Graph server that checks what the client sends and answers like Graph,
+//!   and the signed-webhook driver, for tests (compiled always, see `Cargo.toml`).
 //!
 //! # Acks
 //!
@@ -42,7 +42,6 @@ pub mod verify;
 pub mod webhook;
 pub mod window;
 
-#[cfg(feature = "fake")]
 pub mod fake;
 
 pub use graph::{GraphClient, GraphConfig, GraphError};

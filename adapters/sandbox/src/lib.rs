@@ -14,7 +14,10 @@
 //!   the CLI or the HTTP route) connects the session with the number the code was asked for. An
 //!   untyped code expires after [`SandboxConfig::pair_code_ttl`] (TIMEOUT).
 //! - Outbound: [`ChannelProvider::send`] stores the message in the phone's received list with
-//!   ack 1 and reports acks 2 and 3 after [`SandboxConfig::ack_delay`] each.
+//!   ack 1 and reports acks 2 and 3 after [`SandboxConfig::ack_delay`] each, queued with what
+//!   the phones sent by the background round ([`SandboxRepo::report_acks`], one transaction
+//!   for the receipts due by then), so the receipts that pile up while the server is busy
+//!   reach the sink in one batch and are applied in one transaction.
 //! - Inbound: what simulated phones do ([`PhoneAct`]: messages with or without a file, reactions,
 //!   edits and deletions of their own messages, missed calls) is queued durably
 //!   ([`SandboxRepo::push_inbound`]), drained in order by the background task

@@ -70,6 +70,20 @@ struct Inner {
     /// Connections (re)connected whose backlog is not delivered yet: each reports
     /// [`InboundEvent::CaughtUp`] once it is.
     catching_up: Mutex<HashSet<WhatsappId>>,
+    /// Receipts phones produced since the last background round ([`Inner::flush_acks`]).
+    pending_acks: Mutex<Vec<PendingAck>>,
+}
+
+/// One connection's receipts: external ids with their acks.
+type Receipts = Vec<(String, i64)>;
+
+/// A receipt a phone produced (it got or read a message), waiting for the background round to
+/// write it.
+struct PendingAck {
+    scope: TenantScope,
+    connection: WhatsappId,
+    external_id: String,
+    ack: i64,
 }
 
 /// The sandbox provider. Cheap to clone; every clone drives the same sessions.
@@ -106,6 +120,7 @@ impl SandboxProvider {
                 wake: Notify::new(),
                 pruned_at: Mutex::new(None),
                 catching_up: Mutex::new(HashSet::new()),
+                pending_acks: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -258,6 +273,7 @@ impl SandboxProvider {
     /// Runs one round of the background work now: QR renewal and scans, then inbound delivery.
     pub async fn tick(&self) {
         self.inner.tick_pairing().await;
+        self.inner.flush_acks().await;
         self.inner.drain_inbound().await;
     }
 
@@ -275,6 +291,7 @@ async fn run(weak: Weak<Inner>) {
             return;
         };
         inner.tick_pairing().await;
+        inner.flush_acks().await;
         let more = inner.drain_inbound().await;
         inner.prune_inbound().await;
         if more {
@@ -292,6 +309,31 @@ async fn run(weak: Weak<Inner>) {
 }
 
 impl Inner {
+    fn pending_acks(&self) -> std::sync::MutexGuard<'_, Vec<PendingAck>> {
+        self.pending_acks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes the receipts phones produced since the last round, one transaction per
+    /// connection ([`SandboxRepo::report_acks`]), queued for delivery with what the phones
+    /// sent: the receipts that piled up while the server was busy go in together. Receipts are
+    /// at most once (a crash before this round forgets them; the next receipt of the message
+    /// carries the phone's latest state).
+    async fn flush_acks(&self) {
+        let pending = std::mem::take(&mut *self.pending_acks());
+        let mut groups: Vec<(TenantScope, WhatsappId, Receipts)> = Vec::new();
+        for one in pending {
+            match groups.iter_mut().find(|(_, c, _)| *c == one.connection) {
+                Some((_, _, acks)) => acks.push((one.external_id, one.ack)),
+                None => groups.push((one.scope, one.connection, vec![(one.external_id, one.ack)])),
+            }
+        }
+        for (scope, connection, acks) in groups {
+            if let Err(e) = self.repo.report_acks(scope, connection, &acks).await {
+                tracing::debug!(connection = connection.0, acks = acks.len(), error = %e, "sandbox receipts not queued");
+            }
+        }
+    }
+
     fn sink(&self) -> Result<Arc<dyn InboundSink>> {
         self.sink
             .read()
@@ -761,23 +803,14 @@ impl ChannelProvider for SandboxProvider {
                 let Some(inner) = weak.upgrade() else {
                     return;
                 };
-                let step = async {
-                    inner.repo.set_ack(scope, connection, &id, ack).await?;
-                    inner
-                        .sink()?
-                        .deliver(
-                            scope,
-                            connection,
-                            InboundEvent::Ack {
-                                external_id: id.clone(),
-                                ack,
-                            },
-                        )
-                        .await
-                };
-                if let Err(e) = step.await {
-                    tracing::debug!(external_id = %id, ack, error = %e, "sandbox ack not delivered");
-                }
+                // Written by the background round with the other receipts due by then.
+                inner.pending_acks().push(PendingAck {
+                    scope,
+                    connection,
+                    external_id: id.clone(),
+                    ack,
+                });
+                inner.wake.notify_one();
             }
         });
         Ok(external_id)

@@ -307,6 +307,38 @@ impl SandboxRepo for Memory {
         let row = rows.iter_mut().find(|r| r.external_id == external_id);
         Ok(row.map(|r| r.ack = r.ack.max(ack)).is_some())
     }
+    async fn report_acks(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        acks: &[(String, i64)],
+    ) -> Result<usize> {
+        let mut queued = 0;
+        for (external_id, ack) in acks {
+            let raised = {
+                let mut rows = self.received.lock().expect("lock");
+                match rows
+                    .iter_mut()
+                    .find(|r| &r.external_id == external_id && r.ack < *ack)
+                {
+                    Some(row) => {
+                        row.ack = *ack;
+                        true
+                    }
+                    None => false,
+                }
+            };
+            if raised {
+                let event = InboundEvent::Ack {
+                    external_id: external_id.clone(),
+                    ack: *ack,
+                };
+                self.push_inbound(scope, connection, &event).await?;
+                queued += 1;
+            }
+        }
+        Ok(queued)
+    }
     async fn change_received(
         &self,
         _: TenantScope,

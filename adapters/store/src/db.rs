@@ -16,9 +16,9 @@ use sqlx::sqlite::{
 use crate::error::{Error, Result};
 
 /// The SQLite migrations, embedded at build time.
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
+pub(crate) static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
 /// The PostgreSQL migrations, embedded at build time.
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
+pub(crate) static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
 
 /// Keeps a SQLite database readable by its owner only: creates `file` with mode 0600 when
 /// `create` and it is missing (SQLite then creates `-wal` and `-shm` with the same mode), and

@@ -39,7 +39,6 @@ pub mod bulk;
 mod db;
 mod error;
 mod repo;
-#[cfg(feature = "test-support")]
 pub mod testing;
 
 pub use db::{Backend, DbPool, Stamps, Store};

@@ -1,5 +1,5 @@
-//! A fake SMTP server for tests (feature `test-support`): it speaks just enough SMTP for a
-//! client such as lettre and records every mail it accepts.
+//! A fake SMTP server for tests (compiled always, see the crate notes): it speaks just enough
+//! SMTP for a client such as lettre and records every mail it accepts.
 //!
 //! The conversation: `220` greeting; `EHLO` (answered with `AUTH PLAIN`, no STARTTLS) or `HELO`
 //! `250`; `AUTH PLAIN` `235`; `MAIL FROM` `250`; `RCPT TO` `250` (or `550` with

@@ -12,10 +12,13 @@
 //! - [`SealedSecrets`]: secrets kept in the database sealed with XChaCha20-Poly1305 under a key
 //!   kept outside it ([`chatflow_core::ports::SecretCipher`]).
 //! - [`spreadsheet`]: contact spreadsheets read (xls, xlsx, csv, txt) and written (xlsx).
-//! - `fake_smtp` (feature `test-support`): a fake SMTP server that records what it receives,
-//!   for tests of any crate.
-//! - `test_engines` (feature `test-support`): whether a test that wants PostgreSQL runs, is
-//!   skipped or fails, and the log of which engine each test ran on, for every suite.
+//! - [`fake_smtp`]: a fake SMTP server that records what it receives, for tests of any crate.
+//! - [`test_engines`]: whether a test that wants PostgreSQL runs, is skipped or fails, and the
+//!   log of which engine each test ran on, for every suite.
+//!
+//! The last two serve tests only and are compiled always: behind a feature, the tests' build
+//! and the binaries' build would be two builds of this crate and of every crate above it (the
+//! binaries never call them, so they add nothing to them).
 //!
 //! Hosts build these once and hand them to the core's use cases as trait objects.
 
@@ -27,9 +30,7 @@ mod media;
 pub mod secrets;
 pub mod spreadsheet;
 
-#[cfg(any(test, feature = "test-support"))]
 pub mod fake_smtp;
-#[cfg(feature = "test-support")]
 pub use chatflow_test_engines as test_engines;
 
 pub use clock::{ManualClock, SystemClock};

@@ -1,5 +1,5 @@
 //! Which database engine a test runs on, for the test suites of every crate (through
-//! `chatflow_system::test_engines`, feature `test-support`) and for `cargo xtask test`: one place decides whether a PostgreSQL test runs, is skipped or fails, and every test
+//! `chatflow_system::test_engines`) and for `cargo xtask test`: one place decides whether a PostgreSQL test runs, is skipped or fails, and every test
 //! that runs on an engine says so in a log that `cargo xtask test` counts.
 //!
 //! - [`postgres_or_skip`]: for a test that wants PostgreSQL. It answers the server's URL (from

@@ -1,6 +1,6 @@
 //! The live session of one connection behind our own traits, so the supervisor, the provider
 //! and their tests run the same code on the library's client ([`crate::real`]) and on a
-//! scripted fake (`crate::fake`, feature `fake`).
+//! scripted fake (`crate::fake`, compiled always so tests and binaries share one build).
 //!
 //! - [`WaClientFactory`] builds a **fresh** session for each run of a connection (the library's
 //!   client is never reused after it stopped).

@@ -1,5 +1,6 @@
-//! A scripted stand-in for the library's live session (feature `fake`), so the supervisor, the
-//! provider, the outbound path and the browser tests run without a phone or a network.
+//! A scripted stand-in for the library's live session, so the supervisor, the provider, the
+//! outbound path and the browser tests run without a phone or a network (compiled always, so
+//! the tests' build and the binaries' build are one).
 //!
 //! - [`FakeWaClientFactory`] implements [`WaClientFactory`]: each `start` makes a
 //!   [`FakeSession`] and hands the test a [`FakeSessionHandle`] (see

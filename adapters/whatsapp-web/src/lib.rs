@@ -24,7 +24,6 @@
 
 pub mod client;
 pub mod directory;
-#[cfg(feature = "fake")]
 pub mod fake;
 pub mod inbound;
 pub mod outbound;

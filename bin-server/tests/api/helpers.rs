@@ -159,7 +159,11 @@ where
     let database_url = match backend {
         Backend::Sqlite => {
             test_engines::record_sqlite();
-            format!("sqlite://{}", dir.path().join("chatflow.db").display())
+            // Migrated already (a copy of the template): the server's start finds nothing to
+            // apply. The migrations run from nothing in the store's and the process tests.
+            let file = dir.path().join("chatflow.db");
+            chatflow_store::testing::migrated_sqlite_copy(&file, template_stamps()).await;
+            format!("sqlite://{}", file.display())
         }
         Backend::Postgres => {
             let Some(server) = test_engines::postgres_or_skip() else {
@@ -277,7 +281,16 @@ struct PgTestDb {
     url: String,
 }
 
+/// The stamps the migration templates are made with (their migrations stamp nothing).
+fn template_stamps() -> chatflow_store::Stamps {
+    chatflow_store::Stamps::new(
+        Arc::new(chatflow_system::SystemClock),
+        Arc::new(chatflow_system::RandomIds),
+    )
+}
+
 impl PgTestDb {
+    /// A database migrated already (a copy of the server's template).
     async fn create(server: &str) -> Self {
         let admin = PgPoolOptions::new()
             .max_connections(1)
@@ -285,11 +298,16 @@ impl PgTestDb {
             .await
             .expect("PostgreSQL answers");
         let name = format!("chatflow_api_{}", uuid::Uuid::new_v4().simple());
-        // The name is made of hex digits only.
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&admin)
-            .await
-            .expect("test database created");
+        {
+            let mut conn = admin.acquire().await.expect("PostgreSQL answers");
+            chatflow_store::testing::create_postgres_database(
+                &mut conn,
+                server,
+                &name,
+                Some(template_stamps()),
+            )
+            .await;
+        }
         admin.close().await;
         let url = with_database(server, &name);
         Self {

@@ -491,6 +491,15 @@ pub trait MessageRepo: Send + Sync {
         external_id: &str,
         ack: i64,
     ) -> Result<Option<Message>>;
+    /// Applies receipts of one connection in one transaction, in order (acks only move
+    /// forward; unknown external ids are skipped); answers how many messages moved, each
+    /// announced once with its latest ack.
+    async fn apply_acks(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        acks: &[(String, i64)],
+    ) -> Result<usize>;
     async fn apply_edit(
         &self,
         scope: TenantScope,

@@ -230,6 +230,16 @@ pub trait SandboxRepo: Send + Sync {
         external_id: &str,
         ack: i64,
     ) -> Result<bool>;
+    /// Raises the acks of received messages and, in the same transaction, queues each receipt
+    /// that raised one as the connection's next inbound event (delivered in order with what
+    /// phones sent, so receipts in a row are applied together); unknown messages and acks
+    /// already that high queue nothing. Answers how many receipts were queued.
+    async fn report_acks(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        acks: &[(String, i64)],
+    ) -> Result<usize>;
     /// Applies a change to a received message; `false` when unknown.
     async fn change_received(
         &self,

@@ -19,7 +19,7 @@ const SCHEMATHESIS_VERSION: &str = "4.32.5";
 /// Cases generated per operation and phase.
 const MAX_EXAMPLES: &str = "20";
 /// The whole run's time budget, in seconds.
-const MAX_SECONDS: &str = "150";
+const MAX_SECONDS: &str = "75";
 /// A fixed seed, so a failure can be replayed.
 const SEED: &str = "13";
 

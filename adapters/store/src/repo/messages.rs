@@ -890,6 +890,69 @@ impl MessageRepo for Store {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "MessageRepo::apply_acks", skip_all, fields(company = scope.company_id().0, connection = connection.0, acks = acks.len()))]
+    async fn apply_acks(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        acks: &[(String, i64)],
+    ) -> Result<usize> {
+        if acks.is_empty() {
+            return Ok(0);
+        }
+        let company = scope.company_id().0;
+        let at = self.now();
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                // Each receipt in order (a later one for the same message moves it further);
+                // then one render of the messages that moved and of their tickets.
+                let mut moved: Vec<i64> = Vec::with_capacity(acks.len());
+                for (external_id, ack) in acks {
+                    let id: Option<i64> = sqlx::query_scalar(
+                        "UPDATE messages SET ack = $4, delivery_issue = CASE WHEN $4 >= 2 \
+                         THEN NULL ELSE delivery_issue END, updated_at = $5 \
+                         WHERE company_id = $1 AND whatsapp_id = $2 AND external_id = $3 \
+                         AND ack < $4 RETURNING id",
+                    )
+                    .bind(company)
+                    .bind(connection.0)
+                    .bind(external_id)
+                    .bind(*ack)
+                    .bind(at)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                    if let Some(id) = id
+                        && !moved.contains(&id)
+                    {
+                        moved.push(id);
+                    }
+                }
+                moved.sort_unstable();
+                let messages = crate::load_messages!(&mut *tx, scope, &moved)?;
+                let mut ticket_ids: Vec<i64> = messages.iter().map(|m| m.ticket_id.0).collect();
+                ticket_ids.sort_unstable();
+                ticket_ids.dedup();
+                let tickets = crate::load_tickets!(&mut *tx, scope, &ticket_ids)?;
+                let mut events = Vec::with_capacity(messages.len());
+                for message in messages {
+                    let ticket = tickets
+                        .iter()
+                        .find(|t| t.id == message.ticket_id)
+                        .ok_or_else(|| Error::internal("message without ticket"))?;
+                    events.push(Event::AppMessage {
+                        action: MessageAction::Update,
+                        message: Box::new(message),
+                        ticket: Box::new(ticket.clone()),
+                    });
+                }
+                crate::append_events!(&mut *tx, scope, at, &events)?;
+                Ok(events.len())
+            }
+            .await
+        })
+    }
+
     #[tracing::instrument(level = "debug", name = "MessageRepo::apply_edit", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn apply_edit(
         &self,

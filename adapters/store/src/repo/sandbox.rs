@@ -589,6 +589,69 @@ impl SandboxRepo for Store {
         Ok(done > 0)
     }
 
+    #[tracing::instrument(level = "debug", name = "SandboxRepo::report_acks", skip_all, fields(company = scope.company_id().0, connection = connection.0, acks = acks.len()))]
+    async fn report_acks(
+        &self,
+        scope: TenantScope,
+        connection: WhatsappId,
+        acks: &[(String, i64)],
+    ) -> Result<usize> {
+        if acks.is_empty() {
+            return Ok(0);
+        }
+        let mut events = Vec::with_capacity(acks.len());
+        for (external_id, ack) in acks {
+            let event = InboundEvent::Ack {
+                external_id: external_id.clone(),
+                ack: *ack,
+            };
+            events
+                .push(serde_json::to_string(&event).map_err(|e| {
+                    Error::internal(format!("cannot serialise sandbox event: {e}"))
+                })?);
+        }
+        let at = self.now();
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let mut queued = 0;
+                for ((external_id, ack), payload) in acks.iter().zip(&events) {
+                    let raised = sqlx::query(
+                        "UPDATE sandbox_outbound SET ack = $4, updated_at = $5 \
+                         WHERE company_id = $1 AND whatsapp_id = $2 AND external_id = $3 \
+                         AND ack < $4",
+                    )
+                    .bind(scope.company_id().0)
+                    .bind(connection.0)
+                    .bind(external_id)
+                    .bind(*ack)
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?
+                    .rows_affected();
+                    if raised == 0 {
+                        continue;
+                    }
+                    sqlx::query(
+                        "INSERT INTO sandbox_inbound (company_id, whatsapp_id, event, created_at, \
+                         chat, chat_name, is_group, external_id, lost) \
+                         VALUES ($1, $2, $3, $4, '', '', FALSE, NULL, FALSE)",
+                    )
+                    .bind(scope.company_id().0)
+                    .bind(connection.0)
+                    .bind(payload)
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                    queued += 1;
+                }
+                Ok(queued)
+            }
+            .await
+        })
+    }
+
     #[tracing::instrument(level = "debug", name = "SandboxRepo::change_received", skip_all, fields(company = scope.company_id().0, connection = connection.0))]
     async fn change_received(
         &self,

@@ -567,7 +567,7 @@ fn text(external_id: &str, body: &str) -> InboundEvent {
 }
 
 async fn sandbox_pairing_inbound_and_outbound(store: Store) {
-    let (a, _) = two_companies(&store).await;
+    let (a, b) = two_companies(&store).await;
     let c = ConnectionRepo::create(&store, a, &input("Sandbox"), "t", &[])
         .await
         .expect("created");
@@ -705,6 +705,40 @@ async fn sandbox_pairing_inbound_and_outbound(store: Store) {
         .await
         .expect("to");
     assert!(to[0].deleted);
+
+    // Receipts the phones report: queued after what the phones sent, only those that raised
+    // an ack, and none on another company's connection.
+    let before = SandboxRepo::undelivered(&store, 10)
+        .await
+        .expect("pending")
+        .len();
+    let acks: Vec<(String, i64)> = [("x1", 3), ("x2", 2), ("x2", 3), ("x2", 2), ("nope", 2)]
+        .iter()
+        .map(|(id, ack)| ((*id).to_owned(), *ack))
+        .collect();
+    assert_eq!(
+        SandboxRepo::report_acks(&store, b, c.id, &acks)
+            .await
+            .expect("other company"),
+        0
+    );
+    assert_eq!(
+        SandboxRepo::report_acks(&store, a, c.id, &acks)
+            .await
+            .expect("acks"),
+        2
+    );
+    let receipts: Vec<(String, i64)> = SandboxRepo::undelivered(&store, 10)
+        .await
+        .expect("pending")
+        .into_iter()
+        .skip(before)
+        .filter_map(|row| match row.event {
+            InboundEvent::Ack { external_id, ack } => Some((external_id, ack)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(receipts, vec![("x2".to_owned(), 2), ("x2".to_owned(), 3)]);
 }
 
 async fn sandbox_pairing_by_pair_code(store: Store) {

@@ -772,6 +772,77 @@ async fn preview_follows_the_last_message(store: Store) {
     assert_eq!(t.last_message_id, Some(next));
 }
 
+/// Receipts in a row: applied in one transaction, in order, acks only forward, each message
+/// that moved announced once with its last ack; another company's connection moves nothing.
+async fn receipts_in_a_row_apply_together(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let IngestOutcome::Stored { ticket, .. } =
+        ingest(&store, a, &c, &inbound("r1", "5511940000002", "oi")).await
+    else {
+        panic!("stored")
+    };
+    let mut sent = Vec::new();
+    for (n, external) in ["out-1", "out-2", "out-3"].iter().enumerate() {
+        let message = MessageRepo::create(&store, a, &NewMessage::text(ticket, format!("m{n}")))
+            .await
+            .expect("create");
+        MessageRepo::set_sent(&store, a, message.id, external)
+            .await
+            .expect("sent");
+        sent.push(message.id);
+    }
+    MessageRepo::apply_ack(&store, a, c.id, "out-3", 3)
+        .await
+        .expect("ack");
+    let head = EventLog::heads(&store).await.expect("heads");
+    let acks: Vec<(String, i64)> = [
+        ("out-1", 2),
+        ("out-2", 2),
+        ("out-1", 3),
+        ("out-3", 2),
+        ("unknown", 2),
+    ]
+    .iter()
+    .map(|(id, ack)| ((*id).to_owned(), *ack))
+    .collect();
+    let moved = MessageRepo::apply_acks(&store, b, c.id, &acks)
+        .await
+        .expect("other company");
+    assert_eq!(moved, 0, "another company's connection moves nothing");
+    let moved = MessageRepo::apply_acks(&store, a, c.id, &acks)
+        .await
+        .expect("acks");
+    assert_eq!(
+        moved, 2,
+        "out-1 and out-2 moved; out-3 was ahead, unknown is skipped"
+    );
+    let acked: Vec<i64> = {
+        let mut v = Vec::new();
+        for id in &sent {
+            v.push(
+                MessageRepo::get(&store, a, *id)
+                    .await
+                    .expect("get")
+                    .expect("exists")
+                    .ack,
+            );
+        }
+        v
+    };
+    assert_eq!(acked, vec![3, 2, 3]);
+    let events: Vec<(MessageId, i64)> = EventLog::read(&store, a, head_of(&head, a), 100)
+        .await
+        .expect("read")
+        .into_iter()
+        .filter_map(|e| match e.event {
+            Event::AppMessage { message, .. } => Some((message.id, message.ack)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(events, vec![(sent[0], 3), (sent[1], 2)]);
+}
+
 store_tests!(
     preview_follows_the_last_message,
     duplicate_delivery_stores_once,
@@ -785,6 +856,7 @@ store_tests!(
     a_batch_commits_its_messages_together_in_order,
     a_failing_message_stops_its_batch_after_committing_those_before,
     a_batch_of_many_chats_is_decided_and_written_in_one_pass,
+    receipts_in_a_row_apply_together,
 );
 
 /// Kinds of outcome, for comparing a batch's answer.

@@ -579,7 +579,9 @@ pub struct BatchOutcome {
 /// [`deliver_or_set_aside`] for a provider's queued events of one connection, in order, with
 /// group commit: each run of consecutive messages is ingested in one transaction
 /// ([`crate::inbox::ports::MessageRepo::ingest_batch`]), then the automation runs for each
-/// stored message in order; other events go one at a time. Stops at the first event that
+/// stored message in order; each run of consecutive receipts is applied in one transaction
+/// ([`crate::inbox::ports::MessageRepo::apply_acks`]; should that fail, one at a time); other
+/// events go one at a time. Stops at the first event that
 /// fails and is not set aside, so the order per connection is kept.
 #[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_batch", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver_batch(
@@ -608,6 +610,36 @@ pub async fn deliver_batch(
             })
             .collect();
         if run.is_empty() {
+            // Receipts in a row: one transaction for all of them.
+            let acks: Vec<(String, i64)> = events[next..]
+                .iter()
+                .map_while(|queued| match &queued.event {
+                    InboundEvent::Ack { external_id, ack }
+                        if check_event(&queued.event).is_ok() =>
+                    {
+                        Some((external_id.clone(), *ack))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if acks.len() > 1 {
+                match ports.messages.apply_acks(scope, connection_id, &acks).await {
+                    Ok(_) => {
+                        out.handled.extend(acks.iter().map(|_| {
+                            Handled::Delivered(Delivery {
+                                outcome: None,
+                                automation: Ok(()),
+                            })
+                        }));
+                        next += acks.len();
+                        continue;
+                    }
+                    // One at a time below, each with its own attempts.
+                    Err(error) => {
+                        tracing::debug!(%error, acks = acks.len(), "receipts applied one at a time");
+                    }
+                }
+            }
             // Not a message, or a message that fails its checks: one at a time.
             let Queued { event, attempts } = events[next].clone();
             match deliver_or_set_aside(ports, scope, connection_id, event, attempts).await {
