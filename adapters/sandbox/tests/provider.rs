@@ -726,17 +726,22 @@ async fn sending_needs_a_session_and_acks_climb() {
     provider.scan(scope(), CONNECTION).await.expect("scanned");
     let id = provider.send(scope(), &message).await.expect("sent");
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let acks: Vec<i64> = sink
-        .events
-        .lock()
-        .expect("lock")
-        .iter()
-        .filter_map(|e| match e {
-            InboundEvent::Ack { external_id, ack } if *external_id == id => Some(*ack),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(acks, vec![2, 3]);
+    // Both receipts wait for the background round, which queues and delivers them.
+    let receipts = |sink: &Recorder| -> Vec<i64> {
+        sink.events
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter_map(|e| match e {
+                InboundEvent::Ack { external_id, ack } if *external_id == id => Some(*ack),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(receipts(&sink).is_empty());
+    *memory.connected.lock().expect("lock") = true;
+    provider.tick().await;
+    assert_eq!(receipts(&sink), vec![2, 3]);
     assert_eq!(memory.received.lock().expect("lock")[0].ack, 3);
 
     provider
