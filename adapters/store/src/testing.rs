@@ -153,9 +153,8 @@ async fn postgres_template(admin: &mut PgConnection, server_url: &str, stamps: S
             .await;
             match renamed {
                 Ok(_) => break,
-                Err(e) if attempts < 50 => {
+                Err(_) if attempts < 50 => {
                     attempts += 1;
-                    let _ = e;
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 Err(e) => panic!("the template was not published: {e}"),

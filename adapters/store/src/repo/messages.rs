@@ -27,6 +27,11 @@ use crate::Store;
 use crate::error::db_error;
 use crate::repo::to_wire;
 
+/// What a receipt (ack `$4`) sets on its message: the ack, and a receipt from the phone clears a
+/// delivery flag.
+const ACK_SET: &str =
+    "ack = $4, delivery_issue = CASE WHEN $4 >= 2 THEN NULL ELSE delivery_issue END";
+
 /// The select list and joins of [`MessageRow`].
 pub(crate) const MESSAGE_SELECT: &str = "m.id, m.ticket_id, m.contact_id, m.whatsapp_id, \
      m.external_id, m.body, m.from_me, m.read, m.is_private, m.is_deleted, m.is_edited, \
@@ -883,8 +888,7 @@ impl MessageRepo for Store {
             scope,
             connection,
             external_id,
-            // A receipt from a phone clears a delivery flag.
-            "ack = $4, delivery_issue = CASE WHEN $4 >= 2 THEN NULL ELSE delivery_issue END",
+            ACK_SET,
             InboundChange::Ack(ack),
         )
         .await
@@ -908,12 +912,10 @@ impl MessageRepo for Store {
                 // then one render of the messages that moved and of their tickets.
                 let mut moved: Vec<i64> = Vec::with_capacity(acks.len());
                 for (external_id, ack) in acks {
-                    let id: Option<i64> = sqlx::query_scalar(
-                        "UPDATE messages SET ack = $4, delivery_issue = CASE WHEN $4 >= 2 \
-                         THEN NULL ELSE delivery_issue END, updated_at = $5 \
-                         WHERE company_id = $1 AND whatsapp_id = $2 AND external_id = $3 \
-                         AND ack < $4 RETURNING id",
-                    )
+                    let id: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                        "UPDATE messages SET {ACK_SET}, updated_at = $5 WHERE company_id = $1 \
+                         AND whatsapp_id = $2 AND external_id = $3 AND ack < $4 RETURNING id"
+                    )))
                     .bind(company)
                     .bind(connection.0)
                     .bind(external_id)

@@ -127,6 +127,12 @@ fn inbound_keys(event: &InboundEvent) -> (String, String, bool, Option<String>) 
     }
 }
 
+/// An inbound event as the queue stores it (JSON).
+fn stored_event(event: &InboundEvent) -> Result<String> {
+    serde_json::to_string(event)
+        .map_err(|e| Error::internal(format!("cannot serialise sandbox event: {e}")))
+}
+
 impl Store {
     /// Queues what a phone sent, or keeps it as lost (never delivered).
     async fn insert_inbound(
@@ -136,8 +142,7 @@ impl Store {
         event: &InboundEvent,
         lost: bool,
     ) -> Result<Option<i64>> {
-        let payload = serde_json::to_string(event)
-            .map_err(|e| Error::internal(format!("cannot serialise sandbox event: {e}")))?;
+        let payload = stored_event(event)?;
         let (chat, chat_name, is_group, external_id) = inbound_keys(event);
         crate::on_pool!(self.pool(), |p| {
             sqlx::query_scalar::<_, i64>(
@@ -599,17 +604,15 @@ impl SandboxRepo for Store {
         if acks.is_empty() {
             return Ok(0);
         }
-        let mut events = Vec::with_capacity(acks.len());
-        for (external_id, ack) in acks {
-            let event = InboundEvent::Ack {
-                external_id: external_id.clone(),
-                ack: *ack,
-            };
-            events
-                .push(serde_json::to_string(&event).map_err(|e| {
-                    Error::internal(format!("cannot serialise sandbox event: {e}"))
-                })?);
-        }
+        let events = acks
+            .iter()
+            .map(|(external_id, ack)| {
+                stored_event(&InboundEvent::Ack {
+                    external_id: external_id.clone(),
+                    ack: *ack,
+                })
+            })
+            .collect::<Result<Vec<String>>>()?;
         let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
