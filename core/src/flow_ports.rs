@@ -129,6 +129,9 @@ pub struct NewFlowRun {
     pub status: String,
     /// The run's timer to store with it (its first step may end waiting for an interval).
     pub timer: Option<RunTimer>,
+    /// The ticket's bot memory as the step leaves it, written in the same transaction
+    /// ([`crate::inbox::ports::TicketRepo::set_bot_memory`]'s write); `None` leaves it.
+    pub memory: Option<crate::inbox::ports::BotMemory>,
 }
 
 /// A flow run's interval: stored as a [`crate::jobs::JobPayload::FlowTimer`] job for the run, in
@@ -153,6 +156,9 @@ pub struct RunUpdate<'a> {
     pub status: &'a str,
     /// The run's next timer, if the step ended waiting for one.
     pub timer: Option<RunTimer>,
+    /// The ticket's bot memory as the step leaves it, written in the same transaction when the
+    /// run is saved; `None` leaves it.
+    pub memory: Option<&'a crate::inbox::ports::BotMemory>,
 }
 
 /// What [`FlowRepo::runs_of_tickets`] found: the runs that have not ended, and every ticket

@@ -28,11 +28,32 @@ fn workspace_of(dir: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// A command with arguments.
+/// A command with arguments. A `cargo` command runs without the variables `cargo run` gave
+/// this process (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`…): some crates' build scripts read one of
+/// them (ring reads `CARGO_MANIFEST_DIR`), so a nested cargo that inherits them sees another
+/// environment than a cargo typed in a shell and rebuilds those crates and everything above them,
+/// back and forth, on every run.
 pub fn cmd(program: &str, args: &[&str]) -> Command {
     let mut command = Command::new(program);
     command.args(args);
+    if program == "cargo" {
+        for (name, _) in std::env::vars_os() {
+            if name.to_str().is_some_and(set_by_cargo_run) {
+                command.env_remove(name);
+            }
+        }
+    }
     command
+}
+
+/// Whether `name` is one of the variables `cargo run` sets for the program it runs.
+fn set_by_cargo_run(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || name.starts_with("CARGO_MANIFEST_")
+        || matches!(
+            name,
+            "CARGO_CRATE_NAME" | "CARGO_BIN_NAME" | "CARGO_PRIMARY_PACKAGE"
+        )
 }
 
 /// The value of an environment variable, or a default.
@@ -426,4 +447,22 @@ pub fn sync_dir(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod cargo_env_tests {
+    use super::cmd;
+
+    /// Cargo sets `CARGO_MANIFEST_DIR` for the tests it runs, as it does for `cargo run`.
+    #[test]
+    fn nested_cargo_does_not_inherit_what_cargo_run_set() {
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+        let removed = |program: &str| {
+            cmd(program, &[])
+                .get_envs()
+                .any(|(name, value)| name == "CARGO_MANIFEST_DIR" && value.is_none())
+        };
+        assert!(removed("cargo"));
+        assert!(!removed("npm"));
+    }
 }

@@ -476,6 +476,7 @@ async fn stats_count_runs_of_the_live_version(app: TestApp) {
                         current_node: Some(node.to_owned()),
                         status: status.to_owned(),
                         timer: None,
+                        memory: None,
                     },
                 )
                 .await

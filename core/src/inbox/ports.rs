@@ -420,6 +420,21 @@ pub trait MessageRepo: Send + Sync {
     /// Stores an outbound message or note; updates the ticket's last message and appends the
     /// `appMessage create` and ticket `update` events.
     async fn create(&self, scope: TenantScope, message: &NewMessage) -> Result<Message>;
+    /// Stores several outbound messages in one transaction, in order, as
+    /// [`MessageRepo::create`] stores each: an `appMessage create` event per message and one
+    /// ticket `update` per ticket. All or nothing.
+    async fn create_many(
+        &self,
+        scope: TenantScope,
+        messages: &[NewMessage],
+    ) -> Result<Vec<Message>>;
+    /// Records the channel's ids of several sent messages in one transaction, as
+    /// [`MessageRepo::set_sent`] does each; answers the messages it changed.
+    async fn set_sent_many(
+        &self,
+        scope: TenantScope,
+        sent: &[(MessageId, String)],
+    ) -> Result<Vec<Message>>;
     /// Records the channel's id once sent (and ack 1).
     async fn set_sent(
         &self,

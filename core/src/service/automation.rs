@@ -32,7 +32,7 @@ use crate::routing::{
 };
 use crate::service::Ports;
 use crate::service::handoff::{self, HandoffKind};
-use crate::service::inbox::messages::{BotMedia, send_bot_media, send_bot_text};
+use crate::service::inbox::messages::{BotMedia, send_bot_media, send_bot_texts};
 use crate::service::inbox::tickets::render;
 use crate::settings::{SettingsView, to_map};
 use crate::ticket::{TicketState, TicketStatus};
@@ -256,14 +256,14 @@ pub async fn on_inbound(
     match trigger(&facts) {
         Trigger::Nothing => Ok(()),
         Trigger::StartFlow { flow_id, .. } => {
-            start_flow(ports, scope, &ticket, contact.as_ref(), flow_id).await
+            start_flow(ports, scope, &ticket, contact.as_ref(), flow_id, &memory).await
         }
         Trigger::ContinueFlow => match active {
             Some(run) => {
                 let input = Input::Message {
                     text: inbound.text.to_owned(),
                 };
-                step_run(ports, scope, &ticket, run, input).await
+                step_run(ports, scope, &ticket, run, input, Some(&memory)).await
             }
             None => Ok(()),
         },
@@ -315,6 +315,7 @@ pub async fn on_flow_timer(
         &ticket,
         run,
         Input::TimerFired { timer: Some(timer) },
+        None,
     )
     .await
 }
@@ -372,13 +373,15 @@ pub async fn on_routing_timer(
 // Flows
 
 /// Starts the live version of `flow_id` on the ticket (an inactive or never published flow does
-/// not run).
+/// not run). `memory` is the ticket's bot memory as read before; the run is stored with the
+/// memory its first step leaves, in one write.
 async fn start_flow(
     ports: &Ports,
     scope: TenantScope,
     ticket: &Ticket,
     contact: Option<&Contact>,
     flow_id: FlowId,
+    memory: &BotMemory,
 ) -> Result<()> {
     let Some(record) = ports.flows.get(scope, flow_id).await? else {
         return Ok(());
@@ -393,6 +396,7 @@ async fn start_flow(
     let seed = run_seed(ticket.uuid, now.timestamp_millis().unsigned_abs());
     let step = flow::start(&graph, seed, contact_vars(ticket, contact));
     let state = state_json(&step.state)?;
+    let after = flow_memory(memory, &step);
     ports
         .flows
         .insert_run(
@@ -405,21 +409,34 @@ async fn start_flow(
                 current_node: step.state.node.clone(),
                 status: run_status(&step.state).to_owned(),
                 timer: run_timer(&step, now),
+                memory: (after != *memory).then(|| after.clone()),
             },
         )
         .await?;
-    apply_flow(ports, scope, ticket, (flow_id, version), &step, true).await
+    apply_flow(ports, scope, ticket, (flow_id, version), &step, after, true).await
 }
 
 /// Feeds `input` to a stored run, retrying on a lost revision race, then applies the effects.
+/// `memory` is the ticket's bot memory when the caller read it (read here otherwise); the run
+/// is saved with the memory its step leaves, in one write.
 async fn step_run(
     ports: &Ports,
     scope: TenantScope,
     ticket: &Ticket,
     mut run: FlowRun,
     input: Input,
+    memory: Option<&BotMemory>,
 ) -> Result<()> {
     let person_took_it = ticket.status != TicketStatus::Pending || ticket.user_id.is_some();
+    let memory = match memory {
+        Some(memory) => memory.clone(),
+        None if person_took_it => BotMemory::default(),
+        None => ports
+            .tickets
+            .bot_memory(scope, ticket.id)
+            .await?
+            .unwrap_or_default(),
+    };
     for _ in 0..STEP_ATTEMPTS {
         let state: RunState = serde_json::from_str(&run.state)
             .map_err(|e| Error::internal(format!("flow run {} state: {e}", run.id)))?;
@@ -439,6 +456,7 @@ async fn step_run(
                         current_node: ended.node.as_deref(),
                         status: "ended",
                         timer: None,
+                        memory: None,
                     },
                 )
                 .await?;
@@ -454,6 +472,7 @@ async fn step_run(
                 return Ok(());
             };
             let step = flow::step(&graph, state, input.clone());
+            let after = flow_memory(&memory, &step);
             let saved = ports
                 .flows
                 .save_run(
@@ -465,6 +484,7 @@ async fn step_run(
                         current_node: step.state.node.as_deref(),
                         status: run_status(&step.state),
                         timer: run_timer(&step, ports.clock.now()),
+                        memory: (after != memory).then_some(&after),
                     },
                 )
                 .await?;
@@ -476,6 +496,7 @@ async fn step_run(
                     ticket,
                     (run.flow_id, run.version),
                     &step,
+                    after,
                     by_message,
                 )
                 .await;
@@ -492,6 +513,23 @@ async fn step_run(
     ))
 }
 
+/// The ticket's bot memory after a flow's step: the flow holds the conversation while its run
+/// goes on (`useIntegration`), the bot waits while the run waits for a reply (`isBot`), an
+/// integration the flow replaced lets go, and an integration the step starts holds it.
+fn flow_memory(before: &BotMemory, step: &Step) -> BotMemory {
+    let mut memory = before.clone();
+    memory.use_integration = !step.state.is_finished()
+        || step.effects.iter().any(|e| {
+            matches!(
+                e,
+                flow::Effect::StartTypebot { .. } | flow::Effect::StartOpenAi { .. }
+            )
+        });
+    memory.is_bot = matches!(step.state.waiting, Waiting::Reply { .. });
+    memory.integration.clear();
+    memory
+}
+
 /// The timer a step asks for (its `Wait`), due `seconds` after `now`; stored with the run.
 fn run_timer(step: &Step, now: DateTime<Utc>) -> Option<RunTimer> {
     step.effects.iter().find_map(|e| match e {
@@ -503,16 +541,17 @@ fn run_timer(step: &Step, now: DateTime<Utc>) -> Option<RunTimer> {
     })
 }
 
-/// Carries out a saved step's effects in order (its timer was stored with the run); keeps going
-/// after a failed send and answers the first error.
-/// A `typebot` or `openai` node hands the conversation to its integration once the ticket's
-/// memory is saved ([`handoff::start`]).
+/// Carries out a saved step's effects in order (its timer and the ticket's bot memory `memory`
+/// were stored with the run); keeps going after a failed send and answers the first error.
+/// A `typebot` or `openai` node hands the conversation to its integration
+/// ([`handoff::start`]).
 async fn apply_flow(
     ports: &Ports,
     scope: TenantScope,
     ticket: &Ticket,
     origin: (FlowId, i64),
     step: &Step,
+    memory: BotMemory,
     by_message: bool,
 ) -> Result<()> {
     let mut first_error = None;
@@ -521,34 +560,28 @@ async fn apply_flow(
             first_error.get_or_insert(e);
         }
     };
-    let mut memory = ports
-        .tickets
-        .bot_memory(scope, ticket.id)
-        .await?
-        .unwrap_or_default();
-    let before = memory.clone();
-    memory.use_integration = !step.state.is_finished();
-    memory.is_bot = matches!(step.state.waiting, Waiting::Reply { .. });
-    // The flow holds the conversation now: an integration it replaced lets go.
-    memory.integration.clear();
     let mut queue = None;
     let mut handoff = None;
+    // Texts in a row go out together (one write to store them, one to record them sent).
+    let mut texts: Vec<String> = Vec::new();
     for effect in &step.effects {
+        if let flow::Effect::SendText { text } = effect {
+            texts.push(text.clone());
+            continue;
+        }
+        if !texts.is_empty() {
+            keep(send_bot_texts(ports, scope, ticket, &std::mem::take(&mut texts)).await);
+        }
         match effect {
-            flow::Effect::SendText { text } => {
-                keep(send_bot_text(ports, scope, ticket, text).await.map(|_| ()));
-            }
+            flow::Effect::SendText { .. } => {}
             flow::Effect::SendMedia {
                 kind, url, name, ..
             } => keep(send_flow_media(ports, scope, ticket, *kind, url, name.as_deref()).await),
             flow::Effect::MoveToQueue { queue_id, .. } => queue = Some(*queue_id),
             flow::Effect::StartTypebot { node_id, .. } => {
-                // The integration holds the conversation from here (`useIntegration`).
-                memory.use_integration = true;
                 handoff = Some((node_id.as_str(), HandoffKind::Typebot));
             }
             flow::Effect::StartOpenAi { node_id, .. } => {
-                memory.use_integration = true;
                 handoff = Some((node_id.as_str(), HandoffKind::Assistant));
             }
             flow::Effect::EnterNode { .. }
@@ -560,14 +593,8 @@ async fn apply_flow(
             | flow::Effect::End { .. } => {}
         }
     }
-    if memory != before {
-        keep(
-            ports
-                .tickets
-                .set_bot_memory(scope, ticket.id, &memory)
-                .await
-                .map(|_| ()),
-        );
+    if !texts.is_empty() {
+        keep(send_bot_texts(ports, scope, ticket, &texts).await);
     }
     if let Some(queue_id) = queue {
         keep(flow_to_queue(ports, scope, ticket.id, queue_id, memory).await);
@@ -879,14 +906,11 @@ async fn apply_routing(
             .set_bot_memory(scope, ticket.id, &memory)
             .await?;
     }
-    let mut first_error = None;
-    for text in texts {
-        let body = render(&text, &current, None);
-        if let Err(e) = send_bot_text(ports, scope, &current, &body).await {
-            first_error.get_or_insert(e);
-        }
-    }
-    first_error.map_or(Ok(()), Err)
+    let bodies: Vec<String> = texts
+        .iter()
+        .map(|text| render(text, &current, None))
+        .collect();
+    send_bot_texts(ports, scope, &current, &bodies).await
 }
 
 #[cfg(test)]

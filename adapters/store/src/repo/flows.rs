@@ -542,6 +542,9 @@ impl FlowRepo for Store {
                 if let Some(timer) = run.timer {
                     insert_timer!(tx, scope, run.ticket_id, id, timer, at);
                 }
+                if let Some(memory) = &run.memory {
+                    crate::write_bot_memory!(&mut *tx, at, scope, run.ticket_id, memory)?;
+                }
                 Ok(id)
             }
             .await
@@ -678,7 +681,7 @@ impl FlowRepo for Store {
                 if rows == 0 {
                     return Ok(false);
                 }
-                if let Some(timer) = update.timer {
+                if update.timer.is_some() || update.memory.is_some() {
                     let ticket: i64 = sqlx::query_scalar(
                         "SELECT ticket_id FROM flow_runs WHERE company_id = $1 AND id = $2",
                     )
@@ -687,7 +690,12 @@ impl FlowRepo for Store {
                     .fetch_one(&mut *tx)
                     .await
                     .map_err(db_error)?;
-                    insert_timer!(tx, scope, TicketId(ticket), id, timer, at);
+                    if let Some(timer) = update.timer {
+                        insert_timer!(tx, scope, TicketId(ticket), id, timer, at);
+                    }
+                    if let Some(memory) = update.memory {
+                        crate::write_bot_memory!(&mut *tx, at, scope, TicketId(ticket), memory)?;
+                    }
                 }
                 Ok(true)
             }

@@ -206,6 +206,89 @@ macro_rules! load_messages {
     }};
 }
 
+/// What an outbound message copies from its ticket `$ticket` (an id):
+/// `(contact_id, whatsapp_id, queue_id)`, `ERR_NO_TICKET_FOUND` when it is not the company's.
+/// Evaluates to `Result<(i64, Option<i64>, Option<i64>)>`.
+macro_rules! outbound_ticket {
+    ($conn:expr, $company:expr, $ticket:expr) => {{
+        let found: Option<(i64, Option<i64>, Option<i64>)> = sqlx::query_as(
+            "SELECT contact_id, whatsapp_id, queue_id FROM tickets \
+             WHERE company_id = $1 AND id = $2",
+        )
+        .bind($company)
+        .bind($ticket)
+        .fetch_optional(&mut *$conn)
+        .await
+        .map_err(db_error)?;
+        found.ok_or_else(|| Error::new(ErrorCode::ERR_NO_TICKET_FOUND))
+    }};
+}
+
+/// Inserts the outbound message `$message` (`$kind` its wire media type) on its ticket, whose
+/// `(contact_id, whatsapp_id, queue_id)` are `$ticket`, stamped `$at`, and makes it the ticket's
+/// last message unless it is a note: evaluates to `Result<i64>` (the new id). No event.
+macro_rules! insert_outbound {
+    ($conn:expr, $company:expr, $message:expr, $kind:expr, $ticket:expr, $at:expr) => {{
+        let company: i64 = $company;
+        let message: &NewMessage = $message;
+        let kind: &str = $kind;
+        let (contact, whatsapp, queue): (i64, Option<i64>, Option<i64>) = $ticket;
+        let at = $at;
+        async {
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
+                 external_id, user_id, queue_id, body, search_text, from_me, read, \
+                 is_private, is_forwarded, media_type, media_path, media_name, \
+                 quoted_msg_id, ack, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, TRUE, $11, $12, $13, $14, \
+                 $15, (SELECT id FROM messages WHERE company_id = $1 AND id = $16), $17, \
+                 $18, $18) RETURNING id",
+            )
+            .bind(company)
+            .bind(message.ticket_id.0)
+            .bind(contact)
+            .bind(whatsapp)
+            .bind(message.external_id.as_deref())
+            .bind(message.user_id.map(|u| u.0))
+            .bind(queue)
+            .bind(&message.body)
+            .bind(search::normalize(&message.body))
+            .bind(message.from_me)
+            .bind(message.is_private)
+            .bind(message.is_forwarded)
+            .bind(&kind)
+            .bind(message.media_path.as_deref())
+            .bind(message.media_name.as_deref())
+            .bind(message.quoted_msg_id.map(|q| q.0))
+            .bind(message.ack)
+            .bind(at)
+            .fetch_one(&mut *$conn)
+            .await
+            .map_err(|e| crate::error::db_error_missing(e, ErrorCode::ERR_CREATING_MESSAGE))?;
+            if !message.is_private {
+                let last = chatflow_core::inbox::ingest::last_message_text(
+                    &message.body,
+                    message.media_type,
+                );
+                sqlx::query(
+                    "UPDATE tickets SET last_message = $1, last_message_id = $5, \
+                     updated_at = $2 WHERE company_id = $3 AND id = $4",
+                )
+                .bind(last)
+                .bind(at)
+                .bind(company)
+                .bind(message.ticket_id.0)
+                .bind(id)
+                .execute(&mut *$conn)
+                .await
+                .map_err(db_error)?;
+            }
+            Ok::<i64, Error>(id)
+        }
+        .await
+    }};
+}
+
 /// Appends the `appMessage` event of message `$id` (with its ticket) on `$conn`, returning the
 /// message: evaluates to `Result<Option<Message>>`.
 macro_rules! message_event {
@@ -438,6 +521,120 @@ impl MessageRepo for Store {
         self.create_message_guarded(scope, message, None)
             .await?
             .ok_or_else(|| Error::internal("message not stored"))
+    }
+
+    #[tracing::instrument(level = "debug", name = "MessageRepo::create_many", skip_all, fields(company = scope.company_id().0, messages = messages.len()))]
+    async fn create_many(
+        &self,
+        scope: TenantScope,
+        messages: &[NewMessage],
+    ) -> Result<Vec<Message>> {
+        if messages.is_empty() {
+            return Ok(Vec::new());
+        }
+        let company = scope.company_id().0;
+        let kinds = messages
+            .iter()
+            .map(|m| to_wire(&m.media_type))
+            .collect::<Result<Vec<_>>>()?;
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let at = self.now();
+                let mut ids = Vec::with_capacity(messages.len());
+                let mut tickets: Vec<(i64, (i64, Option<i64>, Option<i64>))> = Vec::new();
+                for (message, kind) in messages.iter().zip(&kinds) {
+                    let ticket_id = message.ticket_id.0;
+                    let ticket = match tickets.iter().find(|(id, _)| *id == ticket_id) {
+                        Some((_, ticket)) => *ticket,
+                        None => {
+                            let ticket = outbound_ticket!(&mut *tx, company, ticket_id)?;
+                            tickets.push((ticket_id, ticket));
+                            ticket
+                        }
+                    };
+                    ids.push(insert_outbound!(
+                        &mut *tx, company, message, kind, ticket, at
+                    )?);
+                }
+                // The messages and their tickets as written, read once; one sequence bump.
+                let created = crate::load_messages!(&mut *tx, scope, &ids)?;
+                let ticket_ids: Vec<i64> = tickets.iter().map(|(id, _)| *id).collect();
+                let rendered = crate::load_tickets!(&mut *tx, scope, &ticket_ids)?;
+                let mut events = Vec::with_capacity(created.len() + rendered.len());
+                for message in &created {
+                    let ticket = rendered
+                        .iter()
+                        .find(|t| t.id == message.ticket_id)
+                        .ok_or_else(|| Error::internal("ticket vanished"))?;
+                    events.push(Event::AppMessage {
+                        action: MessageAction::Create,
+                        message: Box::new(message.clone()),
+                        ticket: Box::new(ticket.clone()),
+                    });
+                }
+                events.extend(rendered.into_iter().map(|ticket| Event::TicketUpdate {
+                    ticket: Box::new(ticket),
+                }));
+                crate::append_events!(&mut *tx, scope, at, &events)?;
+                Ok(created)
+            }
+            .await
+        })
+    }
+
+    #[tracing::instrument(level = "debug", name = "MessageRepo::set_sent_many", skip_all, fields(company = scope.company_id().0, messages = sent.len()))]
+    async fn set_sent_many(
+        &self,
+        scope: TenantScope,
+        sent: &[(MessageId, String)],
+    ) -> Result<Vec<Message>> {
+        if sent.is_empty() {
+            return Ok(Vec::new());
+        }
+        let company = scope.company_id().0;
+        let at = self.now();
+        crate::inbox_write_tx!(self, |tx| {
+            async {
+                let mut changed: Vec<i64> = Vec::with_capacity(sent.len());
+                for (id, external_id) in sent {
+                    let done = sqlx::query(
+                        "UPDATE messages SET external_id = $3, \
+                         ack = CASE WHEN ack < 1 THEN 1 ELSE ack END, updated_at = $4 \
+                         WHERE company_id = $1 AND id = $2",
+                    )
+                    .bind(company)
+                    .bind(id.0)
+                    .bind(external_id)
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+                    if done.rows_affected() > 0 {
+                        changed.push(id.0);
+                    }
+                }
+                let messages = crate::load_messages!(&mut *tx, scope, &changed)?;
+                let mut ticket_ids: Vec<i64> = messages.iter().map(|m| m.ticket_id.0).collect();
+                ticket_ids.sort_unstable();
+                ticket_ids.dedup();
+                let tickets = crate::load_tickets!(&mut *tx, scope, &ticket_ids)?;
+                let mut events = Vec::with_capacity(messages.len());
+                for message in &messages {
+                    let ticket = tickets
+                        .iter()
+                        .find(|t| t.id == message.ticket_id)
+                        .ok_or_else(|| Error::internal("message without ticket"))?;
+                    events.push(Event::AppMessage {
+                        action: MessageAction::Update,
+                        message: Box::new(message.clone()),
+                        ticket: Box::new(ticket.clone()),
+                    });
+                }
+                crate::append_events!(&mut *tx, scope, at, &events)?;
+                Ok(messages)
+            }
+            .await
+        })
     }
 
     #[tracing::instrument(level = "debug", name = "MessageRepo::set_sent", skip_all, fields(company = scope.company_id().0, message = id.0))]
@@ -1043,18 +1240,8 @@ impl Store {
         let kind = to_wire(&message.media_type)?;
         crate::inbox_write_tx!(self, |tx| {
             async {
-                let ticket: Option<(i64, Option<i64>, Option<i64>)> = sqlx::query_as(
-                    "SELECT contact_id, whatsapp_id, queue_id FROM tickets \
-                     WHERE company_id = $1 AND id = $2",
-                )
-                .bind(company)
-                .bind(message.ticket_id.0)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(db_error)?;
-                let Some((contact, whatsapp, queue)) = ticket else {
-                    return Err(Error::new(ErrorCode::ERR_NO_TICKET_FOUND));
-                };
+                let (contact, whatsapp, queue) =
+                    outbound_ticket!(&mut *tx, company, message.ticket_id.0)?;
                 if let Some((schedule, revision)) = claim {
                     // Touching the row locks it on PostgreSQL (SQLite has one writer).
                     let open = sqlx::query(
@@ -1074,54 +1261,14 @@ impl Store {
                     }
                 }
                 let at = self.now();
-                let id: i64 = sqlx::query_scalar(
-                    "INSERT INTO messages (company_id, ticket_id, contact_id, whatsapp_id, \
-                     external_id, user_id, queue_id, body, search_text, from_me, read, \
-                     is_private, is_forwarded, media_type, media_path, media_name, \
-                     quoted_msg_id, ack, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, TRUE, $11, $12, $13, $14, \
-                     $15, (SELECT id FROM messages WHERE company_id = $1 AND id = $16), $17, \
-                     $18, $18) RETURNING id",
-                )
-                .bind(company)
-                .bind(message.ticket_id.0)
-                .bind(contact)
-                .bind(whatsapp)
-                .bind(message.external_id.as_deref())
-                .bind(message.user_id.map(|u| u.0))
-                .bind(queue)
-                .bind(&message.body)
-                .bind(search::normalize(&message.body))
-                .bind(message.from_me)
-                .bind(message.is_private)
-                .bind(message.is_forwarded)
-                .bind(&kind)
-                .bind(message.media_path.as_deref())
-                .bind(message.media_name.as_deref())
-                .bind(message.quoted_msg_id.map(|q| q.0))
-                .bind(message.ack)
-                .bind(at)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(|e| crate::error::db_error_missing(e, ErrorCode::ERR_CREATING_MESSAGE))?;
-                if !message.is_private {
-                    let last = chatflow_core::inbox::ingest::last_message_text(
-                        &message.body,
-                        message.media_type,
-                    );
-                    sqlx::query(
-                        "UPDATE tickets SET last_message = $1, last_message_id = $5, \
-                         updated_at = $2 WHERE company_id = $3 AND id = $4",
-                    )
-                    .bind(last)
-                    .bind(at)
-                    .bind(company)
-                    .bind(message.ticket_id.0)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(db_error)?;
-                }
+                let id = insert_outbound!(
+                    &mut *tx,
+                    company,
+                    message,
+                    &kind,
+                    (contact, whatsapp, queue),
+                    at
+                )?;
                 if let Some((schedule, _)) = claim {
                     sqlx::query(
                         "UPDATE schedules SET claimed_message_id = $3 \

@@ -27,6 +27,7 @@ store_tests!(
     automation_queue_snapshot_counts_the_queue_of_the_company,
     automation_run_timers_commit_with_the_run,
     automation_a_batch_reads_its_tickets_memories_and_runs_at_once,
+    automation_bot_memory_commits_with_the_run,
 );
 
 /// A contact of `scope`'s company with its own number.
@@ -94,6 +95,7 @@ fn new_run(ticket: TicketId, flow: FlowId, status: &str) -> NewFlowRun {
         current_node: Some("1".into()),
         status: status.into(),
         timer: None,
+        memory: None,
     }
 }
 
@@ -222,7 +224,8 @@ async fn automation_runs_one_active_per_ticket(store: Store) {
                 state: "{}",
                 current_node: Some("m"),
                 status: "ended",
-                timer: None
+                timer: None,
+                memory: None
             }
         )
         .await
@@ -306,7 +309,8 @@ async fn automation_runs_save_with_the_revision_check(store: Store) {
                 state: "{\"x\":1}",
                 current_node: Some("m"),
                 status: "waiting",
-                timer: None
+                timer: None,
+                memory: None
             }
         )
         .await
@@ -328,7 +332,8 @@ async fn automation_runs_save_with_the_revision_check(store: Store) {
                 state: "{\"x\":1}",
                 current_node: Some("m"),
                 status: "waiting",
-                timer: None
+                timer: None,
+                memory: None
             }
         )
         .await
@@ -353,7 +358,8 @@ async fn automation_runs_save_with_the_revision_check(store: Store) {
                 state: "{\"x\":2}",
                 current_node: None,
                 status: "running",
-                timer: None
+                timer: None,
+                memory: None
             }
         )
         .await
@@ -369,7 +375,8 @@ async fn automation_runs_save_with_the_revision_check(store: Store) {
                 state: "{\"x\":3}",
                 current_node: Some("z"),
                 status: "ended",
-                timer: None
+                timer: None,
+                memory: None
             }
         )
         .await
@@ -398,7 +405,8 @@ async fn automation_runs_save_with_the_revision_check(store: Store) {
                 state: "{}",
                 current_node: None,
                 status: "running",
-                timer: None
+                timer: None,
+                memory: None
             }
         )
         .await
@@ -417,7 +425,8 @@ async fn automation_runs_save_with_the_revision_check(store: Store) {
                 state: "{}",
                 current_node: None,
                 status: "running",
-                timer: None
+                timer: None,
+                memory: None
             }
         )
         .await
@@ -463,7 +472,8 @@ async fn automation_runs_of_another_company_are_out_of_reach(store: Store) {
                 state: "{}",
                 current_node: None,
                 status: "ended",
-                timer: None
+                timer: None,
+                memory: None
             }
         )
         .await
@@ -793,6 +803,7 @@ async fn automation_run_timers_commit_with_the_run(store: Store) {
         a,
         &NewFlowRun {
             timer: Some(RunTimer { at, timer: 0 }),
+            memory: None,
             ..new_run(t, flow.id, "waiting")
         },
     )
@@ -819,6 +830,7 @@ async fn automation_run_timers_commit_with_the_run(store: Store) {
         current_node: Some("w"),
         status: "waiting",
         timer: Some(RunTimer { at, timer: 1 }),
+        memory: None,
     };
     assert!(
         !FlowRepo::save_run(&store, a, id, 5, &next)
@@ -846,6 +858,67 @@ async fn automation_run_timers_commit_with_the_run(store: Store) {
             .expect("saved")
     );
     assert!(JobQueue::pending(&store, b).await.expect("jobs").is_empty());
+}
+
+/// A run's bot memory commits with the run: on insert, and on a save that wins the revision
+/// check; a losing save (or another company's) leaves the memory as it was.
+async fn automation_bot_memory_commits_with_the_run(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let flow = FlowRepo::create(&store, a, "Fluxo", None)
+        .await
+        .expect("created");
+    let t = pending(&store, a, "5511900000002").await;
+    let memory = |is_bot: bool| BotMemory {
+        is_bot,
+        use_integration: true,
+        ..BotMemory::default()
+    };
+    let stored = |store: Store| async move {
+        TicketRepo::bot_memory(&store, a, t)
+            .await
+            .expect("memory")
+            .expect("ticket")
+    };
+    let id = FlowRepo::insert_run(
+        &store,
+        a,
+        &NewFlowRun {
+            memory: Some(memory(true)),
+            ..new_run(t, flow.id, "waiting")
+        },
+    )
+    .await
+    .expect("recorded");
+    assert_eq!(stored(store.clone()).await, memory(true));
+    let released = memory(false);
+    let next = |memory| RunUpdate {
+        state: "{}",
+        current_node: Some("w"),
+        status: "waiting",
+        timer: None,
+        memory: Some(memory),
+    };
+    assert!(
+        !FlowRepo::save_run(&store, a, id, 7, &next(&released))
+            .await
+            .expect("saved")
+    );
+    assert!(
+        !FlowRepo::save_run(&store, b, id, 0, &next(&released))
+            .await
+            .expect("saved")
+    );
+    assert_eq!(
+        stored(store.clone()).await,
+        memory(true),
+        "losing saves write nothing"
+    );
+    assert!(
+        FlowRepo::save_run(&store, a, id, 0, &next(&released))
+            .await
+            .expect("saved")
+    );
+    assert_eq!(stored(store.clone()).await, released);
 }
 
 /// An inbound batch's automation reads its tickets' bot memories and flow runs in one go: the

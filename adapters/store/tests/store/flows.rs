@@ -351,6 +351,7 @@ async fn runs_are_read_per_version_and_company(store: Store) {
                 current_node: Some(node.into()),
                 status: "ended".into(),
                 timer: None,
+                memory: None,
             },
         )
         .await
@@ -385,6 +386,7 @@ async fn runs_are_read_per_version_and_company(store: Store) {
             current_node: None,
             status: "running".into(),
             timer: None,
+            memory: None,
         },
     )
     .await;

@@ -843,6 +843,75 @@ async fn receipts_in_a_row_apply_together(store: Store) {
     assert_eq!(events, vec![(sent[0], 3), (sent[1], 2)]);
 }
 
+/// Several outbound messages stored in one write, in order, each announced (and the ticket once),
+/// then their channel ids recorded in one write; another company's ticket or message is refused
+/// or left as it was.
+async fn outbound_messages_are_stored_and_marked_sent_together(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let IngestOutcome::Stored { ticket, .. } =
+        ingest(&store, a, &c, &inbound("o1", "5511940000003", "oi")).await
+    else {
+        panic!("stored")
+    };
+    let texts = [
+        NewMessage::text(ticket, "um"),
+        NewMessage::text(ticket, "dois"),
+    ];
+    let refused = MessageRepo::create_many(&store, b, &texts)
+        .await
+        .expect_err("another company's ticket");
+    assert_eq!(refused.code, ErrorCode::ERR_NO_TICKET_FOUND);
+    let head = EventLog::heads(&store).await.expect("heads");
+    let created = MessageRepo::create_many(&store, a, &texts)
+        .await
+        .expect("create_many");
+    let bodies: Vec<&str> = created.iter().map(|m| m.body.as_str()).collect();
+    assert_eq!(bodies, ["um", "dois"]);
+    assert!(created[0].id.0 < created[1].id.0, "stored in order");
+    let t = TicketRepo::get(&store, a, ticket)
+        .await
+        .expect("get")
+        .expect("ticket");
+    assert_eq!(t.last_message, "dois");
+    let events = EventLog::read(&store, a, head_of(&head, a), 100)
+        .await
+        .expect("read");
+    let kinds: Vec<String> = events
+        .iter()
+        .map(|e| match &e.event {
+            Event::AppMessage { message, .. } => format!("create {}", message.body),
+            Event::TicketUpdate { .. } => "ticket".to_owned(),
+            _ => "other".to_owned(),
+        })
+        .collect();
+    assert_eq!(kinds, ["create um", "create dois", "ticket"]);
+
+    let sent = [
+        (created[0].id, "ext-um".to_owned()),
+        (created[1].id, "ext-dois".to_owned()),
+    ];
+    let none = MessageRepo::set_sent_many(&store, b, &sent)
+        .await
+        .expect("other company");
+    assert!(
+        none.is_empty(),
+        "another company's messages are not changed"
+    );
+    let marked = MessageRepo::set_sent_many(&store, a, &sent)
+        .await
+        .expect("set_sent_many");
+    let marked: Vec<(Option<String>, i64)> =
+        marked.into_iter().map(|m| (m.external_id, m.ack)).collect();
+    assert_eq!(
+        marked,
+        [
+            (Some("ext-um".to_owned()), 1),
+            (Some("ext-dois".to_owned()), 1)
+        ]
+    );
+}
+
 store_tests!(
     preview_follows_the_last_message,
     duplicate_delivery_stores_once,
@@ -857,6 +926,7 @@ store_tests!(
     a_failing_message_stops_its_batch_after_committing_those_before,
     a_batch_of_many_chats_is_decided_and_written_in_one_pass,
     receipts_in_a_row_apply_together,
+    outbound_messages_are_stored_and_marked_sent_together,
 );
 
 /// Kinds of outcome, for comparing a batch's answer.

@@ -21,7 +21,9 @@ use crate::inbox::channel::{ChannelMedia, ContactCard, Outbound, OutboundContent
 use crate::inbox::messages::{
     may_delete, may_edit, media_limit, media_type_of, signed_body, validate_body,
 };
-use crate::inbox::model::{KeysetPage, MediaType, Message, NewMessage, PageStart, Ticket};
+use crate::inbox::model::{
+    Connection, KeysetPage, MediaType, Message, NewMessage, PageStart, Ticket,
+};
 use crate::service::Ports;
 use crate::settings::{SettingsView, to_map};
 
@@ -300,20 +302,17 @@ async fn deliver_outbound(
             .get(scope, connection_id)
             .await?
             .ok_or_else(|| Error::new(ErrorCode::ERR_NO_WAPP_FOUND))?;
-        let provider = ports.channels.get(connection.provider)?;
-        provider
-            .send(
-                scope,
-                &Outbound {
-                    connection: connection_id,
-                    to: ticket.contact.number.clone(),
-                    content,
-                    quoted_external_id,
-                    quoted: quoted.map(|q| q.through(&connection.number)),
-                    idempotency_key: Some(message.id.0.to_string()),
-                },
-            )
-            .await
+        channel_send(
+            ports,
+            scope,
+            ticket,
+            &connection,
+            &message,
+            content,
+            quoted_external_id,
+            quoted,
+        )
+        .await
     }
     .await;
     match sent {
@@ -324,12 +323,47 @@ async fn deliver_outbound(
             .unwrap_or(message)),
         Err(e) => {
             ports.messages.mark_deleted(scope, message.id).await?;
-            Err(Error::with_detail(
-                ErrorCode::ERR_SENDING_WAPP_MSG,
-                e.detail.unwrap_or_else(|| e.code.to_string()),
-            ))
+            Err(send_failed(e))
         }
     }
+}
+
+/// Hands a stored message to `connection`'s channel (the message's id is the idempotency key);
+/// the channel's id of the sent message.
+#[allow(clippy::too_many_arguments)]
+async fn channel_send(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    connection: &Connection,
+    message: &Message,
+    content: OutboundContent,
+    quoted_external_id: Option<String>,
+    quoted: Option<QuotedContent>,
+) -> Result<String> {
+    ports
+        .channels
+        .get(connection.provider)?
+        .send(
+            scope,
+            &Outbound {
+                connection: connection.id,
+                to: ticket.contact.number.clone(),
+                content,
+                quoted_external_id,
+                quoted: quoted.map(|q| q.through(&connection.number)),
+                idempotency_key: Some(message.id.0.to_string()),
+            },
+        )
+        .await
+}
+
+/// What a send the channel refused answers: `ERR_SENDING_WAPP_MSG` with the channel's reason.
+fn send_failed(e: Error) -> Error {
+    Error::with_detail(
+        ErrorCode::ERR_SENDING_WAPP_MSG,
+        e.detail.unwrap_or_else(|| e.code.to_string()),
+    )
 }
 
 /// Sends an automatic text (greeting, farewell, transfer notice) on `ticket` as `user`.
@@ -353,6 +387,56 @@ pub async fn send_bot_text(
     body: &str,
 ) -> Result<Message> {
     send_text_as(ports, scope, ticket, body, None).await
+}
+
+/// Sends texts of the bot on `ticket`, in order, as [`send_bot_text`] sends each, with two
+/// writes for all of them: stored together ([`crate::inbox::ports::MessageRepo::create_many`]),
+/// handed to the channel one by one, their channel ids recorded together
+/// ([`crate::inbox::ports::MessageRepo::set_sent_many`]). A text the channel refused is marked
+/// deleted and the others still go; the first error is answered.
+#[tracing::instrument(level = "debug", name = "inbox.messages::send_bot_texts", skip_all, fields(company = scope.company_id().0, ticket = ticket.id.0, texts = bodies.len()))]
+pub async fn send_bot_texts(
+    ports: &Ports,
+    scope: TenantScope,
+    ticket: &Ticket,
+    bodies: &[String],
+) -> Result<()> {
+    if bodies.is_empty() {
+        return Ok(());
+    }
+    let new: Vec<NewMessage> = bodies
+        .iter()
+        .map(|body| NewMessage::text(ticket.id, body))
+        .collect();
+    let stored = ports.messages.create_many(scope, &new).await?;
+    let connection = match ticket.whatsapp_id {
+        Some(id) => ports.connections.get(scope, id).await,
+        None => Ok(None),
+    };
+    let mut sent = Vec::with_capacity(stored.len());
+    let mut first_error = None;
+    for (message, body) in stored.into_iter().zip(bodies) {
+        let content = OutboundContent::Text { body: body.clone() };
+        let result = match &connection {
+            Ok(Some(connection)) => {
+                channel_send(
+                    ports, scope, ticket, connection, &message, content, None, None,
+                )
+                .await
+            }
+            Ok(None) => Err(Error::new(ErrorCode::ERR_NO_WAPP_FOUND)),
+            Err(e) => Err(e.clone()),
+        };
+        match result {
+            Ok(external_id) => sent.push((message.id, external_id)),
+            Err(e) => {
+                ports.messages.mark_deleted(scope, message.id).await?;
+                first_error.get_or_insert(send_failed(e));
+            }
+        }
+    }
+    ports.messages.set_sent_many(scope, &sent).await?;
+    first_error.map_or(Ok(()), Err)
 }
 
 /// A stored file the bot sends (a flow's image, audio or video).
