@@ -430,6 +430,7 @@ async fn step_run(
     let person_took_it = ticket.status != TicketStatus::Pending || ticket.user_id.is_some();
     let memory = match memory {
         Some(memory) => memory.clone(),
+        // Ending the run leaves the memory as it is: nothing to read.
         None if person_took_it => BotMemory::default(),
         None => ports
             .tickets

@@ -657,10 +657,10 @@ impl FlowRepo for Store {
         let at = self.now();
         crate::inbox_write_tx!(self, |tx| {
             async {
-                let done = sqlx::query(
+                let done: std::result::Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(
                     "UPDATE flow_runs SET state = $4, current_node = $5, status = $6, \
                      revision = revision + 1, updated_at = $7 \
-                     WHERE company_id = $1 AND id = $2 AND revision = $3",
+                     WHERE company_id = $1 AND id = $2 AND revision = $3 RETURNING ticket_id",
                 )
                 .bind(scope.company_id().0)
                 .bind(id)
@@ -669,33 +669,23 @@ impl FlowRepo for Store {
                 .bind(update.current_node)
                 .bind(update.status)
                 .bind(at)
-                .execute(&mut *tx)
+                .fetch_optional(&mut *tx)
                 .await;
-                let rows = match done {
-                    Ok(r) => r.rows_affected(),
+                let ticket = match done {
+                    Ok(Some(ticket)) => TicketId(ticket),
+                    Ok(None) => return Ok(false),
                     // Reviving a run while another one of the ticket is active breaks the
                     // one-run index: the other run won.
-                    Err(sqlx::Error::Database(db)) if db.is_unique_violation() => 0,
+                    Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
+                        return Ok(false);
+                    }
                     Err(e) => return Err(db_error(e)),
                 };
-                if rows == 0 {
-                    return Ok(false);
+                if let Some(timer) = update.timer {
+                    insert_timer!(tx, scope, ticket, id, timer, at);
                 }
-                if update.timer.is_some() || update.memory.is_some() {
-                    let ticket: i64 = sqlx::query_scalar(
-                        "SELECT ticket_id FROM flow_runs WHERE company_id = $1 AND id = $2",
-                    )
-                    .bind(scope.company_id().0)
-                    .bind(id)
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(db_error)?;
-                    if let Some(timer) = update.timer {
-                        insert_timer!(tx, scope, TicketId(ticket), id, timer, at);
-                    }
-                    if let Some(memory) = update.memory {
-                        crate::write_bot_memory!(&mut *tx, at, scope, TicketId(ticket), memory)?;
-                    }
+                if let Some(memory) = update.memory {
+                    crate::write_bot_memory!(&mut *tx, at, scope, ticket, memory)?;
                 }
                 Ok(true)
             }

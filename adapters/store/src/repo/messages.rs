@@ -32,6 +32,10 @@ use crate::repo::to_wire;
 const ACK_SET: &str =
     "ack = $4, delivery_issue = CASE WHEN $4 >= 2 THEN NULL ELSE delivery_issue END";
 
+/// What a send the channel took (its id `$3`) sets on its message: the id, and ack 1 unless a
+/// receipt came first.
+const SENT_SET: &str = "external_id = $3, ack = CASE WHEN ack < 1 THEN 1 ELSE ack END";
+
 /// The select list and joins of [`MessageRow`].
 pub(crate) const MESSAGE_SELECT: &str = "m.id, m.ticket_id, m.contact_id, m.whatsapp_id, \
      m.external_id, m.body, m.from_me, m.read, m.is_private, m.is_deleted, m.is_edited, \
@@ -289,6 +293,36 @@ macro_rules! insert_outbound {
     }};
 }
 
+/// Loads messages `$ids` (a `&[i64]`) of `$scope` and their tickets on `$conn`, and makes each
+/// message's `appMessage` event (`$action`) with its ticket as it stands: evaluates to
+/// `Result<(Vec<Message>, Vec<Ticket>, Vec<Event>)>`, nothing appended yet.
+macro_rules! message_events {
+    ($conn:expr, $scope:expr, $ids:expr, $action:expr) => {{
+        let scope: TenantScope = $scope;
+        async {
+            let messages = crate::load_messages!(&mut *$conn, scope, $ids)?;
+            let mut ticket_ids: Vec<i64> = messages.iter().map(|m| m.ticket_id.0).collect();
+            ticket_ids.sort_unstable();
+            ticket_ids.dedup();
+            let tickets = crate::load_tickets!(&mut *$conn, scope, &ticket_ids)?;
+            let mut events = Vec::with_capacity(messages.len() + tickets.len());
+            for message in &messages {
+                let ticket = tickets
+                    .iter()
+                    .find(|t| t.id == message.ticket_id)
+                    .ok_or_else(|| Error::internal("message without ticket"))?;
+                events.push(Event::AppMessage {
+                    action: $action,
+                    message: Box::new(message.clone()),
+                    ticket: Box::new(ticket.clone()),
+                });
+            }
+            Ok::<_, Error>((messages, tickets, events))
+        }
+        .await
+    }};
+}
+
 /// Appends the `appMessage` event of message `$id` (with its ticket) on `$conn`, returning the
 /// message: evaluates to `Result<Option<Message>>`.
 macro_rules! message_event {
@@ -296,22 +330,29 @@ macro_rules! message_event {
         let scope: TenantScope = $scope;
         let id: i64 = $id;
         async {
-            let Some(message) = crate::load_messages!(&mut *$conn, scope, &[id])?.pop() else {
-                return Ok::<_, Error>(None);
-            };
-            let ticket = crate::load_ticket!(&mut *$conn, scope, message.ticket_id)?
-                .ok_or_else(|| Error::internal("message without ticket"))?;
-            crate::append_events!(
-                &mut *$conn,
-                scope,
-                $at,
-                &[Event::AppMessage {
-                    action: $action,
-                    message: Box::new(message.clone()),
-                    ticket: Box::new(ticket),
-                }]
-            )?;
-            Ok(Some(message))
+            let (mut messages, _, events) = message_events!($conn, scope, &[id], $action)?;
+            if !events.is_empty() {
+                crate::append_events!(&mut *$conn, scope, $at, &events)?;
+            }
+            Ok::<_, Error>(messages.pop())
+        }
+        .await
+    }};
+}
+
+/// Appends the `appMessage create` events of the new messages `$ids` and one `update` of each of
+/// their tickets on `$conn`, returning the messages: evaluates to `Result<Vec<Message>>`.
+macro_rules! created_events {
+    ($conn:expr, $at:expr, $scope:expr, $ids:expr) => {{
+        let scope: TenantScope = $scope;
+        async {
+            let (created, tickets, mut events) =
+                message_events!($conn, scope, $ids, MessageAction::Create)?;
+            events.extend(tickets.into_iter().map(|ticket| Event::TicketUpdate {
+                ticket: Box::new(ticket),
+            }));
+            crate::append_events!(&mut *$conn, scope, $at, &events)?;
+            Ok::<_, Error>(created)
         }
         .await
     }};
@@ -541,6 +582,7 @@ impl MessageRepo for Store {
             async {
                 let at = self.now();
                 let mut ids = Vec::with_capacity(messages.len());
+                // What each ticket gives its messages, read once per ticket.
                 let mut tickets: Vec<(i64, (i64, Option<i64>, Option<i64>))> = Vec::new();
                 for (message, kind) in messages.iter().zip(&kinds) {
                     let ticket_id = message.ticket_id.0;
@@ -557,26 +599,7 @@ impl MessageRepo for Store {
                     )?);
                 }
                 // The messages and their tickets as written, read once; one sequence bump.
-                let created = crate::load_messages!(&mut *tx, scope, &ids)?;
-                let ticket_ids: Vec<i64> = tickets.iter().map(|(id, _)| *id).collect();
-                let rendered = crate::load_tickets!(&mut *tx, scope, &ticket_ids)?;
-                let mut events = Vec::with_capacity(created.len() + rendered.len());
-                for message in &created {
-                    let ticket = rendered
-                        .iter()
-                        .find(|t| t.id == message.ticket_id)
-                        .ok_or_else(|| Error::internal("ticket vanished"))?;
-                    events.push(Event::AppMessage {
-                        action: MessageAction::Create,
-                        message: Box::new(message.clone()),
-                        ticket: Box::new(ticket.clone()),
-                    });
-                }
-                events.extend(rendered.into_iter().map(|ticket| Event::TicketUpdate {
-                    ticket: Box::new(ticket),
-                }));
-                crate::append_events!(&mut *tx, scope, at, &events)?;
-                Ok(created)
+                created_events!(&mut *tx, at, scope, &ids)
             }
             .await
         })
@@ -597,11 +620,10 @@ impl MessageRepo for Store {
             async {
                 let mut changed: Vec<i64> = Vec::with_capacity(sent.len());
                 for (id, external_id) in sent {
-                    let done = sqlx::query(
-                        "UPDATE messages SET external_id = $3, \
-                         ack = CASE WHEN ack < 1 THEN 1 ELSE ack END, updated_at = $4 \
-                         WHERE company_id = $1 AND id = $2",
-                    )
+                    let done = sqlx::query(sqlx::AssertSqlSafe(format!(
+                        "UPDATE messages SET {SENT_SET}, updated_at = $4 \
+                         WHERE company_id = $1 AND id = $2"
+                    )))
                     .bind(company)
                     .bind(id.0)
                     .bind(external_id)
@@ -613,24 +635,11 @@ impl MessageRepo for Store {
                         changed.push(id.0);
                     }
                 }
-                let messages = crate::load_messages!(&mut *tx, scope, &changed)?;
-                let mut ticket_ids: Vec<i64> = messages.iter().map(|m| m.ticket_id.0).collect();
-                ticket_ids.sort_unstable();
-                ticket_ids.dedup();
-                let tickets = crate::load_tickets!(&mut *tx, scope, &ticket_ids)?;
-                let mut events = Vec::with_capacity(messages.len());
-                for message in &messages {
-                    let ticket = tickets
-                        .iter()
-                        .find(|t| t.id == message.ticket_id)
-                        .ok_or_else(|| Error::internal("message without ticket"))?;
-                    events.push(Event::AppMessage {
-                        action: MessageAction::Update,
-                        message: Box::new(message.clone()),
-                        ticket: Box::new(ticket.clone()),
-                    });
+                let (messages, _, events) =
+                    message_events!(&mut *tx, scope, &changed, MessageAction::Update)?;
+                if !events.is_empty() {
+                    crate::append_events!(&mut *tx, scope, at, &events)?;
                 }
-                crate::append_events!(&mut *tx, scope, at, &events)?;
                 Ok(messages)
             }
             .await
@@ -644,13 +653,8 @@ impl MessageRepo for Store {
         id: MessageId,
         external_id: &str,
     ) -> Result<Option<Message>> {
-        self.update_message(
-            scope,
-            id.0,
-            "external_id = $3, ack = CASE WHEN ack < 1 THEN 1 ELSE ack END",
-            Some(external_id.to_owned()),
-        )
-        .await
+        self.update_message(scope, id.0, SENT_SET, Some(external_id.to_owned()))
+            .await
     }
 
     #[tracing::instrument(level = "debug", name = "MessageRepo::edit", skip_all, fields(company = scope.company_id().0, message = id.0))]
@@ -1128,24 +1132,11 @@ impl MessageRepo for Store {
                     }
                 }
                 moved.sort_unstable();
-                let messages = crate::load_messages!(&mut *tx, scope, &moved)?;
-                let mut ticket_ids: Vec<i64> = messages.iter().map(|m| m.ticket_id.0).collect();
-                ticket_ids.sort_unstable();
-                ticket_ids.dedup();
-                let tickets = crate::load_tickets!(&mut *tx, scope, &ticket_ids)?;
-                let mut events = Vec::with_capacity(messages.len());
-                for message in messages {
-                    let ticket = tickets
-                        .iter()
-                        .find(|t| t.id == message.ticket_id)
-                        .ok_or_else(|| Error::internal("message without ticket"))?;
-                    events.push(Event::AppMessage {
-                        action: MessageAction::Update,
-                        message: Box::new(message),
-                        ticket: Box::new(ticket.clone()),
-                    });
+                let (_, _, events) =
+                    message_events!(&mut *tx, scope, &moved, MessageAction::Update)?;
+                if !events.is_empty() {
+                    crate::append_events!(&mut *tx, scope, at, &events)?;
                 }
-                crate::append_events!(&mut *tx, scope, at, &events)?;
                 Ok(events.len())
             }
             .await
@@ -1283,26 +1274,9 @@ impl Store {
                 }
                 // The message and its ticket as written, read once for both events, which are
                 // appended together (one bump of the company's sequence).
-                let created = crate::load_messages!(&mut *tx, scope, &[id])?
+                let created = created_events!(&mut *tx, self.now(), scope, &[id])?
                     .pop()
                     .ok_or_else(|| Error::internal("message vanished after insert"))?;
-                let ticket = crate::load_ticket!(&mut *tx, scope, message.ticket_id)?
-                    .ok_or_else(|| Error::internal("ticket vanished"))?;
-                crate::append_events!(
-                    &mut *tx,
-                    scope,
-                    self.now(),
-                    &[
-                        Event::AppMessage {
-                            action: MessageAction::Create,
-                            message: Box::new(created.clone()),
-                            ticket: Box::new(ticket.clone()),
-                        },
-                        Event::TicketUpdate {
-                            ticket: Box::new(ticket)
-                        }
-                    ]
-                )?;
                 Ok(Some(created))
             }
             .await
