@@ -5,6 +5,10 @@
 //! acknowledges an event only after it is durable. Providers that queue and retry deliver with
 //! `deliver_queued`: an event that can never be stored is set aside in the company's inbound
 //! failures (logged at warn) and acknowledged, so nothing behind it waits.
+//!
+//! The automation after a stored message runs on the sink's [`Lines`] (one line per ticket),
+//! so the sink returns once the events are committed and their automation accepted, without
+//! waiting for flows, routing or integrations to answer.
 
 use std::sync::{Arc, Weak};
 
@@ -13,20 +17,23 @@ use chatflow_core::inbox::channel::{BatchDelivery, InboundEvent, InboundSink, Qu
 use chatflow_core::service::inbox::ingest::{self, Handled};
 use chatflow_core::{Error, Result, TenantScope, WhatsappId};
 
+use crate::automation_lines::Lines;
 use crate::state::{AppState, Shared};
 
 /// The sink every provider of this server delivers to.
 #[derive(Debug, Clone)]
 pub struct Sink {
     state: Weak<Shared>,
+    lines: Lines,
 }
 
 impl Sink {
     /// A sink reaching the ports through `state` (weakly, so a provider does not keep the state
-    /// alive).
+    /// alive), running the automation on `state`'s lines.
     pub fn new(state: &AppState) -> Arc<Self> {
         Arc::new(Self {
             state: state.downgrade(),
+            lines: state.automation.clone(),
         })
     }
 }
@@ -43,18 +50,11 @@ impl InboundSink for Sink {
             .state
             .upgrade()
             .ok_or_else(|| Error::internal("the server is shutting down"))?;
-        let delivery = ingest::deliver(&state.ports, scope, connection, event).await;
+        let delivery =
+            ingest::deliver_on(&state.ports, scope, connection, event, &self.lines).await;
         state.realtime.wake();
         state.jobs.wake();
-        let delivery = delivery?;
-        if let Err(e) = delivery.automation {
-            tracing::warn!(
-                company = scope.company_id().0,
-                connection = connection.0,
-                "automation after an inbound message failed: {e}"
-            );
-        }
-        Ok(())
+        delivery.map(|_| ())
     }
 
     async fn deliver_queued(
@@ -68,8 +68,15 @@ impl InboundSink for Sink {
             .state
             .upgrade()
             .ok_or_else(|| Error::internal("the server is shutting down"))?;
-        let handled =
-            ingest::deliver_or_set_aside(&state.ports, scope, connection, event, attempts).await;
+        let handled = ingest::deliver_or_set_aside_on(
+            &state.ports,
+            scope,
+            connection,
+            event,
+            attempts,
+            &self.lines,
+        )
+        .await;
         state.realtime.wake();
         state.jobs.wake();
         log_handled(scope, connection, &handled?);
@@ -88,7 +95,8 @@ impl InboundSink for Sink {
                 failed: Some(Error::internal("the server is shutting down")),
             };
         };
-        let done = ingest::deliver_batch(&state.ports, scope, connection, events).await;
+        let done =
+            ingest::deliver_batch_on(&state.ports, scope, connection, events, &self.lines).await;
         state.realtime.wake();
         state.jobs.wake();
         for handled in &done.handled {
@@ -101,18 +109,10 @@ impl InboundSink for Sink {
     }
 }
 
-/// Logs what went wrong with a handled event: the automation after it, or its being set aside.
+/// Logs an event set aside (the automation logs its own failures).
 fn log_handled(scope: TenantScope, connection: WhatsappId, handled: &Handled) {
     match handled {
-        Handled::Delivered(delivery) => {
-            if let Err(e) = &delivery.automation {
-                tracing::warn!(
-                    company = scope.company_id().0,
-                    connection = connection.0,
-                    "automation after an inbound message failed: {e}"
-                );
-            }
-        }
+        Handled::Delivered(_) => {}
         Handled::SetAside { id, error } => tracing::warn!(
             company = scope.company_id().0,
             connection = connection.0,

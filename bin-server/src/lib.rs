@@ -22,6 +22,7 @@
 //!   404/405/413.
 //! - [`state`]: what handlers share.
 
+pub mod automation_lines;
 pub mod channels;
 pub mod config;
 pub mod dispatcher;
@@ -158,10 +159,18 @@ impl App {
         // The WhatsApp sessions stop gracefully (their keys flushed) and hand their leases
         // over, so another server of this database takes them at once.
         state.whatsapp.shutdown().await;
+        // The automation already accepted for stored messages finishes (bounded: a server
+        // that must stop keeps the messages, as after a crash).
+        if !state.automation.drain(AUTOMATION_DRAIN).await {
+            tracing::warn!("stopping with inbound messages whose automation did not finish");
+        }
         store.close().await;
         Ok(())
     }
 }
+
+/// How long a stopping server waits for the automation of stored inbound messages.
+const AUTOMATION_DRAIN: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Builds the server with argon2id's default cost, the system clock and random ids.
 pub async fn build(config: Config) -> anyhow::Result<App> {
@@ -315,6 +324,14 @@ pub async fn build_with_whatsapp(
         i64::try_from(config.refresh_reuse_grace).unwrap_or(i64::MAX / 1000),
     );
     let web = web::resolve(config.web_dir.as_deref());
+    let job_waker = jobs::JobWaker::default();
+    let automation = {
+        let (realtime, jobs) = (realtime.clone(), job_waker.clone());
+        automation_lines::Lines::new(move || {
+            realtime.wake();
+            jobs.wake();
+        })
+    };
     let state = AppState::new(Shared {
         ports,
         tokens: TokenKeys::new(secret.as_bytes(), access_ttl),
@@ -329,7 +346,8 @@ pub async fn build_with_whatsapp(
         realtime: realtime.clone(),
         sandbox,
         whatsapp,
-        jobs: jobs::JobWaker::default(),
+        jobs: job_waker,
+        automation,
     });
     realtime::attach(&io, state.clone());
     dispatcher::start(realtime.clone(), io.clone(), state.ports.clone())

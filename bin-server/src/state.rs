@@ -33,6 +33,8 @@ pub struct Shared {
     pub whatsapp: chatflow_whatsapp_web::provider::WaProvider,
     /// Wakes the durable job worker after a request queued jobs.
     pub jobs: crate::jobs::JobWaker,
+    /// Where the automation after inbound messages runs (one line per ticket).
+    pub automation: crate::automation_lines::Lines,
 }
 
 impl std::fmt::Debug for Shared {

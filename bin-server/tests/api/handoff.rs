@@ -49,6 +49,7 @@ handoff_tests!(
     typebot_greets_chats_restarts_and_finishes_on_its_keywords,
     an_assistant_that_refuses_the_key_hands_the_contact_to_the_queue,
     a_contact_waiting_on_the_assistant_does_not_hold_up_the_next_one,
+    a_contact_waiting_on_the_assistant_does_not_hold_up_the_connection,
 );
 
 /// One request the fake received: its path, `Authorization` header and JSON body.
@@ -472,6 +473,34 @@ async fn a_contact_waiting_on_the_assistant_does_not_hold_up_the_next_one(
     let done = batch.await.expect("the batch ran");
     assert!(done.failed.is_none(), "{:?}", done.failed);
     assert_eq!(done.handled.len(), 2);
+    let got = received_when(&app, &a, ana, |m| m.len() >= 2).await;
+    assert_eq!(got[1], "Assistente: espera um pouco");
+}
+
+/// On the server, the automation runs off the inbound path: a contact whose turn waits on the
+/// assistant holds up neither the connection's next messages (a later batch) nor their answers.
+async fn a_contact_waiting_on_the_assistant_does_not_hold_up_the_connection(
+    app: TestApp,
+    fake: Fake,
+) {
+    let (a, _) = assistant_inbox(&app, "sk-test-3").await;
+    let (ana, bia) = ("5511987720031", "5511987720032");
+    say(&app, &a, ana, "espera um pouco").await;
+    // Ana's turn reached the assistant, which holds it until the gate opens.
+    assert_eq!(
+        received_when(&app, &a, ana, |m| !m.is_empty()).await,
+        ["Vou chamar nossa assistente."]
+    );
+    say(&app, &a, bia, "oi").await;
+    let got = received_when(&app, &a, bia, |m| m.len() >= 2).await;
+    assert_eq!(got[1], "Assistente: oi", "answered while Ana's turn waits");
+    assert!(
+        !app.state.automation.idle(),
+        "Ana's turn still waits on the assistant"
+    );
+    assert_eq!(received_when(&app, &a, ana, |_| true).await.len(), 1);
+
+    fake.gate.notify_one();
     let got = received_when(&app, &a, ana, |m| m.len() >= 2).await;
     assert_eq!(got[1], "Assistente: espera um pouco");
 }

@@ -456,21 +456,22 @@ impl TestApp {
         jobs
     }
 
-    /// Waits until the sandbox has delivered everything phones sent. A phone's message is
-    /// marked delivered only after the server stored it and its automation (flows, routing,
-    /// integrations) returned, so after this, whatever the messages cause has happened, and
-    /// what has not happened will not (panics after 10 s).
+    /// Waits until the sandbox has delivered everything phones sent and the automation lines
+    /// are idle. A phone's message is marked delivered once the server stored it and accepted
+    /// its automation (flows, routing, integrations); the lines are idle once every accepted
+    /// automation ended. So after this, whatever the messages cause has happened, and what has
+    /// not happened will not (panics after 10 s).
     pub async fn inbound_settled(&self) {
         for _ in 0..400 {
             let waiting = SandboxRepo::undelivered(self.store.as_ref(), 1)
                 .await
                 .expect("the sandbox queue");
-            if waiting.is_empty() {
+            if waiting.is_empty() && self.state.automation.idle() {
                 return;
             }
             tokio::time::sleep(std::time::Duration::from_millis(25)).await;
         }
-        panic!("the sandbox never delivered what phones sent");
+        panic!("the sandbox never delivered what phones sent, or their automation never ended");
     }
 
     /// A URL on the server.

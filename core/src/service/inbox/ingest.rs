@@ -5,7 +5,10 @@
 //!
 //! A message from a contact then goes to the automation runtime
 //! ([`crate::service::automation::on_inbound`]: flows and queue routing) after its commit; what
-//! the automation fails at is reported in [`Delivery::automation`] and never undoes the message.
+//! the automation fails at is logged and never undoes the message. The automation runs on the
+//! host's [`AutomationLines`]: one ticket's messages in order, different tickets' at the same
+//! time, off the inbound path (the next inbound event does not wait for this one's flow);
+//! [`deliver`], [`deliver_or_set_aside`] and [`deliver_batch`] run it inline ([`InlineLines`]).
 //!
 //! Every event is first made storable ([`crate::inbox::inbound::clean_event`]: no U+0000 in any
 //! text field) and checked ([`crate::inbox::inbound::check_event`]). Providers that queue events
@@ -17,7 +20,7 @@
 //! (never a second message).
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::ids::{TenantScope, WhatsappId};
+use crate::ids::{TenantScope, TicketId, WhatsappId};
 
 use crate::inbox::channel::{InboundEvent, InboundMessage, Queued};
 use crate::inbox::inbound::{self, check_event, clean_event};
@@ -32,8 +35,80 @@ use crate::service::automation::{self, StoredInbound};
 pub struct Delivery {
     /// What ingestion did with a message (`None` for receipts, edits and other events).
     pub outcome: Option<IngestOutcome>,
-    /// How the automation that followed went (the message is committed either way).
-    pub automation: Result<()>,
+}
+
+/// The automation of one ticket's stored messages, in order; called with whether what the
+/// ingestion read of the ticket is still current (see [`AutomationLines::submit`]).
+pub type AutomationWork =
+    Box<dyn FnOnce(bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send>;
+
+/// Where the automation after stored inbound messages runs. The rule every implementation
+/// keeps: one ticket's work runs in the order it was submitted, one at a time.
+#[async_trait::async_trait]
+pub trait AutomationLines: Send + Sync {
+    /// A mark taken before an ingestion, to pass to [`AutomationLines::submit`] with the work
+    /// that reuses what that ingestion read.
+    fn mark(&self) -> u64;
+
+    /// Runs each `(ticket, work)` of `works` (at most one per ticket) after every work
+    /// submitted before it for that ticket. A work is called with `true` when no work of its
+    /// ticket was waiting, running or finished since `mark` (what the ingestion read after
+    /// `mark` is still current), `false` otherwise (the work reads the ticket again). Returns
+    /// once the works are accepted (a host may make it wait while too much work waits), not
+    /// once they are done.
+    async fn submit(&self, scope: TenantScope, mark: u64, works: Vec<(TicketId, AutomationWork)>);
+}
+
+/// Runs the works at once, different tickets' at the same time, before
+/// [`AutomationLines::submit`] returns: the inbound path waits for the automation (tests, and
+/// tools that ingest).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct InlineLines;
+
+#[async_trait::async_trait]
+impl AutomationLines for InlineLines {
+    fn mark(&self) -> u64 {
+        0
+    }
+
+    async fn submit(&self, _: TenantScope, _: u64, works: Vec<(TicketId, AutomationWork)>) {
+        futures_util::future::join_all(works.into_iter().map(|(_, work)| work(true))).await;
+    }
+}
+
+/// The automation of one ticket's stored messages (their messages and what ingestion answered),
+/// owned so that it can run after the inbound path returned.
+fn ticket_work(
+    ports: &Ports,
+    scope: TenantScope,
+    connection: &Connection,
+    items: Vec<(InboundMessage, Stored)>,
+    company: std::sync::Arc<automation::CompanyReads>,
+    ticket_reads: Option<automation::TicketReads>,
+    pictures_asked: bool,
+) -> AutomationWork {
+    let (ports, connection) = (ports.clone(), connection.clone());
+    Box::new(move |current| {
+        Box::pin(async move {
+            for (n, (message, stored)) in items.iter().enumerate() {
+                let known = Known {
+                    fresh: current && n == 0,
+                    company: &company,
+                    ticket: ticket_reads.as_ref(),
+                    pictures_asked,
+                };
+                let result = after_stored(&ports, scope, &connection, message, stored, known).await;
+                if let Err(error) = result {
+                    tracing::warn!(
+                        company = scope.company_id().0,
+                        connection = connection.id.0,
+                        external_id = %message.external_id,
+                        "automation after an inbound message failed: {error}"
+                    );
+                }
+            }
+        })
+    })
 }
 
 /// Handles one inbound event of connection `connection_id`; returns once it is committed (or
@@ -46,37 +121,44 @@ pub async fn deliver(
     connection_id: WhatsappId,
     event: InboundEvent,
 ) -> Result<Delivery> {
+    deliver_on(ports, scope, connection_id, event, &InlineLines).await
+}
+
+/// [`deliver`] with the automation on `lines`: returns once the event is committed and its
+/// automation accepted by `lines`.
+pub async fn deliver_on(
+    ports: &Ports,
+    scope: TenantScope,
+    connection_id: WhatsappId,
+    event: InboundEvent,
+    lines: &dyn AutomationLines,
+) -> Result<Delivery> {
     let event = clean_event(event);
     check_event(&event)?;
-    if let InboundEvent::Message(message) = &event {
+    if let InboundEvent::Message(message) = event {
         let connection = connection_of(ports, scope, connection_id).await?;
-        let stored = store_message(ports, scope, &connection, message).await?;
-        let reads = automation::CompanyReads::default();
-        let automation = after_stored(
-            ports,
-            scope,
-            &connection,
-            message,
-            &stored,
-            Known {
-                fresh: true,
-                company: &reads,
-                ticket: None,
-                pictures_asked: false,
-            },
-        )
-        .await;
+        let mark = lines.mark();
+        let stored = store_message(ports, scope, &connection, &message).await?;
+        let outcome = stored.outcome.clone();
+        if let IngestOutcome::Stored { ticket, .. } = outcome {
+            let work = ticket_work(
+                ports,
+                scope,
+                &connection,
+                vec![(message, stored)],
+                std::sync::Arc::default(),
+                None,
+                false,
+            );
+            lines.submit(scope, mark, vec![(ticket, work)]).await;
+        }
         return Ok(Delivery {
-            outcome: Some(stored.outcome),
-            automation,
+            outcome: Some(outcome),
         });
     }
     other_event(ports, scope, connection_id, event)
         .await
-        .map(|outcome| Delivery {
-            outcome,
-            automation: Ok(()),
-        })
+        .map(|outcome| Delivery { outcome })
 }
 
 /// What [`deliver_or_set_aside`] did with an event.
@@ -102,8 +184,20 @@ pub async fn deliver_or_set_aside(
     event: InboundEvent,
     attempts: u32,
 ) -> Result<Handled> {
+    deliver_or_set_aside_on(ports, scope, connection_id, event, attempts, &InlineLines).await
+}
+
+/// [`deliver_or_set_aside`] with the automation on `lines`.
+pub async fn deliver_or_set_aside_on(
+    ports: &Ports,
+    scope: TenantScope,
+    connection_id: WhatsappId,
+    event: InboundEvent,
+    attempts: u32,
+    lines: &dyn AutomationLines,
+) -> Result<Handled> {
     let kept = event.clone();
-    match deliver(ports, scope, connection_id, event).await {
+    match deliver_on(ports, scope, connection_id, event, lines).await {
         Ok(delivery) => Ok(Handled::Delivered(delivery)),
         Err(error) => set_aside_or_fail(ports, scope, connection_id, &kept, error, attempts).await,
     }
@@ -503,66 +597,60 @@ async fn after_stored(
     .await
 }
 
-/// Runs the automation of a batch's stored messages: one ticket's messages in order, different
-/// tickets' at the same time (a burst of new contacts does not wait in one line); answers each
-/// message's result in the batch's order. The ticket and contact the ingestion left are reused
-/// only for a ticket's first message (the automation may change them before the next).
+/// Hands the automation of a batch's stored messages to `lines`: one work per ticket with that
+/// ticket's messages in the batch's order. The ticket and contact the ingestion left, and the
+/// ticket's reads, are reused only for a ticket's first message, and only while nothing else
+/// ran on that ticket since `mark` (the automation may change them).
 async fn automate(
     ports: &Ports,
     scope: TenantScope,
     connection: &Connection,
-    messages: &[&InboundMessage],
-    stored: &[Stored],
-) -> Vec<Result<()>> {
-    // Only stored messages have automation; duplicates and the like answer Ok as they are.
-    let mut groups: Vec<(crate::ids::TicketId, Vec<usize>)> = Vec::new();
-    for (i, one) in stored.iter().enumerate() {
-        if let IngestOutcome::Stored { ticket, .. } = one.outcome {
-            match groups.iter_mut().find(|(t, _)| *t == ticket) {
-                Some((_, members)) => members.push(i),
-                None => groups.push((ticket, vec![i])),
-            }
+    messages: Vec<&InboundMessage>,
+    stored: Vec<Stored>,
+    lines: &dyn AutomationLines,
+    mark: u64,
+) {
+    look_up_pictures(ports, scope, connection.id, &stored).await;
+    // Only stored messages have automation; duplicates and the like have none.
+    let mut groups: Vec<(TicketId, Vec<(InboundMessage, Stored)>)> = Vec::new();
+    for (message, one) in messages.into_iter().zip(stored) {
+        let IngestOutcome::Stored { ticket, .. } = one.outcome else {
+            continue;
+        };
+        let item = (message.clone(), one);
+        match groups.iter_mut().find(|(t, _)| *t == ticket) {
+            Some((_, items)) => items.push(item),
+            None => groups.push((ticket, vec![item])),
         }
     }
-    look_up_pictures(ports, scope, connection.id, stored).await;
+    if groups.is_empty() {
+        return;
+    }
     // The company-wide values the automation reads, once for the batch, and what it reads of
     // each ticket, for all of them at once (each ticket's automation reads its own again
     // should that fail).
-    let reads = &automation::CompanyReads::default();
-    let tickets: Vec<crate::ids::TicketId> = groups.iter().map(|(ticket, _)| *ticket).collect();
-    let ticket_reads = &automation::TicketReads::of_batch(ports, scope, &tickets)
+    let company = std::sync::Arc::new(automation::CompanyReads::default());
+    let tickets: Vec<TicketId> = groups.iter().map(|(ticket, _)| *ticket).collect();
+    let mut ticket_reads = automation::TicketReads::of_batch(ports, scope, &tickets)
         .await
         .unwrap_or_default();
-    let runs = groups.iter().map(|(ticket, members)| async move {
-        let mut results = Vec::with_capacity(members.len());
-        for (n, &i) in members.iter().enumerate() {
-            let fresh = n == 0;
-            let result = after_stored(
+    let works = groups
+        .into_iter()
+        .map(|(ticket, items)| {
+            let reads = ticket_reads.remove(&ticket);
+            let work = ticket_work(
                 ports,
                 scope,
                 connection,
-                messages[i],
-                &stored[i],
-                Known {
-                    fresh,
-                    company: reads,
-                    ticket: ticket_reads.get(ticket),
-                    pictures_asked: true,
-                },
+                items,
+                company.clone(),
+                reads,
+                true,
             );
-            results.push((i, result.await));
-        }
-        results
-    });
-    let mut results: Vec<Result<()>> = stored.iter().map(|_| Ok(())).collect();
-    for (i, result) in futures_util::future::join_all(runs)
-        .await
-        .into_iter()
-        .flatten()
-    {
-        results[i] = result;
-    }
-    results
+            (ticket, work)
+        })
+        .collect();
+    lines.submit(scope, mark, works).await;
 }
 
 /// What [`deliver_batch`] did with a batch.
@@ -589,6 +677,20 @@ pub async fn deliver_batch(
     scope: TenantScope,
     connection_id: WhatsappId,
     events: Vec<Queued>,
+) -> BatchOutcome {
+    deliver_batch_on(ports, scope, connection_id, events, &InlineLines).await
+}
+
+/// [`deliver_batch`] with the automation on `lines`: returns once the batch is committed and
+/// its automation accepted by `lines`, so the connection's next events are ingested while
+/// this batch's flows still run.
+#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_batch_on", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
+pub async fn deliver_batch_on(
+    ports: &Ports,
+    scope: TenantScope,
+    connection_id: WhatsappId,
+    events: Vec<Queued>,
+    lines: &dyn AutomationLines,
 ) -> BatchOutcome {
     let events: Vec<Queued> = events
         .into_iter()
@@ -625,12 +727,10 @@ pub async fn deliver_batch(
             if acks.len() > 1 {
                 match ports.messages.apply_acks(scope, connection_id, &acks).await {
                     Ok(_) => {
-                        out.handled.extend(acks.iter().map(|_| {
-                            Handled::Delivered(Delivery {
-                                outcome: None,
-                                automation: Ok(()),
-                            })
-                        }));
+                        out.handled.extend(
+                            acks.iter()
+                                .map(|_| Handled::Delivered(Delivery { outcome: None })),
+                        );
                         next += acks.len();
                         continue;
                     }
@@ -642,7 +742,8 @@ pub async fn deliver_batch(
             }
             // Not a message, or a message that fails its checks: one at a time.
             let Queued { event, attempts } = events[next].clone();
-            match deliver_or_set_aside(ports, scope, connection_id, event, attempts).await {
+            match deliver_or_set_aside_on(ports, scope, connection_id, event, attempts, lines).await
+            {
                 Ok(handled) => out.handled.push(handled),
                 Err(error) => {
                     out.failed = Some(error);
@@ -652,6 +753,7 @@ pub async fn deliver_batch(
             next += 1;
             continue;
         }
+        let mark = lines.mark();
         let batch = async {
             let connection = connection_of(ports, scope, connection_id).await?;
             let batch = store_messages(ports, scope, &connection, &run, &decide).await?;
@@ -660,15 +762,23 @@ pub async fn deliver_batch(
         .await;
         let failed = match batch {
             Ok((connection, batch)) => {
-                let stored = &batch.outcomes;
-                let results = automate(ports, scope, &connection, &run, stored).await;
-                for (stored, automation) in batch.outcomes.into_iter().zip(results) {
+                for stored in &batch.outcomes {
                     out.handled.push(Handled::Delivered(Delivery {
-                        outcome: Some(stored.outcome),
-                        automation,
+                        outcome: Some(stored.outcome.clone()),
                     }));
                     next += 1;
                 }
+                let messages = run.iter().copied().take(batch.outcomes.len()).collect();
+                automate(
+                    ports,
+                    scope,
+                    &connection,
+                    messages,
+                    batch.outcomes,
+                    lines,
+                    mark,
+                )
+                .await;
                 batch.failed
             }
             Err(error) => Some(error),

@@ -11,7 +11,8 @@
 //! - one phone at a time (5 of them), the latency from "oi" to the menu on an idle server;
 //! - the welcome flow: N other new phones send "oi" to the flow's connection, and each answers
 //!   "1" as soon as the socket announces its menu; timed until every ticket is in the chosen
-//!   queue (`GET /tickets` filtered by the queue, its `count`, polled). One read of what the
+//!   queue (`GET /tickets` filtered by the queue, its `count`, polled, less the tickets without
+//!   a queue, which that filter lists too: counted as what the other, unchosen queue lists). One read of what the
 //!   phones received (`GET /sandbox/{id}/inbox`) then checks that every phone got the greeting and
 //!   the menu, and gives the latency from a phone's "oi" to its menu arriving on it.
 //!
@@ -162,7 +163,7 @@ async fn engine(binary: &Path, engine: &str, database: Option<&str>, phones: u64
         alone.len(),
     );
 
-    let flowed = welcome_flow(&api, welcome, sales, menus, phones).await?;
+    let flowed = welcome_flow(&api, welcome, (sales, support), menus, phones).await?;
     let ratio = if baseline.per_second() > 0.0 {
         flowed.run.per_second() / baseline.per_second()
     } else {
@@ -392,7 +393,7 @@ async fn backlog(api: &Api, heard: &Counters, phones: u64) -> Result<Phase> {
 async fn welcome_flow(
     api: &Api,
     connection: i64,
-    queue: i64,
+    (queue, unused): (i64, i64),
     mut menus: mpsc::UnboundedReceiver<String>,
     phones: u64,
 ) -> Result<Flowed> {
@@ -401,10 +402,7 @@ async fn welcome_flow(
     let refused = Arc::new(AtomicU64::new(0));
     let said_hi: Arc<Mutex<HashMap<String, SystemTime>>> = Arc::default();
     // Tickets already in the queue (earlier phases' phones) are not this phase's.
-    let queued_path = format!("/tickets?showAll=true&queueIds=%5B{queue}%5D");
-    let before = api.get(&queued_path).await?["count"]
-        .as_u64()
-        .unwrap_or_default();
+    let before = in_queue(api, queue, unused).await?;
     let started = Instant::now();
 
     // Answers "1" to each menu, once per phone of this phase.
@@ -459,10 +457,7 @@ async fn welcome_flow(
 
     let mut queued = 0;
     while started.elapsed() < PHASE_LIMIT {
-        queued = api.get(&queued_path).await?["count"]
-            .as_u64()
-            .unwrap_or_default()
-            .saturating_sub(before);
+        queued = in_queue(api, queue, unused).await?.saturating_sub(before);
         if queued >= phones {
             break;
         }
@@ -521,6 +516,23 @@ async fn welcome_flow(
         greeted,
         latencies,
     })
+}
+
+/// How many tickets are in `queue`. A queue filter lists the tickets without a queue too (a
+/// new contact's ticket before its flow moved it), so what `unused` (a queue no ticket enters)
+/// lists, those alone, is taken off: read first, so a ticket that moves from no queue to
+/// `queue` between the two reads is not counted twice.
+async fn in_queue(api: &Api, queue: i64, unused: i64) -> Result<u64> {
+    let count = |id: i64| async move {
+        Ok::<u64, anyhow::Error>(
+            api.get(&format!("/tickets?showAll=true&queueIds=%5B{id}%5D"))
+                .await?["count"]
+                .as_u64()
+                .unwrap_or_default(),
+        )
+    };
+    let without = count(unused).await?;
+    Ok(count(queue).await?.saturating_sub(without))
 }
 
 /// Phones that walk to the menu one at a time (nothing else running): from "oi" to the menu
