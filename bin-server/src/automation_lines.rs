@@ -105,22 +105,8 @@ impl Lines {
 
     /// Runs `key`'s line until it is empty.
     async fn run_line(self, key: Key) {
-        loop {
-            let job = {
-                let mut state = self.state();
-                let Some(line) = state.lines.get_mut(&key) else {
-                    return;
-                };
-                match line.queue.pop_front() {
-                    Some(job) => job,
-                    None => {
-                        line.busy = false;
-                        forget_idle(&mut state);
-                        return;
-                    }
-                }
-            };
-            let (work, _accepted) = job;
+        let mut next = self.turn(key, false);
+        while let Some((work, _accepted)) = next {
             {
                 let _running = self.inner.running.clone().acquire_owned().await;
                 // A panicking work (a bug) must not stop the ticket's line.
@@ -132,16 +118,29 @@ impl Lines {
                     );
                 }
             }
-            {
-                let mut state = self.state();
-                state.finished += 1;
-                let finished = state.finished;
-                if let Some(line) = state.lines.get_mut(&key) {
-                    line.last_done = finished;
-                }
-            }
+            next = self.turn(key, true);
             (self.inner.after_each)();
         }
+    }
+
+    /// One look at `key`'s line, after a work of it finished (`finished_one`): the next work,
+    /// or `None` with the line marked idle.
+    fn turn(&self, key: Key, finished_one: bool) -> Option<Job> {
+        let mut state = self.state();
+        if finished_one {
+            state.finished += 1;
+        }
+        let finished = state.finished;
+        let line = state.lines.get_mut(&key)?;
+        if finished_one {
+            line.last_done = finished;
+        }
+        let job = line.queue.pop_front();
+        if job.is_none() {
+            line.busy = false;
+            forget_idle(&mut state);
+        }
+        job
     }
 }
 

@@ -114,7 +114,6 @@ fn ticket_work(
 /// Handles one inbound event of connection `connection_id`; returns once it is committed (or
 /// recognised as a duplicate), and after the automation it started. Unknown external ids of
 /// receipts, edits and the like are ignored.
-#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver(
     ports: &Ports,
     scope: TenantScope,
@@ -126,6 +125,7 @@ pub async fn deliver(
 
 /// [`deliver`] with the automation on `lines`: returns once the event is committed and its
 /// automation accepted by `lines`.
+#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver_on(
     ports: &Ports,
     scope: TenantScope,
@@ -176,7 +176,6 @@ pub enum Handled {
 /// answer is `Ok` (the provider acknowledges it); a failure retrying may fix is returned, for
 /// the provider to retry after [`inbound::retry_delay`]. Failing to keep it returns the
 /// original error.
-#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_or_set_aside", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver_or_set_aside(
     ports: &Ports,
     scope: TenantScope,
@@ -188,6 +187,7 @@ pub async fn deliver_or_set_aside(
 }
 
 /// [`deliver_or_set_aside`] with the automation on `lines`.
+#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_or_set_aside", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver_or_set_aside_on(
     ports: &Ports,
     scope: TenantScope,
@@ -671,7 +671,6 @@ pub struct BatchOutcome {
 /// ([`crate::inbox::ports::MessageRepo::apply_acks`]; should that fail, one at a time); other
 /// events go one at a time. Stops at the first event that
 /// fails and is not set aside, so the order per connection is kept.
-#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_batch", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver_batch(
     ports: &Ports,
     scope: TenantScope,
@@ -684,7 +683,7 @@ pub async fn deliver_batch(
 /// [`deliver_batch`] with the automation on `lines`: returns once the batch is committed and
 /// its automation accepted by `lines`, so the connection's next events are ingested while
 /// this batch's flows still run.
-#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_batch_on", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
+#[tracing::instrument(level = "debug", name = "inbox.ingest::deliver_batch", skip_all, fields(company = scope.company_id().0, connection = connection_id.0))]
 pub async fn deliver_batch_on(
     ports: &Ports,
     scope: TenantScope,
