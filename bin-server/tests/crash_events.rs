@@ -97,7 +97,7 @@ impl Db {
     /// The super admin's company's event sequence.
     async fn head(&self) -> i64 {
         self.count(
-            "SELECT c.event_seq FROM companies c JOIN users u ON u.company_id = c.id \
+            "SELECT h.seq FROM event_heads h JOIN users u ON u.company_id = h.company_id \
              WHERE u.email = 'events@chatflow.test'",
         )
         .await

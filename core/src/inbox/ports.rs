@@ -548,7 +548,7 @@ pub enum Missed {
 
 /// The per-company event log: the outbox the dispatcher emits from and the replay source for
 /// reconnecting clients. Sequence numbers are per company, gap-free and assigned in commit
-/// order (`companies.event_seq` is bumped in the writing transaction).
+/// order (the company's head, `event_heads.seq`, is bumped in the writing transaction).
 #[async_trait]
 pub trait EventLog: Send + Sync {
     /// Appends events that describe no stored data, in their own transaction (tools and tests;

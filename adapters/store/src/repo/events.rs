@@ -1,10 +1,19 @@
 //! [`EventLog`] on the store, and [`append_events!`](crate::append_events): the outbox write
 //! every repository uses inside its own transaction.
 //!
-//! A writer bumps `companies.event_seq` by the number of events (which locks the company's row
-//! until commit on PostgreSQL; SQLite has one writer anyway) and inserts the events with the
-//! numbers handed out. Sequence numbers are therefore gap-free per company and become visible in
-//! order: once `event_seq = N` is visible, every event up to N is.
+//! Each company's events carry gap-free sequence numbers in commit order, and become visible in
+//! order: once the company's head (`event_heads.seq`, the last number handed out) is N, every
+//! event up to N is visible.
+//!
+//! - **SQLite** has one writer at a time: a writer bumps the head by the number of events and
+//!   inserts them with the numbers handed out.
+//! - **PostgreSQL** numbers them at commit: a writer inserts its events with placeholder numbers
+//!   (negative, from `events_pending_seq`), and a deferred trigger (migration `event_heads`)
+//!   bumps the head and numbers each pending event, in the order they were inserted, when the
+//!   transaction commits. The head's row is locked from there until the commit ends, so
+//!   concurrent writers of one company wait on each other only for the commit itself, not for
+//!   every statement (and round trip) after their first append, as they did when the bump came
+//!   first.
 
 use async_trait::async_trait;
 use chatflow_core::events::{Event, StoredEvent};
@@ -15,32 +24,79 @@ use chrono::{DateTime, Utc};
 use crate::Store;
 use crate::error::db_error;
 
+/// Whether a connection's engine numbers appended events when the transaction commits
+/// (PostgreSQL) or as they are appended (SQLite); see the module's documentation.
+pub trait EventNumbering {
+    const AT_COMMIT: bool;
+}
+
+impl EventNumbering for sqlx::SqliteConnection {
+    const AT_COMMIT: bool = false;
+}
+
+impl EventNumbering for sqlx::PgConnection {
+    const AT_COMMIT: bool = true;
+}
+
+/// [`EventNumbering::AT_COMMIT`] of the connection `_conn`.
+pub fn numbered_at_commit<C: EventNumbering + ?Sized>(_conn: &C) -> bool {
+    C::AT_COMMIT
+}
+
 /// Appends `$events` (a `&[Event]`) for `$scope` on `$conn` (a `&mut SqliteConnection`
-/// or `&mut PgConnection`, normally a transaction's), returning the last sequence number (or the
-/// current one when there is nothing to append). Use it inside the transaction that writes the
-/// data the events describe.
+/// or `&mut PgConnection`, normally a transaction's). Use it inside the transaction that writes
+/// the data the events describe. Evaluates to `Result<Option<i64>>`: the company's last sequence
+/// number where the engine numbers events as they are appended (SQLite), `None` where they are
+/// numbered at commit (PostgreSQL) or there was nothing to append.
+///
+/// `append_events!(@now ...)` numbers them at once on both engines and evaluates to
+/// `Result<i64>`, the company's head after the append (the current one for no events): for
+/// [`EventLog::append`], which answers it.
 #[macro_export]
 macro_rules! append_events {
-    ($conn:expr, $scope:expr, $at:expr, $events:expr) => {{
+    (@now $conn:expr, $scope:expr, $at:expr, $events:expr) => {{
+        let conn = $conn;
+        $crate::append_events!(@run conn, $scope, $at, $events, false)
+            .map(|last| last.unwrap_or_default())
+    }};
+    (@run $conn:ident, $scope:expr, $at:expr, $events:expr, $at_commit:expr) => {{
         let at: chrono::DateTime<chrono::Utc> = $at;
         let events: &[chatflow_core::events::Event] = $events;
         let scope: chatflow_core::TenantScope = $scope;
-        let conn = $conn;
+        let at_commit: bool = $at_commit;
         async move {
             let count = events.len() as i64;
-            let last: i64 = sqlx::query_scalar(
-                "UPDATE companies SET event_seq = event_seq + $1 WHERE id = $2 RETURNING event_seq",
-            )
-            .bind(count)
-            .bind(scope.company_id().0)
-            .fetch_one(&mut *conn)
-            .await
-            .map_err($crate::error::db_error)?;
-            // One insert for up to 500 events (two parameters each).
-            let mut seq = last - count;
+            if at_commit && count == 0 {
+                return Ok::<Option<i64>, chatflow_core::Error>(None);
+            }
+            let last: Option<i64> = if at_commit {
+                None
+            } else {
+                Some(
+                    sqlx::query_scalar(
+                        "INSERT INTO event_heads (company_id, seq) VALUES ($2, $1) \
+                         ON CONFLICT (company_id) DO UPDATE SET seq = event_heads.seq + $1 \
+                         RETURNING seq",
+                    )
+                    .bind(count)
+                    .bind(scope.company_id().0)
+                    .fetch_one(&mut *$conn)
+                    .await
+                    .map_err($crate::error::db_error)?,
+                )
+            };
+            // One insert for up to 500 events (two parameters each, or one with placeholders:
+            // a multi-row VALUES hands them out in row order).
+            let mut seq = last.unwrap_or_default() - count;
             for chunk in events.chunks(500) {
                 let rows: Vec<String> = (0..chunk.len())
-                    .map(|k| format!("($1, ${}, ${}, $2)", 3 + 2 * k, 4 + 2 * k))
+                    .map(|k| {
+                        if at_commit {
+                            format!("($1, -nextval('events_pending_seq'), ${}, $2)", 3 + k)
+                        } else {
+                            format!("($1, ${}, ${}, $2)", 3 + 2 * k, 4 + 2 * k)
+                        }
+                    })
                     .collect();
                 let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
                     "INSERT INTO events (company_id, seq, payload, created_at) VALUES {}",
@@ -52,17 +108,25 @@ macro_rules! append_events {
                     let payload = serde_json::to_string(event).map_err(|e| {
                         chatflow_core::Error::internal(format!("cannot serialise event: {e}"))
                     })?;
-                    seq += 1;
-                    query = query.bind(seq).bind(payload);
+                    if !at_commit {
+                        seq += 1;
+                        query = query.bind(seq);
+                    }
+                    query = query.bind(payload);
                 }
                 query
-                    .execute(&mut *conn)
+                    .execute(&mut *$conn)
                     .await
                     .map_err($crate::error::db_error)?;
             }
-            Ok::<i64, chatflow_core::Error>(last)
+            Ok(last)
         }
         .await
+    }};
+    ($conn:expr, $scope:expr, $at:expr, $events:expr) => {{
+        let conn = $conn;
+        let at_commit = $crate::repo::events::numbered_at_commit(&*conn);
+        $crate::append_events!(@run conn, $scope, $at, $events, at_commit)
     }};
 }
 
@@ -96,7 +160,7 @@ impl EventLog for Store {
     async fn append(&self, scope: TenantScope, events: &[Event]) -> Result<i64> {
         crate::on_pool!(self.pool(), |p| {
             let mut tx = p.begin().await.map_err(db_error)?;
-            let last = crate::append_events!(&mut *tx, scope, self.now(), events)?;
+            let last = crate::append_events!(@now &mut *tx, scope, self.now(), events)?;
             tx.commit().await.map_err(db_error)?;
             Ok(last)
         })
@@ -105,10 +169,13 @@ impl EventLog for Store {
     #[tracing::instrument(level = "debug", name = "EventLog::heads", skip_all)]
     async fn heads(&self) -> Result<Vec<(CompanyId, i64)>> {
         let rows: Vec<(i64, i64)> = crate::on_pool!(self.pool(), |p| {
-            sqlx::query_as("SELECT id, event_seq FROM companies ORDER BY id")
-                .fetch_all(p)
-                .await
-                .map_err(db_error)?
+            sqlx::query_as(
+                "SELECT c.id, COALESCE(h.seq, 0) FROM companies c \
+                 LEFT JOIN event_heads h ON h.company_id = c.id ORDER BY c.id",
+            )
+            .fetch_all(p)
+            .await
+            .map_err(db_error)?
         });
         Ok(rows.into_iter().map(|(c, s)| (CompanyId(c), s)).collect())
     }
@@ -131,7 +198,8 @@ impl EventLog for Store {
     async fn missed(&self, scope: TenantScope, after: i64, limit: u32) -> Result<Missed> {
         let (head, oldest): (i64, Option<i64>) = crate::on_pool!(self.pool(), |p| {
             sqlx::query_as(
-                "SELECT c.event_seq, (SELECT MIN(seq) FROM events e WHERE e.company_id = c.id) \
+                "SELECT COALESCE((SELECT h.seq FROM event_heads h WHERE h.company_id = c.id), 0), \
+                 (SELECT MIN(seq) FROM events e WHERE e.company_id = c.id) \
                  FROM companies c WHERE c.id = $1",
             )
             .bind(scope.company_id().0)
@@ -157,7 +225,7 @@ impl EventLog for Store {
         let done = crate::on_pool!(self.pool(), |p| {
             sqlx::query(
                 "DELETE FROM events WHERE created_at < $1 AND seq <= \
-                 (SELECT c.event_seq FROM companies c WHERE c.id = events.company_id) - $2",
+                 (SELECT h.seq FROM event_heads h WHERE h.company_id = events.company_id) - $2",
             )
             .bind(before)
             .bind(i64::from(keep))

@@ -2,8 +2,8 @@
 //!
 //! Every attendant of a company reloads the same few tab pages (open, pending, groups...) over
 //! and over, and each load otherwise re-reads and re-counts the tab. Every write that changes a
-//! ticket list appends a realtime event in its own transaction, and appending bumps
-//! `companies.event_seq` (see [`append_events!`](crate::append_events)). So the ids of a first
+//! ticket list appends a realtime event in its own transaction, and appending bumps the
+//! company's head, `event_heads.seq` (see [`append_events!`](crate::append_events)). So the ids of a first
 //! page and the tab's count, computed while the company's sequence was `N`, stay exact until the
 //! sequence moves: the key holds the sequence read *before* the page, so a page computed during
 //! a concurrent write is at worst newer than its key, never older.

@@ -927,7 +927,83 @@ store_tests!(
     a_batch_of_many_chats_is_decided_and_written_in_one_pass,
     receipts_in_a_row_apply_together,
     outbound_messages_are_stored_and_marked_sent_together,
+    concurrent_writers_number_their_events_gap_free_in_commit_order,
 );
+
+/// Writers of one company at the same time (8 tickets, 10 writes of two texts each, three events
+/// per write): the company's events are numbered without a gap, the head is the last number, and
+/// each write's events are together and in the order it appended them. On PostgreSQL they are
+/// numbered when each transaction commits; a write refused midway leaves no number behind.
+async fn concurrent_writers_number_their_events_gap_free_in_commit_order(store: Store) {
+    let (a, b) = two_companies(&store).await;
+    let c = conn(&store, a).await;
+    let mut tickets = Vec::new();
+    for k in 0..8 {
+        let from = format!("55119400001{k:02}");
+        let IngestOutcome::Stored { ticket, .. } =
+            ingest(&store, a, &c, &inbound(&format!("cw-{k}"), &from, "oi")).await
+        else {
+            panic!("stored")
+        };
+        tickets.push(ticket);
+    }
+    let head = head_of(&EventLog::heads(&store).await.expect("heads"), a);
+    let writers = tickets.iter().enumerate().map(|(w, ticket)| {
+        let store = store.clone();
+        let ticket = *ticket;
+        tokio::spawn(async move {
+            for k in 0..10 {
+                let texts = [
+                    NewMessage::text(ticket, format!("{w}.{k}.1")),
+                    NewMessage::text(ticket, format!("{w}.{k}.2")),
+                ];
+                MessageRepo::create_many(&store, a, &texts)
+                    .await
+                    .expect("create_many");
+                // Another company's ticket: refused, its transaction rolled back.
+                let refused = MessageRepo::create_many(&store, b, &texts).await;
+                assert!(refused.is_err(), "another company's ticket");
+            }
+        })
+    });
+    for writer in writers.collect::<Vec<_>>() {
+        writer.await.expect("writer");
+    }
+    let after = head_of(&EventLog::heads(&store).await.expect("heads"), a);
+    assert_eq!(after - head, 8 * 10 * 3, "three events per write, no more");
+    let events = EventLog::read(&store, a, head, 1000).await.expect("read");
+    let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
+    let expected: Vec<i64> = (head + 1..=after).collect();
+    assert_eq!(seqs, expected, "gap-free, in order");
+    let mut next_of_writer = [0usize; 8];
+    for write in events.chunks(3) {
+        let bodies: Vec<String> = write
+            .iter()
+            .map(|e| match &e.event {
+                Event::AppMessage { message, .. } => message.body.clone(),
+                Event::TicketUpdate { .. } => "ticket".to_owned(),
+                other => panic!("unexpected event {other:?}"),
+            })
+            .collect();
+        let (w, k) = bodies[0]
+            .split_once('.')
+            .map(|(w, rest)| (w.parse::<usize>().expect("writer"), rest))
+            .expect("a text of a writer");
+        let k: usize = k.split('.').next().and_then(|k| k.parse().ok()).expect("k");
+        assert_eq!(k, next_of_writer[w], "a writer's writes in its order");
+        next_of_writer[w] += 1;
+        assert_eq!(
+            bodies,
+            [
+                format!("{w}.{k}.1"),
+                format!("{w}.{k}.2"),
+                "ticket".to_owned()
+            ],
+            "one write's events together, in the order appended"
+        );
+    }
+    assert_eq!(next_of_writer, [10; 8]);
+}
 
 /// Kinds of outcome, for comparing a batch's answer.
 fn kinds(batch: &IngestBatch) -> Vec<(&'static str, Option<i64>, bool)> {

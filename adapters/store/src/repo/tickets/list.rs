@@ -399,11 +399,13 @@ impl Store {
             let mut conn = p.acquire().await.map_err(db_error)?;
             // The sequence is read before the page: see `list_cache`.
             let key = if cacheable {
-                let seq: i64 = sqlx::query_scalar("SELECT event_seq FROM companies WHERE id = $1")
-                    .bind(scope.company_id().0)
-                    .fetch_one(&mut *conn)
-                    .await
-                    .map_err(db_error)?;
+                let seq: i64 = sqlx::query_scalar(
+                    "SELECT COALESCE((SELECT seq FROM event_heads WHERE company_id = $1), 0)",
+                )
+                .bind(scope.company_id().0)
+                .fetch_one(&mut *conn)
+                .await
+                .map_err(db_error)?;
                 Some(PageKey {
                     company: scope.company_id().0,
                     seq,
