@@ -237,6 +237,33 @@ async fn welcome_flow_greets_answers_the_menu_and_moves_to_the_queue(app: TestAp
     assert_eq!(got[0], "Olá Maria Souza, bem-vindo!");
     assert!(got[1].contains("Como podemos ajudar?"), "{got:?}");
     assert!(got[1].contains("Vendas"), "{got:?}");
+    // The greeting and the menu come from two nodes and are stored in one write: their
+    // events are next to each other, with the ticket's update once after them.
+    app.inbound_settled().await;
+    let log = app
+        .ports
+        .event_log
+        .read(chatflow_core::TenantScope::new(a.company), 0, 1000)
+        .await
+        .expect("the company's events");
+    let bot_texts: Vec<(i64, String)> = log
+        .iter()
+        .filter_map(|e| match &e.event {
+            chatflow_core::events::Event::AppMessage {
+                action: chatflow_core::events::MessageAction::Create,
+                message,
+                ..
+            } if message.from_me => {
+                Some((e.seq, message.body.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let [(greeting_seq, greeting), (menu_seq, menu)] = &bot_texts[..] else {
+        panic!("the greeting and the menu stored once each: {bot_texts:?}")
+    };
+    assert!(greeting.starts_with("Olá") && menu.contains("Vendas"), "{bot_texts:?}");
+    assert_eq!(*menu_seq, greeting_seq + 1, "stored in one write: {bot_texts:?}");
     let waiting = ticket_when(&app, &a, maria, |t| t["isBot"] == true).await;
     assert_eq!(waiting["status"], "pending");
     assert_eq!(waiting["queueId"], Value::Null);

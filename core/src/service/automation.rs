@@ -563,21 +563,21 @@ async fn apply_flow(
     };
     let mut queue = None;
     let mut handoff = None;
-    // Texts in a row go out together (one write to store them, one to record them sent).
+    // The step's texts go out together (one write to store them, one to record them sent),
+    // also across the nodes they come from (a greeting, then a menu's question): only a file
+    // between them sends the texts before it first, so the contact sees them in order.
     let mut texts: Vec<String> = Vec::new();
     for effect in &step.effects {
-        if let flow::Effect::SendText { text } = effect {
-            texts.push(text.clone());
-            continue;
-        }
-        if !texts.is_empty() {
-            keep(send_bot_texts(ports, scope, ticket, &std::mem::take(&mut texts)).await);
-        }
         match effect {
-            flow::Effect::SendText { .. } => {}
+            flow::Effect::SendText { text } => texts.push(text.clone()),
             flow::Effect::SendMedia {
                 kind, url, name, ..
-            } => keep(send_flow_media(ports, scope, ticket, *kind, url, name.as_deref()).await),
+            } => {
+                if !texts.is_empty() {
+                    keep(send_bot_texts(ports, scope, ticket, &std::mem::take(&mut texts)).await);
+                }
+                keep(send_flow_media(ports, scope, ticket, *kind, url, name.as_deref()).await);
+            }
             flow::Effect::MoveToQueue { queue_id, .. } => queue = Some(*queue_id),
             flow::Effect::StartTypebot { node_id, .. } => {
                 handoff = Some((node_id.as_str(), HandoffKind::Typebot));
