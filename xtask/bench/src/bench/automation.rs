@@ -12,9 +12,10 @@
 //! - the welcome flow: N other new phones send "oi" to the flow's connection, and each answers
 //!   "1" as soon as the socket announces its menu; timed until every ticket is in the chosen
 //!   queue (`GET /tickets` filtered by the queue, its `count`, polled, less the tickets without
-//!   a queue, which that filter lists too: counted as what the other, unchosen queue lists). One read of what the
-//!   phones received (`GET /sandbox/{id}/inbox`) then checks that every phone got the greeting and
-//!   the menu, and gives the latency from a phone's "oi" to its menu arriving on it.
+//!   a queue, which that filter lists too: counted as what the other, unchosen queue lists).
+//!   One read of what the phones received (`GET /sandbox/{id}/inbox`) then checks that every
+//!   phone got the greeting and the menu, and gives the latency from a phone's "oi" to its menu
+//!   arriving on it.
 //!
 //! Messages per second count the phones' messages (2 per phone) over the time from the first send
 //! to the last completion; the flow's run also sends 2 bot messages per phone.
