@@ -253,17 +253,22 @@ async fn welcome_flow_greets_answers_the_menu_and_moves_to_the_queue(app: TestAp
                 action: chatflow_core::events::MessageAction::Create,
                 message,
                 ..
-            } if message.from_me => {
-                Some((e.seq, message.body.clone()))
-            }
+            } if message.from_me => Some((e.seq, message.body.clone())),
             _ => None,
         })
         .collect();
     let [(greeting_seq, greeting), (menu_seq, menu)] = &bot_texts[..] else {
         panic!("the greeting and the menu stored once each: {bot_texts:?}")
     };
-    assert!(greeting.starts_with("Olá") && menu.contains("Vendas"), "{bot_texts:?}");
-    assert_eq!(*menu_seq, greeting_seq + 1, "stored in one write: {bot_texts:?}");
+    assert!(
+        greeting.starts_with("Olá") && menu.contains("Vendas"),
+        "{bot_texts:?}"
+    );
+    assert_eq!(
+        *menu_seq,
+        greeting_seq + 1,
+        "stored in one write: {bot_texts:?}"
+    );
     let waiting = ticket_when(&app, &a, maria, |t| t["isBot"] == true).await;
     assert_eq!(waiting["status"], "pending");
     assert_eq!(waiting["queueId"], Value::Null);
